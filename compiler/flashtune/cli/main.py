@@ -1,0 +1,34 @@
+"""flashtune: umbrella command (knob look-up, ingest, ...)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from flashtune import __version__
+from flashtune.cli.common import Parser, guarded
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="flashtune", description=__doc__)
+    p.add_argument("--version", action="version", version=f"flashtune {__version__}")
+    p.add_subparsers(dest="command", metavar="COMMAND")
+    return p
+
+
+@guarded
+def run(argv: Sequence[str] | None = None) -> int:
+    p = build_parser()
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.print_help()
+        return 2
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Hardware descriptions: the shipped tiers (data/tiers/) or the user's own file, validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import DataError
+from flashtune.paths import tiers_dir
+from flashtune.yamlio import line_of, load_yaml
+
+DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
+
+
+@dataclass(frozen=True)
+class DeviceGroup:
+    count: int
+    type: str
+    size_gb: float
+
+
+@dataclass(frozen=True)
+class Hardware:
+    name: str
+    source: str
+    cores: int
+    ram_gib: float
+    nic_gbps: float  # fastest single port
+    data_devices: tuple[DeviceGroup, ...]
+    db_devices: tuple[DeviceGroup, ...]
+
+
+def _num(node: Any, key: str, path: Path, *, minimum: float = 0) -> float:
+    v = node.get(key) if isinstance(node, dict) else None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise DataError(f"'{key}' must be a number, got {v!r}", file=str(path), line=line_of(node, key) or line_of(node),
+                        suggestion=f"set {key}: <number>")  # fmt: skip
+    if v <= minimum:
+        raise DataError(
+            f"'{key}' must be greater than {minimum}, got {v}", file=str(path), line=line_of(node, key)
+        )
+    return float(v)
+
+
+def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
+    groups = node.get(key) or []
+    if not isinstance(groups, list):
+        raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
+    out = []
+    for g in groups:
+        t = g.get("type") if isinstance(g, dict) else None
+        if t not in DEVICE_TYPES:
+            raise DataError(f"device type {t!r} is not one of {', '.join(DEVICE_TYPES)}", file=str(path),
+                            line=line_of(g), suggestion="use hdd, sata-ssd or nvme")  # fmt: skip
+        out.append(DeviceGroup(int(_num(g, "count", path)), str(t), _num(g, "size_gb", path)))
+    return tuple(out)
+
+
+def load_hardware(path: Path) -> Hardware:
+    doc = load_yaml(path)
+    node = doc.get("node") if isinstance(doc, dict) else None
+    if not isinstance(node, dict):
+        raise DataError("a hardware file needs a 'node:' mapping", file=str(path), line=1,
+                        suggestion="copy data/tiers/iops.yaml and edit it")  # fmt: skip
+    nics = node.get("nics") or []
+    speeds = [float(n.get("speed_gbps", 0)) for n in nics if isinstance(n, dict)]
+    if not speeds:
+        raise DataError(
+            "'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node)
+        )
+    return Hardware(
+        name=str(doc.get("name", path.stem)), source=str(doc.get("source", path)),
+        cores=int(_num(node, "cores", path)), ram_gib=_num(node, "ram_gib", path), nic_gbps=max(speeds),
+        data_devices=_devices(node, "data_devices", path), db_devices=_devices(node, "db_devices", path),
+    )  # fmt: skip
+
+
+def tier_names() -> list[str]:
+    return sorted(p.stem for p in tiers_dir().glob("*.yaml"))
+
+
+def load_tier(name: str) -> Hardware:
+    path = tiers_dir() / f"{name}.yaml"
+    if not path.exists():
+        raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
+    return load_hardware(path)

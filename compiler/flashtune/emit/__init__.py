@@ -1,0 +1,1 @@
+"""Emitters: one module per output format, each a pure function from Settings to text."""

@@ -1,0 +1,74 @@
+"""The project's skeleton: packaging, the two README commands, CI wiring, the CLI contract."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~\[; ]", req.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_lists_the_same_dependencies_as_pyproject() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = {r.replace(" ", "") for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    env = YAML(typ="safe").load((REPO / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    listed = {r.replace(" ", "") for r in pip if not r.startswith("-e")}
+    assert listed == wanted
+    for must in ("jupyterlab", "jupyter-book", "pandas", "altair", "pyparsing", "nbval", "ruamel.yaml"):
+        assert must in {_name(r) for r in wanted}
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert block, "README has no command block"
+    commands = [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    assert commands == ["make run", "make test"]
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "make test" in ci.split("\n", 2)[-1]
+
+
+def test_compile_config_writes_the_four_files(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    r = subprocess.run([BIN / "compile-config", "--tier", "iops", "--workload", "mysql", "--out", str(out)],
+                       capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    written = {Path(line).name for line in r.stdout.split()}
+    assert written == {"ceph.conf", "sysctl.conf", "my.cnf", "cbt.yaml"}
+    assert "[global]" in (out / "ceph.conf").read_text()
+    # a second run refuses to clobber, and leaves the files as they were
+    before = (out / "ceph.conf").read_bytes()
+    r2 = subprocess.run([BIN / "compile-config", "--tier", "iops", "--workload", "mysql", "--out", str(out)],
+                        capture_output=True, text=True)  # fmt: skip
+    assert r2.returncode == 2
+    assert "--force" in r2.stderr and "Traceback" not in r2.stderr
+    assert (out / "ceph.conf").read_bytes() == before
+
+
+def test_compile_config_does_not_import_the_notebook_stack() -> None:
+    code = ("import sys; from flashtune.cli import compile as c; "
+            "bad=[m for m in ('pandas','altair','jupyter_core','nbformat','IPython') if m in sys.modules]; "
+            "print(','.join(bad))")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == ""
+
+
+def test_bad_hardware_file_gives_file_line_and_no_traceback(tmp_path: Path) -> None:
+    hw = tmp_path / "hw.yaml"
+    hw.write_text("name: mine\nnode:\n  cores: many\n  ram_gib: 64\n  nics: [{count: 1, speed_gbps: 25}]\n")
+    r = subprocess.run([BIN / "compile-config", "--hardware", str(hw), "--workload", "block", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 2
+    assert f"{hw}:3" in r.stderr and "hint:" in r.stderr
+    assert "Traceback" not in r.stderr
