@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
-DOMAINS = ("ceph", "sysctl", "mysql", "mount", "blockdev", "cpu", "allocator")
+DOMAINS = ("ceph", "sysctl", "mysql", "mount", "blockdev", "cpu", "allocator", "nic")
 # Ceph's own option types, plus enum for closed string sets.
 TYPES = (
     "str",
@@ -25,6 +26,39 @@ TYPES = (
 )
 SAFETY = ("safe", "durability-risk", "integrity-risk", "security-risk")
 EFFECT = ("runtime", "restart", "create")
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def canon_value(value: Any, type_: str | None = None) -> str:
+    """A comparable spelling of a config value: booleans as true/false, the rest trimmed and lower-cased."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value).strip().strip("\"'").lower()
+    if type_ == "bool":
+        if text in _TRUE:
+            return "true"
+        if text in _FALSE:
+            return "false"
+    return text
+
+
+@dataclass(frozen=True)
+class ValueRule:
+    """Values of a knob that carry a risk (unsafe_values) or stopped working (removed_values)."""
+
+    values: tuple[str, ...]
+    safety: str = "safe"
+    note: str | None = None
+    removed: str | None = None  # release/kernel from which these values no longer work
+
+    def matches(self, value: Any, type_: str | None = None) -> bool:
+        v = canon_value(value, type_)
+        if type_ in ("str", "enum"):
+            # str knobs hold word lists ("civetweb port=80", "cephx, none"): any word may match
+            words = {v, *re.split(r"[\s,;]+", v)}
+            return any(canon_value(x, type_) in words for x in self.values)
+        return any(canon_value(x, type_) == v for x in self.values)
 
 
 @dataclass(frozen=True)
@@ -59,6 +93,11 @@ class Knob:
     evidence: tuple[str, ...] = ()  # "dataset:row_id" or "claim:id"
     present_in: tuple[str, ...] = ()  # explicit list of releases/flavours (used for MySQL flavours)
     inferred: tuple[str, ...] = ()  # releases whose facts are inferred rather than read from a schema
+    flags: tuple[str, ...] = ()  # Ceph option flags: runtime, startup, create, no_mon_update, ...
+    aliases: tuple[str, ...] = ()  # other spellings that mean this knob (e.g. CBT's pg_size for pg_num)
+    seeds: tuple[str, ...] = ()  # seed documents (file stem prefix, e.g. "000") that set or name it
+    unsafe_values: tuple[ValueRule, ...] = ()  # values that are risky although the knob itself is not
+    removed_values: tuple[ValueRule, ...] = ()  # values that stopped working (e.g. civetweb, cfq)
     source_file: str = ""
     source_line: int | None = None
 
@@ -69,7 +108,10 @@ class Knob:
         """True if the knob exists in that release (Ceph) or flavour (MySQL); other domains ignore it."""
         if self.misspelling_of is not None:
             return False
-        if release is None or self.domain not in ("ceph", "mysql"):
+        if self.domain not in ("ceph", "mysql"):
+            # kernel/mount facts: 'removed' names a kernel version older than anything supported
+            return self.removed is None
+        if release is None:
             return True
         order = self._order()
         if release not in order:
@@ -82,6 +124,9 @@ class Knob:
         return not (self.removed and self.removed in order and idx >= order.index(self.removed))
 
     def default_for(self, release: str | None) -> Any:
+        """Default in that release/flavour (None where the knob does not exist or it is unknown)."""
+        if release is not None and self.domain in ("ceph", "mysql") and not self.exists_in(release):
+            return None
         if release is not None and release in self.default:
             return self.default[release]
         if release is not None and self.domain == "ceph" and release in CEPH_RELEASES:
@@ -91,3 +136,24 @@ class Knob:
                 if r in self.default:
                     return self.default[r]
         return self.default.get("*")
+
+    def value_safety(self, value: Any) -> tuple[str, str | None]:
+        """Safety class and note of setting this knob to value."""
+        if self.safety != "safe":
+            return self.safety, self.safety_note
+        for rule in self.unsafe_values:
+            if rule.matches(value, self.type):
+                return rule.safety, rule.note
+        return "safe", None
+
+    def removed_value(self, value: Any) -> ValueRule | None:
+        """The rule saying this value no longer works, if any."""
+        for rule in self.removed_values:
+            if rule.matches(value, self.type):
+                return rule
+        return None
+
+    @property
+    def is_unsafe(self) -> bool:
+        """True if the knob itself or some of its values are not 'safe'."""
+        return self.safety != "safe" or bool(self.unsafe_values)

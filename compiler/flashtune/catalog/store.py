@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location
+from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.errors import DataError
 from flashtune.paths import knobs_dir
+from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
 
 _REQUIRED = ("name", "domain", "location", "type", "rationale")
 _KNOWN = {
     "name", "domain", "location", "type", "unit", "default", "min", "max", "enum", "added", "removed",
     "renamed_to", "misspelling_of", "effect", "safety", "safety_note", "level", "applies_to", "evidence",
-    "present_in", "inferred", "rationale",
+    "present_in", "inferred", "rationale", "flags", "aliases", "seeds", "unsafe_values", "removed_values",
 }  # fmt: skip
+_RULE_KEYS = {"values", "safety", "note", "removed"}
 
 
 def _tuple(v: Any) -> tuple[str, ...]:
@@ -27,6 +30,35 @@ def _tuple(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
     return tuple(str(x) for x in v)
+
+
+def _rules(raw: Any, field: str, name: str, path: Path) -> tuple[ValueRule, ...]:
+    """unsafe_values / removed_values: one mapping or a list of {values, safety, note, removed}."""
+    items = raw.get(field)
+    if items is None:
+        return ()
+    if isinstance(items, dict):
+        items = [items]
+    rules = []
+    for item in items:
+        wfile, wline = str(path), line_of(item) or line_of(raw, field)
+        if not isinstance(item, dict) or "values" not in item:
+            raise DataError(f"knob {name!r}: each {field} entry needs 'values:'", file=wfile, line=wline,
+                            suggestion="write e.g. {values: [none], safety: security-risk, note: ...}")  # fmt: skip
+        extra = set(item) - _RULE_KEYS
+        if extra:
+            raise DataError(f"knob {name!r}: unknown key(s) {sorted(extra)} in {field}", file=wfile, line=wline,
+                            suggestion=f"allowed: {', '.join(sorted(_RULE_KEYS))}")  # fmt: skip
+        safety = str(item.get("safety", "safe"))
+        if safety not in SAFETY:
+            raise DataError(f"knob {name!r}: {field} safety {safety!r} is not one of {', '.join(SAFETY)}",
+                            file=wfile, line=wline)  # fmt: skip
+        if field == "unsafe_values" and safety == "safe":
+            raise DataError(f"knob {name!r}: an unsafe_values entry needs a safety class", file=wfile, line=wline,
+                            suggestion="add safety: durability-risk | integrity-risk | security-risk")  # fmt: skip
+        rules.append(ValueRule(values=_tuple(item["values"]), safety=safety, note=item.get("note"),
+                               removed=item.get("removed")))  # fmt: skip
+    return tuple(rules)
 
 
 def _knob(raw: Any, path: Path) -> Knob:
@@ -68,7 +100,10 @@ def _knob(raw: Any, path: Path) -> Knob:
         effect=str(raw.get("effect", "runtime")), safety=str(raw.get("safety", "safe")),
         safety_note=raw.get("safety_note"), level=raw.get("level"), applies_to=_tuple(raw.get("applies_to")),
         evidence=_tuple(raw.get("evidence")), present_in=_tuple(raw.get("present_in")),
-        inferred=_tuple(raw.get("inferred")), source_file=str(path), source_line=line,
+        inferred=_tuple(raw.get("inferred")), flags=_tuple(raw.get("flags")),
+        aliases=_tuple(raw.get("aliases")), seeds=_tuple(raw.get("seeds")),
+        unsafe_values=_rules(raw, "unsafe_values", name, path),
+        removed_values=_rules(raw, "removed_values", name, path), source_file=str(path), source_line=line,
     )  # fmt: skip
 
 
@@ -85,6 +120,10 @@ class Catalog:
                                 f"{first.source_file}:{first.source_line})", file=k.source_file,
                                 line=k.source_line, suggestion="merge the two entries")  # fmt: skip
             self._by_key[key] = k
+        self._alias: dict[tuple[str, str], Knob] = {}
+        for k in knobs:
+            for a in k.aliases:
+                self._alias.setdefault((k.domain, a), k)
 
     def __iter__(self) -> Iterator[Knob]:
         return iter(self._by_key.values())
@@ -93,10 +132,30 @@ class Catalog:
         return len(self._by_key)
 
     def get(self, name: str, domain: str | None = None) -> Knob | None:
-        if domain is not None:
-            return self._by_key.get((domain, name))
-        for d in DOMAINS:
-            k = self._by_key.get((d, name))
+        """The knob of that exact name (or alias), in domain or in the first domain that has it."""
+        for d in (domain,) if domain is not None else DOMAINS:
+            k = self._by_key.get((d, name)) or self._alias.get((d, name))
+            if k is not None:
+                return k
+        return None
+
+    def resolve(self, key: str, domain: str | None = None) -> Knob | None:
+        """Look up a key as written in a config file, with that file's spelling rules.
+
+        ceph.conf treats spaces (and runs of them) like '_'; my.cnf treats '-' like '_' and
+        ignores a 'loose-' prefix; sysctl.conf accepts '/' for '.'.
+        """
+        raw = key.strip()
+        candidates = [raw]
+        if domain in (None, "ceph"):
+            candidates.append(re.sub(r"[\s_]+", "_", raw))
+        if domain in (None, "mysql"):
+            m = raw.lower().removeprefix("loose-").removeprefix("loose_")
+            candidates += [m.replace("-", "_"), m]
+        if domain in (None, "sysctl"):
+            candidates.append(raw.replace("/", "."))
+        for c in candidates:
+            k = self.get(c, domain)
             if k is not None:
                 return k
         return None
@@ -111,6 +170,29 @@ class Catalog:
         return difflib.get_close_matches(name, names, n=n, cutoff=0.6)
 
 
+def _check_refs(catalog: Catalog) -> None:
+    """Cross-knob facts: release names are known, misspelling_of/renamed_to point at catalogued knobs."""
+    for k in catalog:
+        wfile, wline = k.source_file, k.source_line
+        order = MYSQL_FLAVOURS if k.domain == "mysql" else CEPH_RELEASES
+        if k.domain in ("ceph", "mysql"):
+            for field, value in (("added", k.added), ("removed", k.removed)):
+                if value is not None and value not in order:
+                    raise DataError(f"knob {k.name!r}: {field} {value!r} is not a known release",
+                                    suggestion=f"use one of {', '.join(order)}", file=wfile, line=wline)  # fmt: skip
+            for r in (*k.present_in, *k.inferred, *(d for d in k.default if d != "*")):
+                if r not in order:
+                    raise DataError(f"knob {k.name!r}: {r!r} is not a known release/flavour",
+                                    suggestion=f"use one of {', '.join(order)}", file=wfile, line=wline)  # fmt: skip
+        elif k.removed is not None and not k.removed.startswith("linux-"):
+            raise DataError(f"knob {k.name!r}: removed {k.removed!r} should name a kernel, e.g. linux-4.12",
+                            file=wfile, line=wline)  # fmt: skip
+        for field, target in (("misspelling_of", k.misspelling_of), ("renamed_to", k.renamed_to)):
+            if target is not None and catalog.get(target, k.domain) is None:
+                raise DataError(f"knob {k.name!r}: {field} {target!r} is not in the catalog",
+                                suggestion="catalogue the target knob too", file=wfile, line=wline)  # fmt: skip
+
+
 def load_from(directory: Path) -> Catalog:
     knobs: list[Knob] = []
     for path in sorted(directory.glob("*.yaml")):
@@ -119,7 +201,9 @@ def load_from(directory: Path) -> Catalog:
         if not isinstance(items, list):
             raise DataError("expected a list of knobs (or a mapping with 'knobs:')", file=str(path), line=1)
         knobs.extend(_knob(raw, path) for raw in items)
-    return Catalog(knobs)
+    catalog = Catalog(knobs)
+    _check_refs(catalog)
+    return catalog
 
 
 @lru_cache(maxsize=1)

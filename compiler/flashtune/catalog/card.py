@@ -1,0 +1,168 @@
+"""A knob's card: everything the catalog knows about one knob, as a dict or as text.
+
+Used by `flashtune knob NAME`; notebooks and the book can call card_dict()/render_card() too.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from flashtune.catalog.model import Knob
+from flashtune.releases import MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
+
+_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+
+
+def releases_for(knob: Knob) -> tuple[str, ...]:
+    """The releases/flavours a card tabulates (none for kernel-side domains)."""
+    if knob.domain == "ceph" and knob.location.file == "ceph.conf":
+        return SUPPORTED_CEPH_RELEASES
+    if knob.domain == "mysql":
+        return MYSQL_FLAVOURS
+    return ()
+
+
+def show_value(knob: Knob, value: Any) -> str:
+    """A value as a person reads it: sizes also in binary units, empty strings visible."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value == "":
+        return '""'
+    if knob.type == "size" and isinstance(value, int) and value >= 1024:
+        for scale, unit in _UNITS:
+            if value % scale == 0 or value >= 10 * scale:
+                human = f"{value / scale:g} {unit}"
+                return f"{value} ({human})"
+    return str(value)
+
+
+def card_dict(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None = None) -> dict[str, Any]:
+    """The card as plain data (JSON-serialisable)."""
+    rels = releases_for(knob)
+    return {
+        "name": knob.name,
+        "domain": knob.domain,
+        "location": {"file": knob.location.file, "sections": list(knob.location.sections)},
+        "type": knob.type,
+        "unit": knob.unit,
+        "level": knob.level,
+        "effect": knob.effect,
+        "flags": list(knob.flags),
+        "min": knob.min,
+        "max": knob.max,
+        "enum": list(knob.enum),
+        "exists": {r: knob.exists_in(r) for r in rels} if rels else knob.exists_in(None),
+        "defaults": {r: knob.default_for(r) for r in rels} if rels else knob.default.get("*"),
+        "inferred": list(knob.inferred),
+        "added": knob.added,
+        "removed": knob.removed,
+        "renamed_to": knob.renamed_to,
+        "misspelling_of": knob.misspelling_of,
+        "safety": knob.safety,
+        "safety_note": knob.safety_note,
+        "unsafe_values": [
+            {"values": list(r.values), "safety": r.safety, "note": r.note} for r in knob.unsafe_values
+        ],
+        "removed_values": [
+            {"values": list(r.values), "removed": r.removed, "note": r.note} for r in knob.removed_values
+        ],
+        "applies_to": list(knob.applies_to),
+        "aliases": list(knob.aliases),
+        "seeds": list(knob.seeds),
+        "rationale": knob.rationale,
+        "evidence": [{"ref": ref, "row": (evidence_rows or {}).get(ref)} for ref in knob.evidence],
+        "source": f"{knob.source_file}:{knob.source_line}",
+    }
+
+
+def _wrap(label: str, text: str, width: int = 100) -> list[str]:
+    pad = " " * 11
+    body = textwrap.wrap(text, width=width - len(pad)) or [""]
+    return [f"  {label:<9}" + body[0], *(pad + line for line in body[1:])]
+
+
+def _history(knob: Knob) -> str:
+    parts = []
+    if knob.misspelling_of:
+        parts.append(f"MISSPELLING of {knob.misspelling_of} (no release knows this name)")
+    if knob.added:
+        parts.append(f"added in {knob.added}")
+    if knob.removed:
+        parts.append(f"removed in {knob.removed}")
+    if knob.renamed_to:
+        parts.append(f"renamed to {knob.renamed_to}")
+    return "; ".join(parts)
+
+
+def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None = None) -> str:
+    """The card as text for a terminal."""
+    where = knob.location.file + (f" [{', '.join(knob.location.sections)}]" if knob.location.sections else "")
+    lines = [f"{knob.name}  ({knob.domain}; {where})"]
+    typ = knob.type + (f", {knob.unit}" if knob.unit else "")
+    alive = (
+        knob.exists_in(None) if not releases_for(knob) else any(knob.exists_in(r) for r in releases_for(knob))
+    )
+    meta = [f"type {typ}"] + ([f"takes effect: {knob.effect}"] if alive else [])
+    if knob.level:
+        meta.append(f"level {knob.level}")
+    if knob.flags:
+        meta.append(f"flags {','.join(knob.flags)}")
+    lines += _wrap("facts", "; ".join(meta))
+    rng = []
+    if knob.min is not None:
+        rng.append(f"min {show_value(knob, knob.min)}")
+    if knob.max is not None:
+        rng.append(f"max {show_value(knob, knob.max)}")
+    if knob.enum:
+        rng.append("one of " + ", ".join(knob.enum))
+    if rng:
+        lines += _wrap("values", "; ".join(rng))
+    rels = releases_for(knob)
+    if rels:
+        width = max(len(r) for r in rels) + 2
+        lines.append(f"  {'release':<{width}}{'exists':<8}default")
+        for r in rels:
+            mark = "*" if r in knob.inferred else " "
+            exists = "yes" if knob.exists_in(r) else "no"
+            lines.append(f"  {r + mark:<{width}}{exists:<8}{show_value(knob, knob.default_for(r))}")
+        if any(r in knob.inferred for r in rels):
+            lines.append("  (* inferred: no schema for that release here)")
+    else:
+        lines += _wrap("exists", "yes" if knob.exists_in(None) else "no")
+        if "*" in knob.default:
+            lines += _wrap("default", show_value(knob, knob.default["*"]))
+    if _history(knob):
+        lines += _wrap("history", _history(knob))
+    other = [r for r in knob.inferred if r not in rels]
+    if other:
+        lines += _wrap("inferred", f"facts about {', '.join(other)} are inferred, not read from a schema")
+    safety = knob.safety + (f": {knob.safety_note}" if knob.safety_note else "")
+    lines += _wrap("safety", safety)
+    for rule in knob.unsafe_values:
+        lines += _wrap(
+            "unsafe", f"{', '.join(rule.values)} -> {rule.safety}" + (f": {rule.note}" if rule.note else "")
+        )
+    for rule in knob.removed_values:
+        gone = f"{', '.join(rule.values)}: stopped working in {rule.removed}" + (
+            f": {rule.note}" if rule.note else ""
+        )
+        lines += _wrap("gone", gone)
+    if knob.applies_to:
+        lines += _wrap("only for", ", ".join(knob.applies_to))
+    if knob.aliases:
+        lines += _wrap("aliases", ", ".join(knob.aliases))
+    if knob.seeds:
+        lines += _wrap("seeds", ", ".join(knob.seeds))
+    lines += _wrap("why", knob.rationale)
+    for ref in knob.evidence:
+        row = (evidence_rows or {}).get(ref)
+        summary = (
+            ", ".join(f"{k}={v}" for k, v in list(row.items())[:7] if v and k != "id")
+            if row
+            else "(row not found)"
+        )
+        lines += _wrap("evidence", f"{ref}: {summary}")
+    return "\n".join(lines) + "\n"
