@@ -1,0 +1,207 @@
+"""ceph.conf rules: every key against the catalog and the release's option list, values, dead knobs.
+
+Ceph itself ignores unknown keys and replaces unparsable values with defaults without a word
+(ceph-real.md section 2), so each of these findings is something the cluster would silently not do.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Any
+
+from flashtune.catalog import Knob, load_catalog
+from flashtune.lint import ruledata
+from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
+from flashtune.lint.values import ceph_value
+from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.releases import CEPH_RELEASES, ceph_index
+
+# Lookup order Ceph uses for a daemon: [type.id] > [type] > [global]; for file-wide rules we merge
+# global then the daemon-type sections, later winning.
+_MERGE_ORDER = ("global", "mon", "mgr", "osd", "mds", "client")
+
+
+def objectstore_of(doc: ConfDoc, ctx: Context) -> str:
+    explicit = ctx.extra.get("objectstore")
+    if explicit:
+        return str(explicit)
+    eff = doc.effective()
+    for section in ("osd", "global"):
+        e = eff.get(section, {}).get("osd_objectstore")
+        if e is not None and e.value:
+            return e.value.strip().lower()
+    defaults: dict[str, Any] = ruledata.rules()["ceph"]["default_objectstore"]
+    return str(defaults.get(ctx.ceph_release, defaults["*"]))
+
+
+def merged(doc: ConfDoc) -> dict[str, Entry]:
+    """key -> winning entry across [global] and the daemon-type sections (for cross-key rules)."""
+    eff = doc.effective()
+    out: dict[str, Entry] = {}
+    for section in _MERGE_ORDER:
+        out.update(eff.get(section, {}))
+    return out
+
+
+def _release_at_or_after(release: str, boundary: str | None) -> bool:
+    if boundary is None or boundary not in CEPH_RELEASES or release not in CEPH_RELEASES:
+        return True
+    return ceph_index(release) >= ceph_index(boundary)
+
+
+def _last_release_with(key: str) -> str | None:
+    for rel in reversed(CEPH_RELEASES):
+        names = ruledata.ceph_option_names(rel)
+        if names is not None and key in names:
+            return rel
+    return None
+
+
+def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
+    for item in rules["file_only_keys"]:
+        if item["key"] == e.key and any(fnmatch.fnmatchcase(e.section, pat) for pat in item["sections"]):
+            return True
+    return False
+
+
+class CephLinter:
+    def __init__(self, doc: ConfDoc, ctx: Context) -> None:
+        self.doc = doc
+        self.ctx = ctx
+        self.rules: dict[str, Any] = ruledata.rules()["ceph"]
+        self.catalog = load_catalog()
+        self.release = ctx.ceph_release
+        self.names = ruledata.ceph_option_names(self.release)
+        self.objectstore = objectstore_of(doc, ctx)
+        self.filestore_prefixes = tuple(self.rules["filestore_prefixes"])
+        self.value_rules = [r for r in self.rules["value_rules"]
+                            if _release_at_or_after(self.release, r.get("from"))]  # fmt: skip
+        self.suggest_pool: list[str] | None = None
+
+    def run(self) -> None:
+        check_duplicates(self.doc, self.ctx)
+        old = re.compile(self.rules["old_style_section"])
+        for s in self.doc.sections:
+            if old.match(s.name):
+                typ, num = re.match(r"^([a-z]+)(\d+)$", s.name).groups()  # type: ignore[union-attr]
+                self.ctx.add((s.line, s.column), "warning", "FT107", s.name,
+                             f"old-style section name [{s.name}]: daemons look for [{typ}.{num}] and ignore it",
+                             f"rename it to [{typ}.{num}]")  # fmt: skip
+        for e in self.doc.entries:
+            self.entry(e)
+
+    def candidates(self) -> list[str]:
+        if self.suggest_pool is None:
+            pool = set(self.names or ruledata.all_ceph_option_names())
+            pool |= {
+                k.name
+                for k in self.catalog.in_domain("ceph")
+                if not k.misspelling_of and k.exists_in(self.release)
+            }
+            self.suggest_pool = sorted(pool)
+        return self.suggest_pool
+
+    def entry(self, e: Entry) -> None:
+        ctx = self.ctx
+        key = e.key
+        if "-" in key or key != key.lower():
+            canon = key.replace("-", "_").lower()
+            ctx.add(e, "error", "FT105", key,
+                    f"{e.raw_key!r}: ceph.conf keys are not case-folded and '-' is not '_' there, so Ceph "
+                    "silently ignores this line", f"write {canon} = {e.value}")  # fmt: skip
+            return
+        if _is_file_only(e, self.rules):
+            return
+        knob = self.catalog.get(key, "ceph")
+        if knob is not None and knob.misspelling_of:
+            self.misspelt(e, knob)
+            return
+        if knob is not None:
+            if not knob.exists_in(self.release):
+                self.not_in_release(e, knob)
+                return
+            self.noop(e, knob)
+            check_value(knob, e, ctx, ceph_value)
+            self.value_rule(e)
+            return
+        known = self.names if self.names is not None else ruledata.all_ceph_option_names()
+        if key in known:
+            self.noop(e, None)
+            self.value_rule(e)
+            return
+        last = _last_release_with(key)
+        if last is not None and self.names is not None and ceph_index(last) < ceph_index(self.release):
+            nxt = CEPH_RELEASES[ceph_index(last) + 1]
+            ctx.add(e, "error", "FT102", key,
+                    f"{key} was removed after {last} (absent from {nxt} on); Ceph {self.release} silently ignores it",
+                    "delete the line")  # fmt: skip
+            return
+        close = did_you_mean(key, self.candidates())
+        hint = f"did you mean {close[0]}?" if close else "check the spelling against `ceph config ls`"
+        if self.names is None:
+            ctx.add(e, "info", "FT101", key,
+                    f"{key} is not an option flashtune knows; it has no full option list for {self.release} "
+                    "to be sure", hint)  # fmt: skip
+            return
+        ctx.add(
+            e, "error", "FT101", key, f"unknown option {key!r}: Ceph {self.release} silently ignores it", hint
+        )
+
+    def misspelt(self, e: Entry, knob: Knob) -> None:
+        target = knob.misspelling_of or ""
+        real = self.catalog.get(target, "ceph")
+        msg = f"unknown option {e.key!r} (a misspelling of {target}): Ceph silently ignores it"
+        hint = f"did you mean {target}?"
+        if real is not None and not real.exists_in(self.release):
+            if real.removed and _release_at_or_after(self.release, real.removed):
+                msg += f"; {target} itself was removed in {real.removed}"
+                hint = f"use {real.renamed_to}" if real.renamed_to else "delete the line"
+        elif real is None and self.names is not None and target not in self.names:
+            hint = "delete the line"
+        self.ctx.add(e, "error", "FT101", e.key, msg, hint)
+
+    def not_in_release(self, e: Entry, knob: Knob) -> None:
+        if knob.removed and _release_at_or_after(self.release, knob.removed):
+            if knob.renamed_to:
+                self.ctx.add(e, "error", "FT103", e.key,
+                             f"{e.key} was renamed to {knob.renamed_to} in {knob.removed}; Ceph {self.release} "
+                             "silently ignores the old name", f"{knob.renamed_to} = {e.value}")  # fmt: skip
+            else:
+                self.ctx.add(e, "error", "FT102", e.key,
+                             f"{e.key} was removed in {knob.removed}; Ceph {self.release} silently ignores it",
+                             "delete the line")  # fmt: skip
+        else:
+            self.ctx.add(e, "error", "FT101", e.key,
+                         f"{e.key} does not exist yet in {self.release} (added in {knob.added})",
+                         f"use a release from {knob.added} on, or delete the line")  # fmt: skip
+
+    def noop(self, e: Entry, knob: Knob | None) -> None:
+        filestore_only = (knob is not None and "filestore" in knob.applies_to) or (
+            (knob is None or not knob.applies_to) and e.key.startswith(self.filestore_prefixes)
+        )
+        if not filestore_only:
+            return
+        if _release_at_or_after(self.release, self.rules["filestore_gone_from"]):
+            self.ctx.add(e, "warning", "FT401", e.key,
+                         f"{e.key} tunes FileStore, which {self.release} no longer has (removed in "
+                         f"{self.rules['filestore_gone_from']}): the line does nothing", "delete the line")  # fmt: skip
+        elif self.objectstore != "filestore":
+            self.ctx.add(e, "warning", "FT401", e.key,
+                         f"{e.key} tunes FileStore, but the OSDs use {self.objectstore}: the line does nothing",
+                         "delete the line, or tune the BlueStore equivalent")  # fmt: skip
+
+    def value_rule(self, e: Entry) -> None:
+        for r in self.value_rules:
+            if r["key"] == e.key and e.value is not None and re.search(r["match"], e.value.strip()):
+                self.ctx.add(e, r["severity"], r["code"], e.key, f"{e.key} = {e.value}: {r['message']}",
+                             r.get("suggestion", ""), on_value=True)  # fmt: skip
+
+
+def _first_sentence(text: str) -> str:
+    s = text.strip().split(". ")[0].strip()
+    return s if len(s) < 200 else ""
+
+
+def lint(doc: ConfDoc, ctx: Context) -> None:
+    CephLinter(doc, ctx).run()

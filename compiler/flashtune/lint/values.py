@@ -1,0 +1,104 @@
+"""Typed reading of config values as each consumer reads them (Ceph option types, MySQL sizes, sysctl ints).
+
+Each parser returns the number (for range checks) or raises ValueError with a short reason.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+_IEC = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50, "e": 1 << 60}
+_SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e": 10**18}
+_SIZE = re.compile(r"^(\d+)\s*([kmgtpe]?)(i?b?)$", re.I)
+_INT = re.compile(r"^([+-]?\d+)([kmgtpe]?)$", re.I)
+_DURATION = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400}
+INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
+CEPH_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False,
+              "on": True, "off": False}  # fmt: skip
+MYSQL_BOOLS = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False,
+               "yes": True, "no": False}  # fmt: skip
+
+
+def ceph_value(type_: str, text: str) -> float | int | bool | None:
+    """Parse text as Ceph's option type; the number for numeric types, None where there is nothing to compare."""
+    t = text.strip()
+    if type_ in ("int", "uint"):
+        m = _INT.match(t)
+        if not m:
+            raise ValueError(f"{t!r} is not an integer")
+        v = int(m[1]) * _SI[m[2].lower()]
+        if type_ == "uint" and v < 0:
+            raise ValueError(f"{t!r} is negative but the option is unsigned")
+        if v > (UINT64_MAX if type_ == "uint" else INT64_MAX) or v < -INT64_MAX - 1:
+            raise ValueError(f"{t!r} does not fit in 64 bits")
+        return v
+    if type_ == "size":
+        m = _SIZE.match(t)
+        if not m:
+            raise ValueError(f"{t!r} is not a size (digits with an optional K/M/G/T suffix)")
+        v = int(m[1]) * _IEC[m[2].lower()]
+        if v > UINT64_MAX:
+            raise ValueError(f"{t!r} does not fit in 64 bits")
+        return v
+    if type_ in ("secs", "millisecs"):
+        m = re.match(r"^(\d+)\s*([a-z]*)$", t, re.I)
+        if not m or (m[2].lower() not in _DURATION and not (type_ == "millisecs" and m[2].lower() == "ms")):
+            raise ValueError(f"{t!r} is not a duration")
+        return int(m[1])
+    if type_ == "float":
+        try:
+            f = float(t)
+        except ValueError:
+            raise ValueError(f"{t!r} is not a number") from None
+        if f != f or f in (float("inf"), float("-inf")):
+            raise ValueError(f"{t!r} is not a finite number")
+        return f
+    if type_ == "bool":
+        if t.lower() not in CEPH_BOOLS:
+            raise ValueError(f"{t!r} is not a boolean (true/false)")
+        return CEPH_BOOLS[t.lower()]
+    if type_ == "uuid":
+        try:
+            uuid.UUID(t)
+        except ValueError:
+            raise ValueError(f"{t!r} is not a UUID") from None
+        return None
+    return None
+
+
+def mysql_value(type_: str, text: str) -> float | int | bool | None:
+    """MySQL/MariaDB option values: K/M/G/T/P/E suffixes are powers of 1024 for every numeric option."""
+    t = text.strip()
+    if type_ in ("int", "uint", "size"):
+        m = re.match(r"^([+-]?\d+)([kmgtpe]?)$", t, re.I)
+        if not m:
+            raise ValueError(f"{t!r} is not a number (digits with an optional K/M/G suffix)")
+        v = int(m[1]) * _IEC[m[2].lower()]
+        if type_ != "int" and v < 0:
+            raise ValueError(f"{t!r} is negative")
+        return v
+    if type_ == "float":
+        try:
+            return float(t)
+        except ValueError:
+            raise ValueError(f"{t!r} is not a number") from None
+    if type_ == "bool":
+        if t.lower() not in MYSQL_BOOLS:
+            raise ValueError(f"{t!r} is not a boolean (ON/OFF)")
+        return MYSQL_BOOLS[t.lower()]
+    return None
+
+
+def sysctl_value(type_: str, text: str) -> float | int | bool | None:
+    """sysctl values: integers (first of a multi-value entry is compared), or free strings."""
+    parts = text.split()
+    if type_ in ("int", "uint", "size", "secs", "millisecs", "bool"):
+        if not parts:
+            raise ValueError("empty value")
+        for p in parts:
+            if not re.match(r"^[+-]?\d+$", p):
+                raise ValueError(f"{p!r} is not an integer")
+        return int(parts[0]) if len(parts) == 1 else None
+    return None

@@ -1,0 +1,91 @@
+"""CBT test-plan YAML parser: the loaded tree plus one Entry (with line/column) per mapping key.
+
+CBT itself uses PyYAML's safe_load, where a repeated key silently replaces the earlier one; we keep every
+occurrence as an Entry (so the linter can report the duplicate) and build the data tree last-wins, like CBT.
+Entries are flattened: section is the dotted path of the parent mapping ("cluster.pool_profiles.2rep").
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
+
+MAX_DEPTH = 64  # a test plan is 4-5 levels deep; deeper input is an attack or an accident
+
+
+def _scalar_text(node: Node) -> str | None:
+    if isinstance(node, ScalarNode):
+        return str(node.value)
+    if isinstance(node, SequenceNode):
+        return "[" + ", ".join(_scalar_text(n) or "{...}" for n in node.value) + "]"
+    return None
+
+
+def _walk(node: Node, path: str, doc: ConfDoc, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        mark = node.start_mark
+        raise ConfSyntaxError(f"YAML nested more than {MAX_DEPTH} levels deep", file=doc.filename,
+                              line=mark.line + 1, column=mark.column + 1,
+                              suggestion="a CBT test plan needs only a few levels")  # fmt: skip
+    if isinstance(node, MappingNode):
+        for knode, vnode in node.value:
+            key = str(knode.value) if isinstance(knode, ScalarNode) else "?"
+            doc.entries.append(Entry(path, key, key, _scalar_text(vnode), knode.start_mark.line + 1,
+                                     knode.start_mark.column + 1, vnode.start_mark.line + 1,
+                                     vnode.start_mark.column + 1, node=vnode))  # fmt: skip
+            _walk(vnode, f"{path}.{key}" if path else key, doc, depth + 1)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, f"{path}[{i}]", doc, depth + 1)
+
+
+def _to_data(node: Node, yaml: YAML) -> Any:
+    """Plain Python data from a composed node, later duplicate keys replacing earlier ones (PyYAML-like)."""
+    if isinstance(node, MappingNode):
+        return {_to_data(k, yaml): _to_data(v, yaml) for k, v in node.value}
+    if isinstance(node, SequenceNode):
+        return [_to_data(v, yaml) for v in node.value]
+    return yaml.constructor.construct_object(node, deep=True)
+
+
+def parse(text: str, filename: str = "<string>") -> ConfDoc:
+    doc = ConfDoc(kind="cbt.yaml", filename=filename)
+    yaml = YAML(typ="safe", pure=True)
+    try:
+        root = yaml.compose(io.StringIO(text))
+        if root is not None:
+            _walk(root, "", doc, 0)
+            doc.data = _to_data(root, yaml)
+    except MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        problem = str(e.problem or e.context)
+        hint = "fix the YAML syntax (indentation, quoting, ':' after keys)"
+        if "mapping values are not allowed" in problem:
+            hint = ("this line is indented deeper than the key above it, which already has a value; "
+                    "indent both under the same parent (e.g. two spaces under 'cluster:')")  # fmt: skip
+        raise ConfSyntaxError(f"YAML syntax error: {problem}", file=filename,
+                              line=(mark.line + 1) if mark else None,
+                              column=(mark.column + 1) if mark else None, suggestion=hint) from None  # fmt: skip
+    except YAMLError as e:
+        raise ConfSyntaxError(f"YAML error: {e}", file=filename, suggestion="fix the YAML syntax") from None
+    except (RecursionError, TypeError, ValueError) as e:
+        # TypeError: unhashable keys ({[a]: 1}); RecursionError: pathological anchors / nesting
+        raise ConfSyntaxError(f"unusable YAML: {type(e).__name__}: {e}"[:300], file=filename,
+                              suggestion="a CBT plan holds mappings of plain keys to scalars and lists") from None  # fmt: skip
+    doc.line_count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    return doc
+
+
+def emit(doc: ConfDoc) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    buf = io.StringIO()
+    if doc.data is not None:
+        yaml.dump(doc.data, buf)
+    return buf.getvalue()

@@ -1,0 +1,455 @@
+"""ceph.conf parser following Ceph's own grammar (src/common/ConfUtils.cc), checked against real ceph-conf.
+
+Rules (see the reference notes; each was probed with ceph-conf 16.2.15):
+- `#` and `;` start comments anywhere outside quotes; `\\x` escapes any char; backslash-newline joins lines.
+- keys: whitespace runs become `_`; no dash or case folding. Values: trimmed; quoted only if they start
+  with a quote; a comment char inside quotes is an error; nothing but a comment may follow the close quote.
+- `[section]` headings start in column 1; repeated sections merge; the last duplicate key wins.
+- every line ends with a newline; a single `key = value` first line without any heading is `[global]`.
+- non-ASCII text outside comments makes Ceph 16.2 abort (an assertion in its parser), so it is an error here.
+The scanner below is a hand-written equivalent of the pyparsing grammar in `parse_pyparsing` (slow, kept
+as the readable reference; tests check both agree): linting 100k lines must stay well under a second.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
+
+_COMMENT = "#;"
+# A key line without escapes or quotes (the caller checked): indent, key, '=', value, optional comment.
+_SIMPLE_KEY_LINE = re.compile(
+    r"([ \t]*)([^=#;\[ \t\r\f\v](?:[^=#;\[]*[^=#;\[ \t\r\f\v])?)[ \t\r\f\v]*(=)[ \t\r\f\v]*([^#;]*?)[ \t\r\f\v]*(?:[#;].*)?\Z"
+)
+_BLANK = " \t\r\f\v"
+
+
+def normalize_key(raw: str) -> str:
+    return "_".join(raw.split())
+
+
+class _Scanner:
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self.doc = ConfDoc(kind="ceph.conf", filename=filename)
+        self.section: str | None = None
+        self.headerless = False
+
+    def fail(self, message: str, line: int, column: int, suggestion: str | None = None) -> ConfSyntaxError:
+        return ConfSyntaxError(message, file=self.filename, line=line, column=column, suggestion=suggestion)
+
+    def run(self) -> ConfDoc:
+        text = self.text
+        n = len(text)
+        pos = 0
+        line_no = 1
+        while pos < n:
+            nl = text.find("\n", pos)
+            if nl < 0 and text[pos:].strip()[:1] in ("#", ";"):
+                break  # Ceph accepts a whole-line comment without a newline at the very end
+            if nl < 0:
+                raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
+                                line_no, n - pos + 1, "end the file with a newline")  # fmt: skip
+            line = text[pos:nl]
+            stripped = line.strip()
+            if not stripped:
+                if line and self.section is None and not self.headerless:
+                    raise self.fail("a line of only blanks before the first [section] is a parse error in Ceph",
+                                    line_no, 1, "delete the blanks or the line")  # fmt: skip
+            elif stripped[0] in _COMMENT:
+                pass
+            elif "\\" in line or '"' in line or "'" in line:
+                pos, line_no = self.slow_line(pos, line_no)
+                continue
+            elif line[0] == "[":
+                self.fast_section(line, line_no)
+            else:
+                self.fast_key(line, line_no)
+            pos = nl + 1
+            line_no += 1
+        self.doc.line_count = line_no - 1
+        return self.doc
+
+    # -- fast paths: lines without escapes or quotes
+    def start_key_line(self, line_no: int, column: int) -> str:
+        if self.headerless:
+            raise self.fail("text after a section-less `key = value` line: Ceph accepts only a single such line",
+                            line_no, column, "put a [global] heading at the top of the file")  # fmt: skip
+        if self.section is None:
+            if line_no != 1:
+                raise self.fail("`key = value` before the first [section] (only allowed as the file's first line)",
+                                line_no, column, "add a [global] heading above it")  # fmt: skip
+            self.headerless = True
+            return "global"
+        return self.section
+
+    def fast_section(self, line: str, line_no: int) -> None:
+        close = line.find("]")
+        name = line[1:close] if close > 0 else ""
+        bad = next((i for i, c in enumerate(name) if c in _COMMENT or c == "["), -1)
+        if close < 0 or bad >= 0:
+            col = (bad + 2) if bad >= 0 else len(line) + 1
+            raise self.fail("section heading without its closing ']'", line_no, col, "write it as [name]")
+        if not name:
+            raise self.fail("empty section name '[]'", line_no, 2, "name the section, e.g. [global]")
+        rest = line[close + 1 :].lstrip(_BLANK)
+        if rest and rest[0] not in _COMMENT:
+            raise self.fail("text after a section heading", line_no, close + 2 + (len(line) - close - 1 - len(rest)),
+                            "only a comment may follow ']'")  # fmt: skip
+        self.check_ascii(name, line_no, 2)
+        if self.headerless:
+            raise self.fail("a [section] after a section-less first line: Ceph rejects the file", line_no, 1,
+                            "put a [global] heading at the top of the file")  # fmt: skip
+        self.section = name
+        self.doc.sections.append(Section(name, line_no, 1))
+
+    def fast_key(self, line: str, line_no: int) -> None:
+        m = _SIMPLE_KEY_LINE.match(line)
+        if m is not None and self.section is not None and line.isascii():
+            # the common case in one C-level match: `  key words = value  # comment`
+            raw_key = m[2]
+            key = raw_key if " " not in raw_key and "\t" not in raw_key else normalize_key(raw_key)
+            value = m[4]
+            vcol = m.start(4) + 1 if value else m.end(3) + 1
+            self.doc.entries.append(
+                Entry(self.section, key, raw_key, value, line_no, m.start(2) + 1, line_no, vcol)
+            )
+            return
+        lead = len(line) - len(line.lstrip())
+        if line.lstrip().startswith("["):
+            raise self.fail("section headings must start in column 1", line_no, lead + 1,
+                            "remove the indentation before '['")  # fmt: skip
+        cut = len(line)
+        for c in _COMMENT:
+            i = line.find(c)
+            if 0 <= i < cut:
+                cut = i
+        body = line[:cut]
+        eq = body.find("=")
+        if eq < 0:
+            col = cut + 1 if cut < len(line) else len(line.rstrip()) + 1
+            raise self.fail("expected '=' in a `key = value` line", line_no, col,
+                            "write `key = value`, or comment the line out with #")  # fmt: skip
+        raw_key = body[:eq]
+        key = normalize_key(raw_key)
+        if not key:
+            raise self.fail("missing key before '='", line_no, eq + 1, "write `key = value`")
+        if "[" in raw_key:
+            raise self.fail("'[' is not allowed in a key", line_no, raw_key.index("[") + 1)
+        self.check_ascii(body, line_no, 1)
+        section = self.start_key_line(line_no, lead + 1)
+        vraw = body[eq + 1 :]
+        vlead = len(vraw) - len(vraw.lstrip())
+        value = vraw.strip()
+        self.doc.entries.append(Entry(section, key, raw_key.strip(), value, line_no, lead + 1, line_no,
+                                      eq + 2 + vlead if value else eq + 2))  # fmt: skip
+
+    def check_ascii(self, s: str, line_no: int, base_col: int) -> None:
+        if not s.isascii():
+            i = next(i for i, c in enumerate(s) if not c.isascii())
+            raise self.fail(f"non-ASCII character {s[i]!r} outside a comment: Ceph's parser aborts on it",
+                            line_no, base_col + i, "use ASCII only in keys, values and section names")  # fmt: skip
+
+    # -- slow path: a character scanner for escapes, quotes and continuation lines
+    def slow_line(self, pos: int, line_no: int) -> tuple[int, int]:
+        text = self.text
+        n = len(text)
+        line_start = pos
+        i = pos
+
+        def col(j: int) -> int:
+            return j - line_start + 1
+
+        while i < n and text[i] in _BLANK:
+            i += 1
+        if text[i] == "[":
+            if i != pos:
+                raise self.fail("section headings must start in column 1", line_no, col(i),
+                                "remove the indentation before '['")  # fmt: skip
+            name: list[str] = []
+            i += 1
+            while True:
+                c = text[i] if i < n else "\n"
+                if c == "\\" and i + 1 < n and text[i + 1] != "\n":
+                    name.append(text[i + 1])
+                    i += 2
+                elif c == "]":
+                    break
+                elif c in "\n[" or c in _COMMENT:
+                    raise self.fail("section heading without its closing ']'", line_no, col(i),
+                                    "write it as [name]")  # fmt: skip
+                else:
+                    name.append(c)
+                    i += 1
+            sname = "".join(name)
+            if not sname:
+                raise self.fail("empty section name '[]'", line_no, col(i), "name the section, e.g. [global]")
+            self.check_ascii(sname, line_no, 2)
+            i = self.end_of_line(i + 1, line_no, line_start, "only a comment may follow ']'")
+            if self.headerless:
+                raise self.fail("a [section] after a section-less first line: Ceph rejects the file", line_no, 1,
+                                "put a [global] heading at the top of the file")  # fmt: skip
+            self.section = sname
+            self.doc.sections.append(Section(sname, line_no, 1))
+            return i + 1, line_no + 1
+        key_line, key_col = line_no, col(i)
+        kchars: list[str] = []
+        while True:
+            c = text[i] if i < n else "\n"
+            if c == "\\" and i + 1 < n and text[i + 1] == "\n":
+                i += 2
+                line_no += 1
+                line_start = i
+            elif c == "\\" and i + 1 < n:
+                kchars.append(text[i + 1])
+                i += 2
+            elif c == "=":
+                break
+            elif c == "\n" or c in _COMMENT:
+                raise self.fail("expected '=' in a `key = value` line", line_no, col(i),
+                                "write `key = value`, or comment the line out with #")  # fmt: skip
+            elif c == "[":
+                raise self.fail("'[' is not allowed in a key", line_no, col(i))
+            else:
+                kchars.append(c)
+                i += 1
+        raw_key = "".join(kchars)
+        key = normalize_key(raw_key)
+        if not key:
+            raise self.fail("missing key before '='", line_no, col(i), "write `key = value`")
+        self.check_ascii(raw_key, key_line, key_col)
+        section = self.start_key_line(key_line, key_col)
+        i += 1
+        while i < n and (text[i] in _BLANK or (text[i] == "\\" and i + 1 < n and text[i + 1] == "\n")):
+            if text[i] == "\\":
+                i += 1
+                line_no += 1
+                line_start = i + 1
+            i += 1
+        vline, vcol = line_no, col(i)
+        vchars: list[str] = []
+        quoted = i < n and text[i] in "\"'"
+        if quoted:
+            q = text[i]
+            i += 1
+            while True:
+                c = text[i] if i < n else "\n"
+                if c == "\\" and i + 1 < n and text[i + 1] != "\n":
+                    vchars.append(text[i + 1])
+                    i += 2
+                elif c == q:
+                    break
+                elif c == "\\" or c == "\n":
+                    raise self.fail(f"unterminated quoted value (no closing {q})", line_no, col(i),
+                                    f"close the quote with {q}; continuation lines do not work inside quotes")  # fmt: skip
+                elif c in _COMMENT:
+                    raise self.fail(f"unescaped {c!r} inside a quoted value: Ceph rejects it", line_no, col(i),
+                                    f"write \\{c}")  # fmt: skip
+                else:
+                    vchars.append(c)
+                    i += 1
+            value = "".join(vchars)
+            i = self.end_of_line(i + 1, line_no, line_start, "only a comment may follow the closing quote")
+        else:
+            while True:
+                c = text[i] if i < n else "\n"
+                if c == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    i += 2
+                    line_no += 1
+                    line_start = i
+                elif c == "\\" and i + 1 < n:
+                    vchars.append(text[i + 1])
+                    i += 2
+                elif c == "\\":
+                    raise self.fail("the file ends inside a line continuation", line_no, col(i),
+                                    "end the file with a newline")  # fmt: skip
+                elif c in _COMMENT:
+                    nl = text.find("\n", i)
+                    i = nl if nl >= 0 else n
+                elif c == "\n":
+                    break
+                else:
+                    vchars.append(c)
+                    i += 1
+            value = "".join(vchars).strip(_BLANK)
+            if i >= n:
+                raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
+                                line_no, col(i), "end the file with a newline")  # fmt: skip
+        self.check_ascii(value, vline, vcol)
+        self.doc.entries.append(Entry(section, key, raw_key.strip(), value, key_line, key_col, vline, vcol,
+                                      quoted=quoted))  # fmt: skip
+        return i + 1, line_no + 1
+
+    def end_of_line(self, i: int, line_no: int, line_start: int, hint: str) -> int:
+        """Skip blanks and a comment; return the index of the newline ending the line."""
+        text = self.text
+        n = len(text)
+        while i < n and text[i] in _BLANK:
+            i += 1
+        if i < n and text[i] in _COMMENT:
+            nl = text.find("\n", i)
+            i = nl if nl >= 0 else n
+        if i >= n:
+            raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
+                            line_no, i - line_start + 1, "end the file with a newline")  # fmt: skip
+        if text[i] != "\n":
+            raise self.fail("unexpected text", line_no, i - line_start + 1, hint)
+        return i
+
+
+def parse(text: str, filename: str = "<string>") -> ConfDoc:
+    return _Scanner(text, filename).run()
+
+
+def lookup(doc: ConfDoc, name: str, key: str) -> Entry | None:
+    """The entry a daemon `name` (e.g. osd.0) reads for key: [type.id] beats [type] beats [global]."""
+    eff = doc.effective()
+    typ = name.split(".", 1)[0]
+    for section in (name, typ, "global"):
+        e = eff.get(section, {}).get(normalize_key(key))
+        if e is not None:
+            return e
+    return None
+
+
+_META = re.compile(r"\$(?:\{([a-z_]+)\}|([a-z_]+))")
+
+
+def expand_meta(value: str, *, name: str = "client.admin", cluster: str = "ceph", host: str = "",
+                option: Callable[[str], str | None] = lambda _k: None, _seen: tuple[str, ...] = ()) -> str:  # fmt: skip
+    """Ceph's `$var` / `${var}` expansion (md_config_t::_expand_meta) as a daemon `name` would see it.
+
+    Built-ins: $cluster $type $id $num $name $host; any other name is looked up with `option` (return None
+    for names that are not options: Ceph leaves those, and a lone `$`, literal). A loop is left unexpanded.
+    """
+    typ, _, ident = name.partition(".")
+    builtins = {"cluster": cluster, "type": typ, "id": ident, "num": ident, "name": name}
+    if host:
+        builtins["host"] = host
+
+    def sub(m: re.Match[str]) -> str:
+        var = m[1] or m[2]
+        if var in builtins:
+            return builtins[var]
+        if var in _seen:
+            return m[0]
+        raw = option(var)
+        if raw is None:
+            return m[0]
+        return expand_meta(raw, name=name, cluster=cluster, host=host, option=option, _seen=(*_seen, var))
+
+    return _META.sub(sub, value)
+
+
+def _needs_quotes(value: str) -> bool:
+    return value != value.strip() or (value[:1] != "" and value[0] in "\"'")
+
+
+def _escape(value: str) -> str:
+    out = value.replace("\\", "\\\\").replace("#", "\\#").replace(";", "\\;")
+    return out
+
+
+def emit(doc: ConfDoc) -> str:
+    """Write a ConfDoc back as ceph.conf text that parses to the same model (sections merged in order)."""
+    lines: list[str] = []
+    by_section: dict[str, list[Entry]] = {}
+    for name in doc.section_names():
+        by_section[name] = []
+    for e in doc.entries:
+        by_section[e.section].append(e)
+    for name, entries in by_section.items():
+        esc = name.replace("\\", "\\\\").replace("]", "\\]").replace("#", "\\#").replace(";", "\\;")
+        lines.append(f"[{esc}]")
+        for e in entries:
+            v = e.value or ""
+            v = '"' + _escape(v).replace('"', '\\"') + '"' if _needs_quotes(v) else _escape(v)
+            k = e.key.replace("\\", "\\\\").replace("#", "\\#").replace(";", "\\;")
+            lines.append(f"{k} = {v}")
+    return "".join(line + "\n" for line in lines)
+
+
+def parse_pyparsing(text: str, filename: str = "<string>") -> list[tuple[str, str, str]]:
+    """The reference grammar in pyparsing: returns (section, key, value) triples or raises ConfSyntaxError.
+
+    Slower than `parse`; tests run both over the same corpus and require the same result.
+    """
+    import pyparsing as pp
+
+    try:
+        res: Any = _grammar().parse_string(text, parse_all=True)
+    except pp.ParseBaseException as e:
+        raise ConfSyntaxError(f"parse error: {e.msg}", file=filename, line=e.lineno, column=e.col) from None
+
+    def unescape(s: str) -> str:
+        out: list[str] = []
+        i = 0
+        while i < len(s):
+            if s[i] == "\\" and i + 1 < len(s):
+                if s[i + 1] != "\n":
+                    out.append(s[i + 1])
+                i += 2
+            else:
+                out.append(s[i])
+                i += 1
+        return "".join(out)
+
+    def item(g: Any, sec: str) -> tuple[str, str, str]:
+        key = normalize_key(unescape(str(g["key"])))
+        v = unescape(str(g["q"])[1:-1]) if "q" in g else unescape(str(g.get("u", ""))).strip(_BLANK)
+        return (sec, key, v)
+
+    triples: list[tuple[str, str, str]] = []
+    if "headerless" in res:
+        triples.append(item(res["headerless"][0], "global"))
+    for sec in res.get("sections", []):
+        name = unescape(str(sec["name"]))
+        for g in sec["body"]:
+            if isinstance(g, pp.ParseResults) and "key" in g:
+                triples.append(item(g, name))
+    return triples
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> Any:
+    import pyparsing as pp
+
+    pp.ParserElement.set_default_whitespace_chars(" \t\r\f\v")
+    try:
+        esc = pp.Regex(r"\\(\n|.)")
+        cont = pp.Regex(r"\\\n").suppress()
+        comment = pp.Regex(r"[#;][^\n]*").suppress()
+        nl = pp.Literal("\n").suppress()
+        # a whole-line comment may end the file without a newline; nothing else may
+        empty_line = (pp.Optional(comment) + nl) | (comment + pp.StringEnd().leave_whitespace())
+        # before the first heading Ceph takes empty or comment lines, not blank-only ones
+        pre_line = (
+            pp.Regex(r"([ \t\r\f\v]*[#;][^\n]*)?\n|[ \t\r\f\v]*[#;][^\n]*\Z").leave_whitespace().suppress()
+        )
+        sec_text = pp.Combine(pp.OneOrMore(esc | pp.Regex(r"[^\\\]\n#;\[]+")))
+        heading = (
+            pp.LineStart()
+            + pp.Suppress(pp.Literal("[").leave_whitespace())
+            - sec_text("name")
+            - pp.Suppress("]")
+            - (pp.Optional(comment) + nl)
+        )
+        key_text = pp.Combine(pp.OneOrMore(cont | esc | pp.Regex(r"[^=\\\n#;\[]+")))
+        qval = pp.Regex(r'"((?:\\[^\n]|[^"\\\n#;])*)"|\'((?:\\[^\n]|[^\'\\\n#;])*)\'')
+        uval = pp.Combine(pp.ZeroOrMore(cont | esc | pp.Regex(r"[^\\\n#;]+")))
+        value = qval("q") | (~pp.Char("\"'") + uval("u"))
+        key_line = pp.Group(
+            ~pp.Literal("[") + key_text("key") + pp.Suppress("=") - value + pp.Optional(comment) + nl
+        )
+        section = pp.Group(heading + pp.Group(pp.ZeroOrMore(key_line | empty_line))("body"))
+        conf = (
+            pp.Group(key_line)("headerless") + pp.ZeroOrMore(empty_line) + pp.StringEnd().leave_whitespace()
+        ) | (pp.ZeroOrMore(pre_line) + pp.ZeroOrMore(section)("sections") + pp.StringEnd().leave_whitespace())
+        return conf.parse_with_tabs()  # pyparsing would otherwise expand tabs inside values
+    finally:
+        pp.ParserElement.set_default_whitespace_chars(" \n\t\r")

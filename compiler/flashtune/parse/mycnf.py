@@ -1,0 +1,184 @@
+"""my.cnf parser with MySQL/MariaDB option-file rules (mysys/my_default.c), checked against my_print_defaults.
+
+- blank lines and lines starting with `#` or `;` are skipped; `[group]` names match case-insensitively.
+- `name = value` or a bare `name` (the whole line, even with spaces, becomes the option name).
+- `#` ends a value outside quotes; a value wrapped in matching quotes loses them; `\\n \\t \\r \\b \\s \\\\ \\" \\'`
+  are escapes, any other backslash stays literal.
+- dashes and underscores in names are the same option; `loose-` makes an unknown option a warning only.
+- `!include FILE` / `!includedir DIR` are recorded (a missing dir is fatal for MySQL; the linter says so).
+- an option before any group is fatal ("Found option without preceding group").
+`parse` is a hand-written scanner; `parse_pyparsing` states the same rules as a pyparsing grammar and
+tests require both to agree (and `parse` to agree with the real my_print_defaults).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", "\\": "\\", '"': '"', "'": "'"}
+_WS = " \t\r\f\v"
+
+
+def normalize_key(raw: str) -> tuple[str, bool]:
+    """(canonical name, loose?): dashes become underscores, a `loose-` prefix is dropped."""
+    key = raw.replace("-", "_")
+    loose = key.lower().startswith("loose_")
+    return (key[6:] if loose else key), loose
+
+
+def _unescape(value: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c == "\\" and i + 1 < len(value):
+            nxt = value[i + 1]
+            out.append(_ESCAPES.get(nxt, "\\" + nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _cut_comment(value: str) -> str:
+    """mysys remove_end_comment: `#` outside quotes ends the value; a backslash escapes only inside quotes."""
+    quote = ""
+    escape = False
+    for i, c in enumerate(value):
+        if c in "\"'" and not escape:
+            if not quote:
+                quote = c
+            elif quote == c:
+                quote = ""
+        if not quote and c == "#":
+            return value[:i]
+        escape = bool(quote) and c == "\\" and not escape
+    return value
+
+
+def parse(text: str, filename: str = "<string>") -> ConfDoc:
+    doc = ConfDoc(kind="my.cnf", filename=filename)
+    group: str | None = None
+    lines = text.split("\n")
+    for no, line in enumerate(lines, 1):
+        body = line.lstrip(_WS)
+        lead = len(line) - len(body)
+        body = body.rstrip(_WS)
+        if not body or body[0] in "#;":
+            continue
+        if body[0] == "!":
+            word, _, arg = body.partition(" ")
+            if word not in ("!include", "!includedir"):
+                continue  # MySQL skips unknown directives silently
+            arg = arg.strip(_WS)
+            doc.includes.append(Entry(group or "", word, word, arg, no, lead + 1, no,
+                                      lead + len(word) + 2))  # fmt: skip
+            continue
+        if body[0] == "[":
+            close = body.find("]")
+            if close < 0:
+                raise ConfSyntaxError("wrong group definition: no closing ']'", file=filename, line=no,
+                                      column=lead + len(body) + 1, suggestion="write it as [group]")  # fmt: skip
+            group = body[1:close].rstrip(_WS).lower()  # MySQL trims only trailing blanks
+            doc.sections.append(Section(group, no, lead + 1))
+            continue
+        if group is None:
+            raise ConfSyntaxError("option without a preceding [group]: MySQL refuses the whole file", file=filename,
+                                  line=no, column=lead + 1, suggestion="add a [mysqld] (or other) group above it")  # fmt: skip
+        eq = body.find("=")
+        if eq < 0:
+            raw_key = body
+            doc.entries.append(Entry(group, normalize_key(raw_key)[0], raw_key, None, no, lead + 1, no, lead + 1,
+                                     flags=("loose",) if normalize_key(raw_key)[1] else ()))  # fmt: skip
+            continue
+        raw_key = body[:eq].rstrip(_WS)
+        rest = body[eq + 1 :]
+        vlead = len(rest) - len(rest.lstrip(_WS))
+        value = _cut_comment(rest.lstrip(_WS)).rstrip(_WS)
+        quoted = len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]
+        if quoted:
+            value = value[1:-1]
+        key, loose = normalize_key(raw_key)
+        doc.entries.append(Entry(group, key, raw_key, _unescape(value), no, lead + 1, no, lead + eq + 2 + vlead,
+                                 quoted=quoted, flags=("loose",) if loose else ()))  # fmt: skip
+    doc.line_count = len(lines) - (1 if text.endswith("\n") else 0)
+    return doc
+
+
+def _escape(value: str) -> str:
+    out = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+    return out.replace("\b", "\\b")
+
+
+def emit(doc: ConfDoc) -> str:
+    """my.cnf text that parses back to the same model; values are always quoted so `#` and blanks survive."""
+    out: list[str] = []
+    current: str | None = None
+    for e in doc.entries:  # a new [group] line whenever the group changes keeps the order of options
+        if e.section != current:
+            out.append(f"[{e.section}]")
+            current = e.section
+        if e.value is None:
+            out.append(e.raw_key)
+        else:
+            out.append(f'{e.raw_key} = "{_escape(e.value).replace(chr(34), chr(92) + chr(34))}"')
+    for inc in doc.includes:
+        out.append(f"{inc.key} {inc.value}")
+    return "".join(line + "\n" for line in out)
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> Any:
+    """The same rules as `parse` in pyparsing, one line at a time (MySQL reads option files line by line)."""
+    import pyparsing as pp
+
+    pp.ParserElement.set_default_whitespace_chars(" \t\r\f\v")
+    try:
+        rest = pp.Regex(r".*")
+        skip = pp.Regex(r"[#;].*") | pp.StringEnd()
+        group = (
+            pp.Suppress("[")
+            + pp.Regex(r"[^\]]*").leave_whitespace()("group")
+            + pp.Suppress("]")
+            + rest.suppress()
+        )
+        directive = pp.Regex(r"!include(dir)?(?=\s|$)")("directive") + rest("arg")
+        other_directive = pp.Regex(r"!.*").suppress()
+        value = pp.Regex(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^#"'])*(?:["'].*)?""")("value")
+        option = pp.Regex(r"[^=]*?(?=[ \t\r\f\v]*=)")("key") + pp.Suppress("=") + value + rest.suppress()
+        bare = pp.Regex(r".+")("bare")
+        line = skip | group | directive | other_directive | option | bare
+        return line.parse_with_tabs()  # pyparsing would otherwise expand tabs inside values
+    finally:
+        pp.ParserElement.set_default_whitespace_chars(" \n\t\r")
+
+
+def parse_pyparsing(text: str, filename: str = "<string>") -> list[tuple[str, str, str | None]]:
+    """Reference grammar: (group, raw key, value) triples, or ConfSyntaxError; tests require it to agree with `parse`."""
+    grammar = _grammar()
+    group: str | None = None
+    out: list[tuple[str, str, str | None]] = []
+    for no, line in enumerate(text.split("\n"), 1):
+        body = line.strip(_WS)
+        res = grammar.parse_string(body)
+        if body[:1] == "[" and "group" not in res:
+            raise ConfSyntaxError("wrong group definition", file=filename, line=no)
+        if "group" in res:
+            group = str(res["group"]).rstrip(_WS).lower()
+            continue
+        if not ("key" in res or "bare" in res):
+            continue  # comment, blank line or directive
+        if group is None:
+            raise ConfSyntaxError("option without a preceding [group]", file=filename, line=no)
+        if "bare" in res:
+            out.append((group, str(res["bare"]), None))
+            continue
+        v = str(res["value"]).rstrip(_WS)
+        if len(v) >= 2 and v[0] in "\"'" and v[-1] == v[0]:
+            v = v[1:-1]
+        out.append((group, str(res["key"]).rstrip(_WS), _unescape(v)))
+    return out
