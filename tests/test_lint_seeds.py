@@ -76,8 +76,8 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
         ("filestore_wbthrottle_enable", "FT401"), ("filestore_fd_cache_size", "FT401"),
         ("filestore_fd_cache_shards", "FT401"), ("filestore_op_threads", "FT401"),
         ("journal_max_write_entries", "FT401"), ("journal_max_write_bytes", "FT401"),
-        # catalogued as FileStore-only (ceph-disk's OSD data filesystem)
-        ("osd_mkfs_type", "FT401"), ("osd_mkfs_options_xfs", "FT401"), ("osd_mount_options_xfs", "FT401"),
+        # osd_mkfs_* / osd_mount_options_xfs are not reported: on Jewel ceph-disk still formatted and mounted
+        # the small XFS partition of a BlueStore OSD with them.
     ],
     ("000-kernel-sysctl.conf", "tentacle"): [
         ("net.ipv4.tcp_tw_recycle", "FT102"),  # removed in Linux 4.12: sysctl -p fails
