@@ -20,3 +20,5 @@ class Setting:
     safety: str = "safe"
     unsafe_opt_in: bool = False  # emitted only because the user passed --allow-unsafe
     notes: tuple[str, ...] = field(default_factory=tuple)
+    inputs: dict[str, Any] = field(default_factory=dict)  # the derivation's inputs, echoed in the manifest
+    release_facts: tuple[str, ...] = ()  # what the catalog says about this key in the target release

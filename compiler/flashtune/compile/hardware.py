@@ -29,6 +29,18 @@ class Hardware:
     nic_gbps: float  # fastest single port
     data_devices: tuple[DeviceGroup, ...]
     db_devices: tuple[DeviceGroup, ...]
+    sockets: int = 1
+    # cluster shape defaults (the CLI's --nodes/--clients override them)
+    nodes: int = 3
+    clients: int = 1
+    client_ram_gib: float = 32.0
+
+    @property
+    def data_type(self) -> str:
+        """The data devices' type (the largest group when mixed)."""
+        if not self.data_devices:
+            return "hdd"
+        return max(self.data_devices, key=lambda g: g.count).type
 
 
 def _num(node: Any, key: str, path: Path, *, minimum: float = 0) -> float:
@@ -64,15 +76,29 @@ def load_hardware(path: Path) -> Hardware:
         raise DataError("a hardware file needs a 'node:' mapping", file=str(path), line=1,
                         suggestion="copy data/tiers/iops.yaml and edit it")  # fmt: skip
     nics = node.get("nics") or []
-    speeds = [float(n.get("speed_gbps", 0)) for n in nics if isinstance(n, dict)]
+    cores, ram = int(_num(node, "cores", path)), _num(node, "ram_gib", path)  # checked first: file order
+    speeds = [_num(n, "speed_gbps", path) for n in nics if isinstance(n, dict)]
     if not speeds:
         raise DataError(
             "'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node)
         )
+    cluster = doc.get("cluster") or {}
+    if not isinstance(cluster, dict):
+        raise DataError("'cluster' must be a mapping {nodes, clients, client_ram_gib}", file=str(path),
+                        line=line_of(doc, "cluster"))  # fmt: skip
+    data = _devices(node, "data_devices", path)
+    if not data:
+        raise DataError("'data_devices' must list at least one {count, type, size_gb}", file=str(path),
+                        line=line_of(node, "data_devices") or line_of(node),
+                        suggestion="copy data/tiers/iops.yaml and edit it")  # fmt: skip
     return Hardware(
         name=str(doc.get("name", path.stem)), source=str(doc.get("source", path)),
-        cores=int(_num(node, "cores", path)), ram_gib=_num(node, "ram_gib", path), nic_gbps=max(speeds),
-        data_devices=_devices(node, "data_devices", path), db_devices=_devices(node, "db_devices", path),
+        cores=cores, ram_gib=ram, nic_gbps=max(speeds),
+        data_devices=data, db_devices=_devices(node, "db_devices", path),
+        sockets=int(_num(node, "sockets", path)) if "sockets" in node else 1,
+        nodes=int(_num(cluster, "nodes", path)) if "nodes" in cluster else 3,
+        clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
+        client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
     )  # fmt: skip
 
 

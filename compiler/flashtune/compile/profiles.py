@@ -1,7 +1,14 @@
-"""Layered profiles (data/profiles/*.yaml): resolve `include:` chains and merge settings."""
+"""Layered profiles (data/profiles/*.yaml): resolve `include:` chains and merge them, later layers winning.
+
+A profile holds `settings` (file -> section -> key -> value), optional `unsafe` values (emitted only with
+--allow-unsafe), `unset` (keys an earlier layer set that this one removes), a `benchmark` plan, the
+default `protection` (replication | erasure), and for legacy profiles `differences` and a literal `cbt`.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -11,47 +18,134 @@ from flashtune.yamlio import line_of, load_yaml
 
 # file -> section -> key -> value
 Layer = dict[str, dict[str, dict[str, Any]]]
+_FIELDS = {"name", "include", "settings", "unsafe", "unset", "benchmark", "protection", "differences", "cbt",
+           "source"}  # fmt: skip
 
 
-def _read(name: str, directory: Path) -> dict[str, Any]:
-    path = directory / f"{name}.yaml"
+@dataclass
+class Profile:
+    name: str
+    path: Path
+    settings: Layer
+    unsafe: Layer = field(default_factory=dict)
+    unset: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    benchmark: dict[str, Any] | None = None
+    protection: str | None = None
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    cbt: dict[str, Any] | None = None
+    lines: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (file, section, key) -> line
+    include: tuple[str, ...] = ()
+
+
+def _layer(node: Any, path: Path, what: str, lines: dict[tuple[str, str, str], int] | None = None) -> Layer:
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        raise DataError(f"'{what}' must map file -> section -> key: value", file=str(path), line=line_of(node))
+    out: Layer = {}
+    for f, secs in node.items():
+        if not isinstance(secs, dict):
+            raise DataError(f"'{what}.{f}' must map section -> key: value", file=str(path),
+                            line=line_of(node, f))  # fmt: skip
+        out[str(f)] = {}
+        for s, kv in secs.items():
+            if kv is not None and not isinstance(kv, dict):
+                raise DataError(f"'{what}.{f}.{s}' must map key: value", file=str(path),
+                                line=line_of(secs, s))  # fmt: skip
+            out[str(f)][str(s)] = dict(kv or {})
+            if lines is not None:
+                for k in kv or {}:
+                    ln = line_of(kv, k)
+                    if ln:
+                        lines[(str(f), str(s), str(k))] = ln
+    return out
+
+
+def read_profile(name: str, directory: Path | None = None) -> Profile:
+    return _read_profile(name, directory or profiles_dir())
+
+
+@cache
+def _read_profile(name: str, d: Path) -> Profile:
+    path = d / f"{name}.yaml"
     if not path.exists():
-        known = sorted(p.stem for p in directory.glob("*.yaml"))
-        raise DataError(
-            f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
-        )
+        known = sorted(p.stem for p in d.glob("*.yaml"))
+        raise DataError(f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}")
     doc = load_yaml(path)
     if not isinstance(doc, dict) or "settings" not in doc:
-        raise DataError(
-            "a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc)
-        )
-    return dict(doc)
+        raise DataError("a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc))
+    for key in doc:
+        if key not in _FIELDS:
+            raise DataError(f"unknown profile field {key!r}", file=str(path), line=line_of(doc, key),
+                            suggestion=f"known fields: {', '.join(sorted(_FIELDS))}")  # fmt: skip
+    lines: dict[tuple[str, str, str], int] = {}
+    unset_raw = doc.get("unset") or {}
+    unset = {str(f): {str(s): [str(k) for k in (keys or [])] for s, keys in (secs or {}).items()}
+             for f, secs in unset_raw.items()}  # fmt: skip
+    prot = doc.get("protection")
+    if prot is not None and prot not in ("replication", "erasure"):
+        raise DataError(f"protection {prot!r} is not replication or erasure", file=str(path),
+                        line=line_of(doc, "protection"))  # fmt: skip
+    return Profile(
+        name=str(doc.get("name", name)), path=path, settings=_layer(doc.get("settings"), path, "settings", lines),
+        unsafe=_layer(doc.get("unsafe"), path, "unsafe"), unset=unset,
+        benchmark=dict(doc["benchmark"]) if isinstance(doc.get("benchmark"), dict) else None,
+        protection=prot, differences=[dict(x) for x in doc.get("differences") or []],
+        cbt=dict(doc["cbt"]) if isinstance(doc.get("cbt"), dict) else None, lines=lines,
+        include=(inc,) if isinstance(inc := doc.get("include"), str) else tuple(str(x) for x in inc or ()),
+    )  # fmt: skip
 
 
-def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = ()) -> list[tuple[str, Layer]]:
+def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
     """The chain of layers for a profile, outermost include first."""
     d = directory or profiles_dir()
     if name in _seen:
         raise DataError(f"profile include loop: {' -> '.join((*_seen, name))}", file=str(d / f"{name}.yaml"))
-    doc = _read(name, d)
-    chain: list[tuple[str, Layer]] = []
-    inc = doc.get("include")
-    for parent in [inc] if isinstance(inc, str) else list(inc or []):
-        chain.extend(resolve(str(parent), d, (*_seen, name)))
-    settings = doc.get("settings") or {}
-    layer: Layer = {
-        str(f): {str(s): dict(kv or {}) for s, kv in (secs or {}).items()} for f, secs in settings.items()
-    }
-    chain.append((name, layer))
+    prof = read_profile(name, d)
+    chain: list[Profile] = []
+    for parent in prof.include:
+        chain.extend(resolve(parent, d, (*_seen, name)))
+    chain.append(prof)
     return chain
 
 
-def merge(chain: list[tuple[str, Layer]]) -> dict[tuple[str, str, str], tuple[Any, str]]:
-    """(file, section, key) -> (value, layer that set it); later layers win."""
-    merged: dict[tuple[str, str, str], tuple[Any, str]] = {}
-    for layer_name, layer in chain:
+def compose(names: list[str], directory: Path | None = None) -> list[Profile]:
+    """Resolve several profiles into one chain; a layer included twice counts once (first place)."""
+    seen: set[str] = set()
+    chain: list[Profile] = []
+    for n in names:
+        for p in resolve(n, directory):
+            if p.name not in seen:
+                seen.add(p.name)
+                chain.append(p)
+    return chain
+
+
+Merged = dict[tuple[str, str, str], tuple[Any, str]]
+
+
+def merge(chain: list[Profile], *, part: str = "settings") -> Merged:
+    """(file, section, key) -> (value, layer that set it); later layers win, `unset` removes."""
+    merged: Merged = {}
+    for prof in chain:
+        layer: Layer = getattr(prof, part)
         for file, sections in layer.items():
             for section, kv in sections.items():
                 for key, value in kv.items():
-                    merged[(file, section, str(key))] = (value, layer_name)
+                    merged[(file, section, str(key))] = (value, prof.name)
+        if part == "settings":
+            for file, sections2 in prof.unset.items():
+                for section, keys in sections2.items():
+                    for key in keys:
+                        merged.pop((file, section, key), None)
     return merged
+
+
+def last(chain: list[Profile], attr: str) -> Any:
+    """The last layer's non-empty value of a scalar field (benchmark, protection, cbt)."""
+    value = None
+    for prof in chain:
+        v = getattr(prof, attr)
+        if v:
+            value = v
+    return value

@@ -1,4 +1,4 @@
-"""my.cnf emitter (MySQL option-file syntax): groups, `key = value`, bare flags for True-only options."""
+"""my.cnf emitter (MySQL option-file syntax): groups, `key = value`, bare flags for True, `!` directives."""
 
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
             if s.unsafe_opt_in:
                 out.append(f"# UNSAFE ({s.safety}), emitted only because of --allow-unsafe {s.key}\n")
             v = s.value
-            if isinstance(v, bool):
-                v = "ON" if v else "OFF"
-            out.append(f"{s.key} = {render_scalar(v)}\n")
+            if s.key.startswith("!"):
+                out.append(f"{s.key} {render_scalar(v)}\n")  # e.g. !includedir DIR
+            elif v is True:
+                out.append(f"{s.key}\n")  # a bare option name turns a boolean option on
+            else:
+                out.append(f"{s.key} = {render_scalar('OFF' if v is False else v)}\n")
     return "".join(out)

@@ -1,0 +1,140 @@
+"""Checks on a compiled bundle before anything is written.
+
+1. validate_settings: every ceph.conf key exists in the target release (Ceph's option names per release,
+   data/ceph-option-names/, plus the catalog's added/removed facts), every my.cnf server option exists in
+   MariaDB, nothing data-unsafe is emitted unless opted in, and values equal to the release default are
+   dropped (a no-op line only hides the default from readers).
+2. validate_bundle: every emitted file is re-parsed and linted for its release; an error is a flashtune bug.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from flashtune.catalog import Knob
+from flashtune.compile.profiles import read_profile
+from flashtune.errors import DataError
+from flashtune.paths import data_dir
+
+if TYPE_CHECKING:
+    from flashtune.compile.pipeline import Bundle
+
+LINT_KIND = {"ceph.conf": "ceph.conf", "my.cnf": "my.cnf", "sysctl.conf": "sysctl.conf"}
+
+
+@cache
+def option_names(folder: str, release: str) -> frozenset[str] | None:
+    """Names from data/<folder>/<release>.txt, or None when that release has no list (e.g. jewel)."""
+    path = data_dir() / folder / f"{release}.txt"
+    if not path.exists():
+        return None
+    return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip() and line[0] != "#")
+
+
+def _canon(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip().lower()
+
+
+def _layer_of(bundle: Bundle, file: str, section: str, key: str) -> str:
+    for name in reversed(bundle.layers):
+        prof = read_profile(name)
+        if key in prof.settings.get(file, {}).get(section, {}):
+            return name
+    return bundle.layers[-1]
+
+
+def validate_settings(bundle: Bundle, catalog: Any) -> None:
+    from flashtune.datapackage import resolve
+
+    req = bundle.request
+    ceph_names = option_names("ceph-option-names", req.ceph_release)
+    mysql_names = option_names("mysql-option-names", req.mysql_flavour)
+    kept = []
+    for s in bundle.settings:
+        layer = _layer_of(bundle, s.file, s.section, s.key)
+        prof = read_profile(layer)
+        where = (str(prof.path), prof.lines.get((s.file, s.section, s.key)))
+        domain = {"ceph.conf": "ceph", "my.cnf": "mysql", "sysctl.conf": "sysctl"}.get(s.file)
+        knob = catalog.get(s.key, domain) if domain else None
+        knob = knob if isinstance(knob, Knob) else None
+        release = req.ceph_release if s.file == "ceph.conf" else req.mysql_flavour
+        own = not (knob is not None and s.evidence == knob.evidence)  # the catalog checks its own refs
+        dangling = [ref for ref in s.evidence if own and resolve(ref) is None]
+        if dangling:
+            raise DataError(f"evidence {dangling[0]!r} of {s.key} names no row of data/datapackage.json",
+                            file=where[0], line=where[1], suggestion="use '<resource>/<id>', e.g. sources/guide-osd")  # fmt: skip
+        if s.file == "ceph.conf" and ceph_names is not None and s.key not in ceph_names:
+            raise DataError(f"ceph.conf key {s.key!r} does not exist in Ceph {req.ceph_release}",
+                            file=where[0], line=where[1],
+                            suggestion="fix the profile (Ceph ignores unknown keys silently)")  # fmt: skip
+        if (s.file == "my.cnf" and s.section == "mysqld" and mysql_names is not None
+                and not s.key.startswith("!") and _mysql_name(s.key) not in mysql_names):  # fmt: skip
+            raise DataError(f"my.cnf option {s.key!r} does not exist in {req.mysql_flavour}", file=where[0],
+                            line=where[1], suggestion="fix the profile or its flavour layer")  # fmt: skip
+        if knob is not None and domain in ("ceph", "mysql") and not knob.exists_in(release):
+            raise DataError(f"{s.key!r} does not exist in {release}", file=where[0], line=where[1],
+                            suggestion=f"move it to a release-/flavour- layer that has it"
+                            f"{f'; renamed to {knob.renamed_to}' if knob.renamed_to else ''}")  # fmt: skip
+        if knob is not None and not s.unsafe_opt_in and _unsafe(knob, s.value):
+            raise DataError(f"{s.key} = {s.value} is {knob.safety if knob.safety != 'safe' else 'unsafe'} "
+                            "and may only be emitted with --allow-unsafe", file=where[0], line=where[1],
+                            suggestion="move the value under 'unsafe:' in the profile")  # fmt: skip
+        if knob is not None and not bundle.legacy and not s.unsafe_opt_in:
+            default = knob.default_for(release)
+            if default is not None and _canon(default) == _canon(s.value):
+                bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key,
+                                       "why": f"equals the {release} default ({default}): a no-op line"})  # fmt: skip
+                continue
+        kept.append(s)
+    bundle.settings[:] = kept
+
+
+def _mysql_name(key: str) -> str:
+    name = key.replace("-", "_")
+    for prefix in ("loose_", "skip_"):
+        if name.startswith(prefix) and name not in ("skip_name_resolve",):
+            return name[len(prefix):]
+    return name
+
+
+def _unsafe(knob: Knob, value: Any) -> bool:
+    if knob.safety != "safe":
+        return True
+    for rule in getattr(knob, "unsafe_values", ()) or ():
+        try:
+            if rule.safety != "safe" and rule.matches(value, knob.type):
+                return True
+        except Exception:  # a rule shape still being settled by the catalog must not crash compiling
+            continue
+    return False
+
+
+def validate_bundle(bundle: Bundle) -> None:
+    """Re-parse and lint every emitted file for its release; collect warnings for the manifest."""
+    from flashtune.lint import lint_text
+
+    req = bundle.request
+    allowed = {s.key for s in bundle.settings if s.unsafe_opt_in}
+    ctx = {"ram_bytes": int(bundle.hardware.ram_gib * (1 << 30)), "failure_domains": bundle.context["nodes"]}
+    report: dict[str, list[str]] = {}
+    for name, text in bundle.files.items():
+        kind = LINT_KIND.get(name) or ("cbt.yaml" if name.endswith(".yaml") else None)
+        if kind is None:
+            if name.endswith(".json"):
+                json.loads(text)
+            continue
+        findings = lint_text(text, kind, filename=name, ceph_release=req.ceph_release,
+                             mysql_flavour=req.mysql_flavour, context=ctx)  # fmt: skip
+        errors = [f for f in findings if f.severity == "error" and f.key not in allowed]
+        if errors and not bundle.legacy:
+            f = errors[0]
+            raise DataError(f"the compiled {name} fails its own lint check: {f.code} {f.message}", file=name,
+                            line=f.line, suggestion="this is a flashtune bug; please report the command line")  # fmt: skip
+        report[name] = [f"{f.severity} {f.code} {f.key}: {f.message}" for f in findings]
+    bundle.context["lint"] = report

@@ -1,0 +1,79 @@
+"""manifest.json emitter: every emitted value with inputs, rule, rationale, evidence, release facts, safety."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from flashtune import __version__
+
+if TYPE_CHECKING:
+    from flashtune.compile.pipeline import Bundle
+
+
+def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Each evidence reference with the seed place it resolves to in the data package."""
+    from flashtune.datapackage import resolve
+
+    out = []
+    for ref in refs:
+        row = resolve(ref)
+        if row is None:
+            out.append({"ref": ref, "resolved": False})
+            continue
+        where = {k: row[k] for k in ("seed_file", "section", "locator", "line_start", "line_end") if row.get(k)}
+        out.append({"ref": ref, "resolved": True, **where})
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    if hasattr(v, "as_profile"):
+        return v.as_profile()
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def cluster_facts(bundle: Bundle) -> dict[str, Any]:
+    c = bundle.context
+    keys = ("nodes", "clients", "osds_per_node", "osds", "protection", "protection_reason", "pool_size", "pool_min_size", "pg_num",
+            "osd_memory_target", "db_ram_gib", "device_type")  # fmt: skip
+    out = {k: c[k] for k in keys if k in c}
+    out["ec_profile"] = c["ec"].value.as_profile() if c.get("ec") else None
+    return out
+
+
+def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    hw = bundle.hardware
+    return {
+        "generated_by": {"tool": "flashtune compile-config", "version": __version__},
+        "inputs": dict(inputs),
+        "hardware": {"name": hw.name, "source": hw.source, "cores": hw.cores, "sockets": hw.sockets,
+                     "ram_gib": hw.ram_gib, "nic_gbps": hw.nic_gbps,
+                     "data_devices": [vars(g) for g in hw.data_devices],
+                     "db_devices": [vars(g) for g in hw.db_devices]},
+        "cluster": cluster_facts(bundle),
+        "layers": bundle.layers,
+        "legacy": bundle.legacy,
+        "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(bundle.files.items())
+                  if name not in ("explain.md", "manifest.json")},
+        "settings": [
+            {"file": s.file, "section": s.section, "key": s.key, "value": _jsonable(s.value), "rule": s.rule,
+             "rationale": s.rationale, "inputs": {k: _jsonable(v) for k, v in s.inputs.items()},
+             "evidence": evidence(s.evidence), "release_facts": list(s.release_facts), "safety": s.safety,
+             "unsafe_opt_in": s.unsafe_opt_in, "notes": list(s.notes)}
+            for s in bundle.settings
+        ],
+        "derived": {k: {"value": _jsonable(d.value), "reason": d.reason, "inputs": d.inputs,
+                        "evidence": evidence(d.evidence)} for k, d in bundle.derived.items()},
+        "omitted": bundle.omitted,
+        "differences_from_seed": bundle.differences,
+        "benchmark_cases": bundle.cases,
+        "lint": bundle.context.get("lint", {}),
+    }  # fmt: skip
+
+
+def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
+    return json.dumps(as_dict(bundle, inputs), indent=1, default=str) + "\n"
