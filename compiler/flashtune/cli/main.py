@@ -6,13 +6,16 @@ import sys
 from collections.abc import Sequence
 
 from flashtune import __version__
+from flashtune.cli import ingest, knob
 from flashtune.cli.common import Parser, guarded
 
 
 def build_parser() -> Parser:
     p = Parser(prog="flashtune", description=__doc__)
     p.add_argument("--version", action="version", version=f"flashtune {__version__}")
-    p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    ingest.add_parser(sub)
+    knob.add_parser(sub)
     return p
 
 
@@ -23,6 +26,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         p.print_help()
         return 2
+    if args.command == "ingest":
+        return ingest.run(args)
+    if args.command == "knob":
+        return knob.run(args)
     return 0
 
 

@@ -1,0 +1,71 @@
+"""`flashtune ingest`: turn benchmark outputs into one tidy CSV (the schema of flashtune.ingest.schema).
+
+pandas is imported only when the command runs, so `flashtune --help` and the other subcommands stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import UsageError
+
+HELP = "read fio/IOR/IOzone/rados bench/sysbench outputs or a CBT archive into one tidy CSV"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register the subcommand on the `flashtune` parser's subparsers."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "ingest",
+        help=HELP,
+        description=HELP + ". Formats: fio JSON/JSON+ and bw/iops/lat/clat/slat logs, IOR 2.x/3.x text, "
+        "IOzone (throughput and auto mode), rados bench (text or --format json), sysbench text/JSON, "
+        "CBT results archive (directory or tarball).",
+    )
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="result files, directories of them, or CBT archives"
+    )
+    p.add_argument("--out", metavar="CSV", help="write the rows here (atomically); default: print a summary")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.add_argument("--format", dest="fmt", metavar="FMT", help="skip detection: cbt, fio-log, fio-json, ior, "
+                   "iozone, rados-bench or sysbench")  # fmt: skip
+    p.add_argument("--raw", action="store_true", help="fio logs: keep every sample instead of time bins")
+    p.add_argument("--bin-ms", type=int, metavar="MS", help="fio logs: time-bin width (default: automatic)")
+    p.add_argument(
+        "--stats", metavar="LIST", help="fio logs: statistics per bin (default mean,min,max,p50,p99)"
+    )
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from flashtune.ingest import load_many
+
+    if args.raw and (args.bin_ms is not None or args.stats):
+        raise UsageError("--raw keeps every sample; it cannot be combined with --bin-ms or --stats",
+                         suggestion="drop --raw to bin, or drop --bin-ms/--stats")  # fmt: skip
+    stats = tuple(s.strip() for s in args.stats.split(",") if s.strip()) if args.stats else None
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not args.force:
+        # fail before parsing gigabytes of logs
+        from flashtune.fileio import write_atomic
+
+        write_atomic(out, "", force=False)
+    df = load_many(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+    if out is not None:
+        from flashtune.fileio import write_atomic
+
+        write_atomic(out, df.to_csv(index=False), force=args.force)
+        print(f"{out}: {len(df)} rows from {len(args.files)} input(s)")
+        return 0
+    summary = df.groupby(["source", "format"], dropna=False).size().reset_index(name="rows")
+    print(summary.to_string(index=False))
+    print(f"{len(df)} rows; pass --out FILE.csv to save them")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from flashtune.cli.main import main as flashtune_main
+
+    return flashtune_main(["ingest", *(sys.argv[1:] if argv is None else argv)])

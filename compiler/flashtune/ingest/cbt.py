@@ -1,0 +1,127 @@
+"""A CBT (ceph/cbt) results archive: the `-a DIR` tree, or a tarball of it.
+
+Layout (CBT's benchmark.py, radosbench.py, librbdfio.py): `DIR/results/<iteration:08d>/id-<sha1[:8]>/`
+per benchmark permutation, holding `benchmark_config.yaml` (`cluster: {benchmark: librbdfio, iteration: 0,
+mode: randwrite, op_size: 4096, iodepth: 16, ...}`) and the copied client outputs, each with the client's
+host name appended by rpdcp:
+* librbdfio / fio / rbdfio: `output.<vol>.<host>` = fio `--output-format=json,normal` stdout, and fio logs
+  `output.<vol>_{bw,iops,lat,clat,slat}.<job>.log.<host>`; `json_output.*` are CBT's own copies (skipped).
+* radosbench: `write/`, `seq/` or `rand/` (and `prefill/`) with `output.<proc>.<host>` = rados bench stdout.
+Monitoring data (collectl, perf, historic ops) is ignored. Every row gets `run` = `<iteration>/id-<hash>`,
+and the permutation's parameters fill what the outputs do not say.
+"""
+
+from __future__ import annotations
+
+import re
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flashtune.errors import FlashtuneError
+from flashtune.ingest.common import as_int, bad_input, parse_size
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from flashtune.ingest.aggregate import Stats
+
+_OUTPUT = re.compile(r"^output\.\d+(?:\.[^_/]+)?$")
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")
+
+
+def looks_like(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "results").is_dir() or any(path.glob("**/benchmark_config.yaml"))
+    return path.name.endswith(TAR_SUFFIXES)
+
+
+def _config(run_dir: Path) -> dict[str, Any]:
+    from flashtune.yamlio import load_yaml
+
+    f = run_dir / "benchmark_config.yaml"
+    if not f.exists():
+        return {}
+    doc = load_yaml(f)
+    cluster = doc.get("cluster") if isinstance(doc, dict) else None
+    if not isinstance(cluster, dict):
+        raise bad_input(f, "benchmark_config.yaml has no 'cluster' mapping", line=1,
+                        hint="CBT writes `cluster: {benchmark: ..., iteration: ...}` here; is this a CBT archive?")  # fmt: skip
+    return {str(k): v for k, v in cluster.items()}
+
+
+def parse(path: Path, *, bin_ms: int | None = None, stats: Stats | None = None) -> pd.DataFrame:
+    if path.is_file() and path.name.endswith(TAR_SUFFIXES):
+        with tempfile.TemporaryDirectory(prefix="flashtune-cbt-") as tmp:
+            try:
+                with tarfile.open(path) as tar:
+                    tar.extractall(tmp, filter="data")
+            except (tarfile.TarError, EOFError, OSError) as e:
+                raise bad_input(path, f"cannot unpack the CBT archive: {e}",
+                                hint="pass the archive directory itself, or a complete .tar.gz of it") from None  # fmt: skip
+            df = _parse_dir(Path(tmp), bin_ms=bin_ms, stats=stats)
+            df["source"] = df["source"].str.replace(tmp, str(path), regex=False)
+            return df
+    return _parse_dir(path, bin_ms=bin_ms, stats=stats)
+
+
+def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.DataFrame:
+    import pandas as pd
+
+    from flashtune.ingest import fio, radosbench
+    from flashtune.ingest.schema import conform
+
+    run_dirs = sorted({p.parent for p in root.glob("**/benchmark_config.yaml")})
+    if not run_dirs:
+        run_dirs = sorted(p for p in root.glob("results/*/id-*") if p.is_dir())
+    if not run_dirs:
+        raise bad_input(root, "no CBT runs here (no results/<iteration>/id-*/benchmark_config.yaml)",
+                        hint="pass the directory given to `cbt.py -a`")  # fmt: skip
+    frames: list[pd.DataFrame] = []
+    for run_dir in run_dirs:
+        cfg = _config(run_dir)
+        run = f"{run_dir.parent.name}/{run_dir.name}"
+        bench = str(cfg.get("benchmark", ""))
+        for f in sorted(run_dir.rglob("*")):
+            if not f.is_file():
+                continue
+            df: pd.DataFrame | None = None
+            if fio.log_info(f) is not None:
+                df = fio.parse_log(f, bin_ms=bin_ms, stats=stats)
+            elif _OUTPUT.match(f.name):
+                with f.open("rb") as fh:
+                    head = fh.read(200_000).decode("utf-8", "replace")
+                if '"fio version"' in head:
+                    df = fio.parse_json(f)
+                elif radosbench.looks_like(head):
+                    df = radosbench.parse(f)
+            if df is None or df.empty:
+                continue
+            df["run"] = run
+            _fill_from_config(df, cfg, bench)
+            frames.append(df)
+    if not frames:
+        raise FlashtuneError(
+            f"found {len(run_dirs)} CBT run(s) but no fio or rados bench outputs in them",
+            file=str(root),
+            suggestion="CBT copies client outputs as output.N.<host>; check that the run finished and was synced",
+        )
+    return conform(pd.concat(frames, ignore_index=True))
+
+
+def _fill_from_config(df: pd.DataFrame, cfg: dict[str, Any], bench: str) -> None:
+    """Parameters the outputs do not state (rados bench -t, op size) from the permutation's config."""
+    if bench == "radosbench":
+        depth = as_int(cfg.get("concurrent_ops"))
+        if depth is not None:
+            df["iodepth"] = df["iodepth"].fillna(depth)
+    size = cfg.get("op_size")
+    n = as_int(size) if size is not None else None
+    if n is None and isinstance(size, str):
+        n = parse_size(size)
+    if n is not None:
+        df["block_size_bytes"] = df["block_size_bytes"].fillna(n)
+    mode = cfg.get("mode")
+    if isinstance(mode, str) and bench != "radosbench":
+        df["workload"] = df["workload"].fillna(mode)

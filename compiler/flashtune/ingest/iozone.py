@@ -1,0 +1,153 @@
+"""IOzone text output: throughput mode (-t N, the Lustre study's `-s 16G -r 1m -t $COUNT -+m`) and the
+auto-mode table (-a).
+
+No IOzone binary is packaged in Debian main, so the format comes from IOzone's printf calls (iozone.c:
+`"\\tChildren see throughput for %2lld initial writers \\t= %10.2f %s/sec"`, `Parent sees ...`,
+`Min/Max/Avg throughput per process`, `Min xfer`; header lines `Record Size 1024 kB`, `File size set to
+16777216 kB`, `Output is in kBytes/sec` or `operations per second`) and published runs.
+* Throughput mode: test names are lower-cased with '_' for spaces ("initial_writers", "re-readers",
+  "random_readers", "mixed_workload", ...), as the study's Table 1 names them. "Children see" is the
+  aggregate over processes (stat `sum`); min/max/avg per process become `min`/`max`/`mean`.
+* Auto mode: a right-aligned table `kB reclen write rewrite read reread read write read rewrite read fwrite
+  frewrite fread freread` under a line naming `random random bkwd record stride`; columns of tests that
+  were not run are blank, so values are matched to header columns by where they end.
+IOzone's kB are 1024 bytes: kB/s / 1024 = MiB/s.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flashtune.ingest.common import bad_input, last_line, line_of_offset, parse_size, read_output
+from flashtune.ingest.schema import to_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_CHILDREN = re.compile(r"Children see throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s*(kB|KB|ops)/sec", re.I)
+_PER_PROC = re.compile(
+    r"(Min|Max|Avg) throughput per (?:process|thread)\s*=\s*([\d.]+)\s*(kB|KB|ops)/sec", re.I
+)
+
+
+def looks_like(text: str) -> bool:
+    head = text[:20000]
+    return (
+        "Iozone" in head
+        or "Children see throughput" in text
+        or bool(re.search(r"\bkB\s+reclen\s+write", text))
+    )
+
+
+def _op(test: str) -> str:
+    if "mixed" in test:
+        return "mixed"
+    return "write" if "writ" in test else "read"
+
+
+def parse(path: Path) -> pd.DataFrame:
+    text = read_output(path)
+    if not looks_like(text):
+        raise bad_input(
+            path, "this is not IOzone output", line=1, hint="save the stdout of an iozone run to a file"
+        )
+    rec_m = re.search(r"Record Size\s+(\d+)\s*(kB|KB)", text)
+    record = int(rec_m.group(1)) * 1024 if rec_m else None
+    ops_mode = "Output is in operations per second" in text or "Output is in ops/sec" in text
+    rows = _throughput(path, text, record, ops_mode)
+    fmt = "iozone-throughput"
+    if not rows:
+        rows = _auto_table(path, text, ops_mode)
+        fmt = "iozone-auto"
+    if not rows:
+        raise bad_input(path, "IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
+                        line=last_line(text),
+                        hint="the run did not finish or the output is cut off")  # fmt: skip
+    df = to_frame(rows)
+    df["format"] = fmt
+    return df
+
+
+def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        lineno = line_of_offset(text, offset)
+        offset += len(line)
+        m = _CHILDREN.search(line)
+        if m:
+            procs, name, value, unit = int(m.group(1)), m.group(2), float(m.group(3)), m.group(4).lower()
+            test = re.sub(r"\s+", "_", name.strip().lower())
+            metric = "iops" if unit == "ops" or ops_mode else "bandwidth"
+            factor = 1.0 if metric == "iops" else 1 / 1024
+            current = {"tool": "iozone", "test": test, "workload": test, "op": _op(test), "interface": "posix",
+                       "block_size_bytes": record, "threads": procs, "iodepth": 1, "source": str(path),
+                       "metric": metric, "_factor": factor}  # fmt: skip
+            rows.append(dict(current, stat="sum", value=value * factor))
+            continue
+        p = _PER_PROC.search(line)
+        if p:
+            if current is None:
+                raise bad_input(path, "per-process throughput before any 'Children see throughput' line",
+                                line=lineno, hint="the output is out of order or cut; keep IOzone's whole stdout")  # fmt: skip
+            stat = {"min": "min", "max": "max", "avg": "mean"}[p.group(1).lower()]
+            rows.append(dict(current, stat=stat, value=float(p.group(2)) * current["_factor"]))
+    for r in rows:
+        r.pop("_factor", None)
+    return rows
+
+
+# auto-mode column names, by (upper label, lower label)
+_AUTO_NAMES = {("", "write"): "write", ("", "rewrite"): "rewrite", ("", "read"): "read", ("", "reread"): "reread",
+               ("random", "read"): "random_read", ("random", "write"): "random_write", ("bkwd", "read"): "bkwd_read",
+               ("record", "rewrite"): "record_rewrite", ("stride", "read"): "stride_read", ("", "fwrite"): "fwrite",
+               ("", "frewrite"): "frewrite", ("", "fread"): "fread", ("", "freread"): "freread"}  # fmt: skip
+
+
+def _ends(line: str) -> list[tuple[int, str]]:
+    return [(m.end(), m.group(0)) for m in re.finditer(r"\S+", line)]
+
+
+def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
+    lines = text.splitlines()
+    rows: list[dict[str, Any]] = []
+    for i, line in enumerate(lines):
+        if not re.match(r"^\s*kB\s+reclen\s+write", line):
+            continue
+        upper = {end: word for end, word in _ends(lines[i - 1])} if i > 0 else {}
+        columns: list[tuple[int, str]] = []
+        for end, word in _ends(line):
+            up = next((w for e, w in upper.items() if abs(e - end) <= 2), "")
+            columns.append((end, _AUTO_NAMES.get((up, word), f"{up}_{word}".strip("_"))))
+        for k in range(i + 1, len(lines)):
+            data = lines[k]
+            cells = _ends(data)
+            if not cells or not all(w.isdigit() for _, w in cells):
+                break
+            values: dict[str, int] = {}
+            for end, word in cells:
+                best = min(columns, key=lambda c: abs(c[0] - end))
+                if abs(best[0] - end) > 3:
+                    raise bad_input(path, "IOzone table value does not line up with a column", line=k + 1,
+                                    hint="keep the table's spacing as IOzone printed it")  # fmt: skip
+                values[best[1]] = int(word)
+            if "kB" not in values or "reclen" not in values:
+                raise bad_input(path, "IOzone table row without file size and record length", line=k + 1)
+            for name, v in values.items():
+                if name in ("kB", "reclen"):
+                    continue
+                metric = "iops" if ops_mode else "bandwidth"
+                rows.append({"tool": "iozone", "test": f"{values['kB']} kB file", "workload": name,
+                             "op": _op(name),
+                             "interface": "posix", "block_size_bytes": values["reclen"] * 1024, "threads": 1,
+                             "iodepth": 1, "metric": metric, "stat": "value",
+                             "value": v if ops_mode else v / 1024, "source": str(path)})  # fmt: skip
+    return rows
+
+
+def file_size_bytes(text: str) -> int | None:
+    m = re.search(r"File size set to\s+(\d+\s*kB)", text, re.I)
+    return parse_size(m.group(1)) if m else None

@@ -1,0 +1,169 @@
+"""`rados bench` output (Ceph's ObjBencher), as text or with --format json.
+
+Text (Pacific 16.2): `Maintaining 16 concurrent writes of 4194304 bytes to objects of size 4194304 for up
+to 10 seconds or 0 objects`, a per-second table (`sec Cur ops started finished avg MB/s cur MB/s last lat(s)
+avg lat(s)`), then `Total time run:`, `Total writes made:` / `Total reads made:`, `Write size:` / `Read size:`,
+`Bandwidth (MB/sec):`, `Average IOPS:`, `Stddev IOPS:`, `Max IOPS:`, `Min IOPS:`, `Average Latency(s):`,
+`Stddev Latency(s):`, `Max latency(s):`, `Min latency(s):` (write runs add Stddev/Max/Min bandwidth).
+JSON: the same summary with lower-case keys whose values are strings (`"bandwidth": "791.2"`),
+`concurrent_ios`, `op_size` and a `datas` list of per-second samples. rados computes "MB/sec" as
+bytes / 2^20, so it is MiB/s as the schema wants. The mode (write/seq/rand) is not printed on read
+runs; it comes from the file name or CBT directory (write/, seq/, rand/) when present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_output
+from flashtune.ingest.schema import to_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_SUMMARY_KEYS: dict[str, tuple[str, str, float]] = {
+    # text label (lower case) -> (metric, stat, factor)
+    "bandwidth (mb/sec)": ("bandwidth", "mean", 1.0),
+    "stddev bandwidth": ("bandwidth", "stddev", 1.0),
+    "max bandwidth (mb/sec)": ("bandwidth", "max", 1.0),
+    "min bandwidth (mb/sec)": ("bandwidth", "min", 1.0),
+    "average iops": ("iops", "mean", 1.0),
+    "stddev iops": ("iops", "stddev", 1.0),
+    "max iops": ("iops", "max", 1.0),
+    "min iops": ("iops", "min", 1.0),
+    "average latency(s)": ("latency", "mean", 1000.0),
+    "stddev latency(s)": ("latency", "stddev", 1000.0),
+    "max latency(s)": ("latency", "max", 1000.0),
+    "min latency(s)": ("latency", "min", 1000.0),
+    "total time run": ("runtime", "value", 1.0),
+    "total writes made": ("ops", "sum", 1.0),
+    "total reads made": ("ops", "sum", 1.0),
+}
+_JSON_KEYS: dict[str, tuple[str, str, float]] = {
+    "bandwidth": ("bandwidth", "mean", 1.0),
+    "stddev_bandwidth": ("bandwidth", "stddev", 1.0),
+    "max_bandwidth": ("bandwidth", "max", 1.0),
+    "min_bandwidth": ("bandwidth", "min", 1.0),
+    "average_iops": ("iops", "mean", 1.0),
+    "stddev_iops": ("iops", "stddev", 1.0),
+    "max_iops": ("iops", "max", 1.0),
+    "min_iops": ("iops", "min", 1.0),
+    "average_latency": ("latency", "mean", 1000.0),
+    "stddev_latency": ("latency", "stddev", 1000.0),
+    "max_latency": ("latency", "max", 1000.0),
+    "min_latency": ("latency", "min", 1000.0),
+    "total_time_run": ("runtime", "value", 1.0),
+    "total_writes_made": ("ops", "sum", 1.0),
+    "total_reads_made": ("ops", "sum", 1.0),
+}
+_MAINTAIN = re.compile(r"Maintaining (\d+) concurrent writes of (\d+) bytes to objects of size (\d+)")
+_SECOND = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+([\d.]+)\s*$")
+
+
+def looks_like(text: str) -> bool:
+    head = text[:20000]
+    return (
+        "concurrent writes of" in head
+        or "sec Cur ops" in head
+        or "Total time run:" in text
+        or ('"total_time_run"' in text and '"bandwidth"' in text)
+    )
+
+
+def mode_from_path(path: Path) -> str | None:
+    for part in reversed(path.parts[:-1]):
+        if part in ("write", "seq", "rand", "prefill"):
+            return "write" if part == "prefill" else part
+    m = re.search(r"(?:^|[^a-z])(write|seq|rand)(?:[^a-z]|$)", path.name.lower())
+    return m.group(1) if m else None
+
+
+def parse(path: Path) -> pd.DataFrame:
+    text = read_output(path)
+    if not looks_like(text):
+        raise bad_input(path, "this is not `rados bench` output", line=1,
+                        hint="save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file")  # fmt: skip
+    brace = re.search(r"^\s*\{", text, re.M)
+    if brace and '"total_time_run"' in text:
+        return _parse_json(path, text, brace.start())
+    return _parse_text(path, text)
+
+
+def _base(path: Path, mode: str | None, threads: int | None, size: int | None) -> dict[str, Any]:
+    workload = mode or "unknown"
+    op = {"write": "write", "seq": "read", "rand": "read"}.get(workload, "total")
+    return {"tool": "rados-bench", "test": workload, "workload": workload, "op": op, "interface": "rados",
+            "iodepth": threads, "threads": 1, "block_size_bytes": size, "source": str(path)}  # fmt: skip
+
+
+def _parse_text(path: Path, text: str) -> pd.DataFrame:
+    m = _MAINTAIN.search(text)
+    mode = "write" if m else (mode_from_path(path) or ("write" if "Total writes made" in text else None))
+    threads = int(m.group(1)) if m else None
+    size = int(m.group(2)) if m else None
+    summary: dict[str, str] = {}
+    start = text.find("Total time run:")
+    if start < 0:
+        raise bad_input(path, "rados bench output without its summary (no 'Total time run:' line)",
+                        line=last_line(text),
+                        hint="the bench was interrupted or the file is cut off; re-run and keep the whole stdout")  # fmt: skip
+    for line in text[start:].splitlines():
+        key, sep, val = line.partition(":")
+        if sep:
+            summary[key.strip().lower()] = val.strip()
+    size = size or as_int(summary.get("write size") or summary.get("read size"))
+    base = _base(path, mode, threads, size)
+    rows: list[dict[str, Any]] = []
+    for key, (metric, stat, factor) in _SUMMARY_KEYS.items():
+        v = as_float(summary.get(key))
+        if v is not None:
+            rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
+    if not any(r["metric"] == "bandwidth" for r in rows):
+        raise bad_input(path, "rados bench summary has no 'Bandwidth (MB/sec):' line",
+                        line=last_line(text), hint="the output is cut off; keep the whole stdout")  # fmt: skip
+    for line in text[:start].splitlines():
+        s = _SECOND.match(line)
+        if s and int(s.group(1)) > 0:
+            sec = float(s.group(1))
+            rows.append(dict(base, time_s=sec, metric="bandwidth", stat="sample", value=float(s.group(6))))
+            if s.group(7) != "-":
+                rows.append(
+                    dict(base, time_s=sec, metric="latency", stat="last", value=float(s.group(7)) * 1000)
+                )
+    df = to_frame(rows)
+    df["format"] = "rados-bench-text"
+    return df
+
+
+def _parse_json(path: Path, text: str, start: int) -> pd.DataFrame:
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as e:
+        raise bad_input(path, f"invalid rados bench JSON: {e.msg}", line=line_of_offset(text, e.pos),
+                        hint="the output is cut off or mixed with other text; keep the whole stdout") from None  # fmt: skip
+    if not isinstance(doc, dict):
+        raise bad_input(path, "rados bench JSON is not an object", line=line_of_offset(text, start))
+    mode = mode_from_path(path) or ("write" if "total_writes_made" in doc else None)
+    size = as_int(doc.get("op_size") or doc.get("write_size") or doc.get("read_size"))
+    base = _base(path, mode, as_int(doc.get("concurrent_ios")), size)
+    rows: list[dict[str, Any]] = []
+    for key, (metric, stat, factor) in _JSON_KEYS.items():
+        v = as_float(doc.get(key))
+        if v is not None:
+            rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
+    if not any(r["metric"] == "bandwidth" for r in rows):
+        raise bad_input(path, "rados bench JSON has no 'bandwidth'", line=line_of_offset(text, start),
+                        hint="run `rados bench ... --format json` and keep its whole stdout")  # fmt: skip
+    for sample in doc.get("datas") or []:
+        if not isinstance(sample, dict):
+            continue
+        sec = as_float(sample.get("sec"))
+        bw = as_float(sample.get("cur_bw"))
+        if sec and bw is not None:
+            rows.append(dict(base, time_s=sec, metric="bandwidth", stat="sample", value=bw))
+    df = to_frame(rows)
+    df["format"] = "rados-bench-json"
+    return df

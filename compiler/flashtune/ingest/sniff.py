@@ -1,0 +1,75 @@
+"""Which tool wrote a file: from its name where tools fix the name (fio logs, CBT archives), else by
+sniffing the first part of its text for each tool's fixed phrases."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flashtune.errors import FlashtuneError
+from flashtune.ingest import cbt, fio, ior, iozone, radosbench, sysbench
+from flashtune.ingest.common import bad_input
+
+FORMATS: tuple[str, ...] = (
+    "cbt",
+    "directory",
+    "fio-log",
+    "fio-json",
+    "ior",
+    "iozone",
+    "rados-bench",
+    "sysbench",
+)
+
+
+class UnknownFormat(FlashtuneError):
+    """No supported tool wrote this file (a directory walk skips such files)."""
+
+
+SNIFF_BYTES = 256 * 1024
+_LOG_LINE = re.compile(rb"^\s*\d+\s*,\s*-?\d+\s*,\s*[012]\s*,\s*\d+")
+
+
+def detect(path: Path) -> str:
+    """One of FORMATS, or a FlashtuneError saying why not and what is supported."""
+    if not path.exists():
+        raise bad_input(path, "no such file or directory", hint="check the path")
+    if path.is_dir() or path.name.endswith(cbt.TAR_SUFFIXES):
+        if cbt.looks_like(path):
+            return "cbt"
+        if path.is_dir():
+            return "directory"
+        raise bad_input(path, "a tarball, but not of a CBT results archive (no results/*/id-*/benchmark_config.yaml)",
+                        hint="pass the result files themselves, or a tarball of the directory given to `cbt.py -a`")  # fmt: skip
+    if fio.log_info(path) is not None:
+        return "fio-log"
+    try:
+        with path.open("rb") as f:
+            raw = f.read(SNIFF_BYTES)
+    except OSError as e:
+        raise bad_input(path, f"cannot read: {e.strerror}", hint="check the file's permissions") from None
+    if not raw.strip():
+        raise bad_input(path, "file is empty", line=1, hint="the benchmark wrote nothing; re-run it")
+    if b"\x00" in raw:
+        raise bad_input(
+            path, "binary file, not a benchmark's text output", hint="pass the tool's text/JSON output"
+        )
+    text = raw.decode("utf-8", "replace")
+    if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
+        return "fio-json"
+    if sysbench.looks_like(text):
+        return "sysbench"
+    if ior.looks_like(text):
+        return "ior"
+    if iozone.looks_like(text):
+        return "iozone"
+    if radosbench.looks_like(text):
+        return "rados-bench"
+    if _LOG_LINE.match(raw):
+        raise bad_input(path, "looks like a fio log, but its name does not say which one",
+                        hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log so the metric is known")  # fmt: skip
+    if text.lstrip().startswith("{") and "jobs" in text:
+        return "fio-json"
+    raise UnknownFormat("cannot tell which tool wrote this file", file=str(path), line=1,
+                        suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench "
+                        "output, and CBT archive directories")  # fmt: skip

@@ -1,0 +1,355 @@
+"""IOR and IOzone ingest, on outputs built here in the tools' own printed layout.
+
+Neither IOR nor IOzone is packaged in Debian, so these outputs are constructed following the printf
+formats in the tools' sources (IOR 2.10.3 src/C/IOR.c ShowSetup/SummarizeResults, hpc/ior 3.x
+ior-output.c, iozone.c's throughput and auto-mode printers) and filled with the Lustre study's published
+numbers (seed 002, Tables 1 and 2), so a correct ingest must hand back exactly the published MB/s.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flashtune.errors import FlashtuneError
+from flashtune.ingest import COLUMN_NAMES, detect, load
+
+# Seed 002, Table 1, SSD system ("SDD" in the source), 16 nodes, MB/s (1 MB = 2^20 bytes)
+TABLE1_SSD_16 = {
+    "initial writers": 2523, "rewriters": 2923, "readers": 8518, "re-readers": 8515, "reverse readers": 6323,
+    "stride readers": 7098, "pread readers": 8490, "pwrite writers": 2261, "random readers": 6552,
+    "random writers": 3618, "mixed workload": 5404, "fwriters": 3533, "freaders": 8616,
+}  # fmt: skip
+
+
+def iozone_throughput_text(procs: int, results: dict[str, float], *, unit: str = "kB") -> str:
+    out = [
+        "\tIozone: Performance Test of File I/O",
+        "\t        Version $Revision: 3.420 $",
+        "\t\tCompiled for 64 bit mode.",
+        "",
+        "\tRun began: Tue Jan 14 10:00:00 2014",
+        "",
+        "\tNetwork distribution mode enabled.",
+        "\tFile size set to 16777216 kB",
+        "\tRecord Size 1024 kB",
+        f"\tCommand line used: iozone.x86_64 -s 16G -r 1m -t {procs} -+m nodefile",
+        "\tOutput is in kBytes/sec",
+        "\tTime Resolution = 0.000001 seconds.",
+        f"\tThroughput test with {procs} processes",
+        "\tEach process writes a 16777216 kByte file in 1024 kByte records",
+        "",
+    ]
+    for name, mb_s in results.items():
+        total = mb_s * 1024  # IOzone prints kB/sec, 1 kB = 1024 bytes
+        per = total / procs
+        out += [
+            f"\tChildren see throughput for {procs:2d} {name} \t= {total:10.2f} {unit}/sec",
+            f"\tParent sees throughput for {procs:2d} {name} \t= {total * 0.98:10.2f} {unit}/sec",
+            f"\tMin throughput per process \t\t\t= {per * 0.9:10.2f} {unit}/sec ",
+            f"\tMax throughput per process \t\t\t= {per * 1.1:10.2f} {unit}/sec",
+            f"\tAvg throughput per process \t\t\t= {per:10.2f} {unit}/sec",
+            f"\tMin xfer \t\t\t\t\t= {16777216 * 0.9:10.2f} {unit}",
+            "",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def test_iozone_throughput_mode_returns_the_published_table(tmp_path: Path) -> None:
+    f = tmp_path / "iozone-16.txt"
+    f.write_text(iozone_throughput_text(16, TABLE1_SSD_16))
+    assert detect(f) == "iozone"
+    df = load(f)
+    assert tuple(df.columns) == COLUMN_NAMES
+    agg = df[df["stat"] == "sum"].set_index("workload")["value"]
+    expected = {k.replace(" ", "_"): float(v) for k, v in TABLE1_SSD_16.items()}
+    assert agg.to_dict() == pytest.approx(expected)
+    assert set(df["unit"]) == {"MiB/s"} and set(df["threads"]) == {16}
+    assert set(df["block_size_bytes"]) == {1024 * 1024}
+    ops = df[df["stat"] == "sum"].set_index("workload")["op"]
+    assert (ops["initial_writers"], ops["re-readers"], ops["mixed_workload"]) == ("write", "read", "mixed")
+    per_proc = df[(df["workload"] == "readers") & (df["stat"] == "mean")]["value"].iloc[0]
+    assert per_proc == pytest.approx(8518 / 16, rel=1e-4)
+
+
+def test_iozone_old_kb_spelling_and_ops_mode(tmp_path: Path) -> None:
+    f = tmp_path / "old.txt"
+    f.write_text(iozone_throughput_text(1, {"initial writers": 105}, unit="KB"))
+    assert load(f)[lambda d: d["stat"] == "sum"]["value"].iloc[0] == pytest.approx(105)
+    ops = tmp_path / "ops.txt"
+    ops.write_text(iozone_throughput_text(2, {"random readers": 10}).replace("kBytes/sec", "operations per second")
+                   .replace("kB/sec", "ops/sec"))  # fmt: skip
+    df = load(ops)
+    assert set(df["metric"]) == {"iops"}
+    assert df[df["stat"] == "sum"]["value"].iloc[0] == pytest.approx(10 * 1024)
+
+
+AUTO_UPPER = "                                                              random    random     bkwd    record    stride                                    "
+AUTO_HEADER = "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread"
+
+
+def _auto_row(values: dict[int, int]) -> str:
+    """Right-align each value at the end of its header column (iozone's %Nld fields)."""
+    ends = [m_end for m_end in _ends(AUTO_HEADER)]
+    line = [" "] * (len(AUTO_HEADER) + 1)
+    for col, v in values.items():
+        s = str(v)
+        e = ends[col]
+        line[e - len(s) : e] = list(s)
+    return "".join(line).rstrip() + "   "
+
+
+def _ends(text: str) -> list[int]:
+    import re
+
+    return [m.end() for m in re.finditer(r"\S+", text)]
+
+
+def test_iozone_auto_mode_table_with_tests_left_out(tmp_path: Path) -> None:
+    # -i 0 -i 2: write/rewrite and random read/write only; read/reread columns are blank
+    rows = [_auto_row({0: 102400, 1: 4, 2: 2604, 3: 2666, 6: 9959, 7: 2652}),
+            _auto_row({0: 102400, 1: 1024, 2: 314600, 3: 325053, 6: 374715, 7: 325762})]  # fmt: skip
+    text = "\tIozone: Performance Test of File I/O\n\tAuto Mode\n\tOutput is in kBytes/sec\n"
+    text += AUTO_UPPER + "\n" + AUTO_HEADER + "\n" + "\n".join(rows) + "\n\niozone test complete.\n"
+    f = tmp_path / "auto.txt"
+    f.write_text(text)
+    df = load(f)
+    assert set(df["format"]) == {"iozone-auto"}
+    big = df[df["block_size_bytes"] == 1024 * 1024].set_index("workload")["value"]
+    assert big.to_dict() == pytest.approx(
+        {
+            "write": 314600 / 1024,
+            "rewrite": 325053 / 1024,
+            "random_read": 374715 / 1024,
+            "random_write": 325762 / 1024,
+        }
+    )
+    assert set(df[df["workload"] == "random_write"]["op"]) == {"write"}
+
+
+def ior2_text(tasks: int, per_node: int, write_mib: float, read_mib: float, api: str = "MPIIO") -> str:
+    """IOR 2.10.3 default verbosity, -a MPIIO -r -w -F -i 3 -C -t 1m -b 128g, as in the study."""
+
+    def line(op: str, mib: float) -> str:
+        pad = "     " if op == "write" else "      "
+        return (f"{op}{pad}{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f} "
+                f"{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f}{131072 / mib:10.5f}   EXCEL")  # fmt: skip
+
+    return "\n".join([
+        "IOR-2.10.3: MPI Coordinated Test of Parallel I/O", "",
+        "Run began: Tue Jan 14 10:00:00 2014",
+        "Command line used: /home/user/IOR/src/C/IOR -a MPIIO -r -w -F -i 3 -C -t 1m -b 128g -o ./IOR",
+        "Machine: Linux node001", "",
+        "Summary:",
+        f"\tapi                = {api} (version=2, subversion=2)",
+        "\ttest filename      = ./IOR",
+        "\taccess             = file-per-process",
+        "\tordering in a file = sequential offsets",
+        "\tordering inter file=constant task offsets = 1",
+        f"\tclients            = {tasks} ({per_node} per node)",
+        "\trepetitions        = 3",
+        "\txfersize           = 1 MiB",
+        "\tblocksize          = 128 GiB",
+        f"\taggregate filesize = {tasks * 128} GiB", "",
+        "Operation  Max (MiB)  Min (MiB)  Mean (MiB)   Std Dev  Max (OPs)  Min (OPs)  Mean (OPs)   Std Dev  Mean (s)  ",
+        "---------  ---------  ---------  ----------   -------  ---------  ---------  ----------   -------  --------",
+        line("write", write_mib), line("read", read_mib), "",
+        f"Max Write: {write_mib:.2f} MiB/sec ({write_mib * 1.048576:.2f} MB/sec)",
+        f"Max Read:  {read_mib:.2f} MiB/sec ({read_mib * 1.048576:.2f} MB/sec)", "",
+        "Run finished: Tue Jan 14 11:00:00 2014", "",
+    ])  # fmt: skip
+
+
+def test_ior2_returns_table2_numbers(tmp_path: Path) -> None:
+    # Table 2: 16 threads on 16 nodes, lfs09 SSD: read 5500, write 5459 MB/s
+    f = tmp_path / "ior-16x1.txt"
+    f.write_text(ior2_text(16, 1, 5459, 5500))
+    df = load(f)
+    assert set(df["format"]) == {"ior-2"}
+    mx = df[(df["metric"] == "bandwidth") & (df["stat"] == "max")].set_index("op")["value"]
+    assert mx.to_dict() == pytest.approx({"write": 5459.0, "read": 5500.0})
+    ops = df[(df["metric"] == "iops") & (df["stat"] == "max")].set_index("op")["value"]
+    # with 1 MiB transfers, operations per second equal MiB/s (the study's Tables 4/5 check)
+    assert ops.to_dict() == pytest.approx(mx.to_dict())
+    row = df.iloc[0]
+    assert (row["interface"], row["threads"], row["clients"], row["block_size_bytes"]) == (
+        "MPIIO",
+        16,
+        16,
+        1 << 20,
+    )
+
+
+def test_ior2_multi_thread_per_node_sets_clients(tmp_path: Path) -> None:
+    f = tmp_path / "ior-128.txt"
+    f.write_text(ior2_text(128, 8, 24673, 24140, api="POSIX"))
+    row = load(f).iloc[0]
+    assert (row["threads"], row["clients"], row["interface"]) == (128, 16, "POSIX")
+
+
+IOR3 = """IOR-3.3.0: MPI Coordinated Test of Parallel I/O
+Began               : Mon Nov 16 10:00:00 2026
+Command line        : ior -a POSIX -w -r -F -i 2 -t 64k -b 256m
+Machine             : Linux client01
+TestID              : 0
+StartTime           : Mon Nov 16 10:00:00 2026
+Path                : /scratch
+
+Options:
+api                 : POSIX
+apiVersion          :
+test filename       : testFile
+access              : file-per-process
+type                : independent
+segments            : 1
+ordering in a file  : sequential
+ordering inter file : no tasks offsets
+nodes               : 2
+tasks               : 8
+clients per node    : 4
+repetitions         : 2
+xfersize            : 65536 bytes
+blocksize           : 256 MiB
+aggregate filesize  : 2 GiB
+
+Results:
+
+access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter
+------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----
+write     1500.00    24000      0.000300    262144     64.00      0.001000   1.36       0.000500   1.37       0
+read      3000.00    48000      0.000150    262144     64.00      0.000500   0.68       0.000300   0.68       0
+write     1300.00    20800      0.000350    262144     64.00      0.001000   1.57       0.000500   1.58       1
+read      2800.00    44800      0.000160    262144     64.00      0.000500   0.73       0.000300   0.73       1
+remove    -          -          -           -          -          -          -          -          0.010000   1
+Max Write: 1500.00 MiB/sec (1572.86 MB/sec)
+Max Read:  3000.00 MiB/sec (3145.73 MB/sec)
+
+Summary of all tests:
+Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API RefNum
+write        1500.00    1300.00    1400.00     100.00   24000.00   20800.00   22400.00    1600.00    1.47500         NA            NA     0      8   4    2   1     0        1         0    0      1 268435456    65536    2048.0 POSIX      0
+read         3000.00    2800.00    2900.00     100.00   48000.00   44800.00   46400.00    1600.00    0.70500         NA            NA     0      8   4    2   1     0        1         0    0      1 268435456    65536    2048.0 POSIX      0
+Finished            : Mon Nov 16 10:00:05 2026
+"""
+
+
+def test_ior3_summary_table(tmp_path: Path) -> None:
+    f = tmp_path / "ior3.txt"
+    f.write_text(IOR3)
+    df = load(f)
+    assert set(df["format"]) == {"ior-3"}
+    mean = df[(df["metric"] == "bandwidth") & (df["stat"] == "mean")].set_index("op")["value"]
+    assert mean.to_dict() == {"write": 1400.0, "read": 2900.0}
+    iops = df[(df["metric"] == "iops") & (df["stat"] == "mean")].set_index("op")["value"]
+    # MiB/s = OPs x 64 KiB: the two columns agree, so the block size is right
+    for op in ("write", "read"):
+        assert iops[op] * 65536 / 2**20 == pytest.approx(mean[op])
+    row = df.iloc[0]
+    assert (row["threads"], row["clients"], row["block_size_bytes"], row["interface"]) == (
+        8,
+        2,
+        65536,
+        "POSIX",
+    )
+    assert df[df["metric"] == "io"]["value"].iloc[0] == 2048.0
+
+
+def test_cut_off_outputs_fail_with_file_and_line(tmp_path: Path) -> None:
+    f = tmp_path / "ior-cut.txt"
+    text = ior2_text(16, 1, 5459, 5500)
+    f.write_text(text[: text.index("Operation")])
+    with pytest.raises(FlashtuneError) as e:
+        load(f)
+    assert e.value.file == str(f) and e.value.line is not None and e.value.suggestion
+    g = tmp_path / "ior3-cut.txt"
+    g.write_text(IOR3[: IOR3.index("write        1500.00") + 40])
+    with pytest.raises(FlashtuneError) as e:
+        load(g)
+    assert e.value.line == IOR3[: IOR3.index("write        1500.00")].count("\n") + 1
+    h = tmp_path / "iozone-cut.txt"
+    h.write_text(
+        "\tIozone: Performance Test of File I/O\n\tMin throughput per process \t\t\t=  1.00 kB/sec\n"
+    )
+    with pytest.raises(FlashtuneError) as e:
+        load(h)
+    assert e.value.line == 2
+
+
+def test_unknown_and_empty_inputs(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text("hello\nworld\n")
+    with pytest.raises(FlashtuneError) as e:
+        load(f)
+    assert "cannot tell" in e.value.message and "fio" in (e.value.suggestion or "")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(FlashtuneError):
+        load(empty)
+    with pytest.raises(FlashtuneError) as e:
+        load(tmp_path / "missing.json")
+    assert e.value.file and e.value.file.endswith("missing.json")
+    d = tmp_path / "plain-dir"
+    d.mkdir()
+    (d / "README").write_text("my notes\n")
+    with pytest.raises(FlashtuneError) as e:
+        load(d)
+    assert "no benchmark output" in e.value.message and e.value.file == str(d)
+
+
+def test_a_results_directory_loads_every_result_file(tmp_path: Path) -> None:
+    d = tmp_path / "my-results"
+    (d / "lustre").mkdir(parents=True)
+    (d / "ior-16x1.txt").write_text(ior2_text(16, 1, 5459, 5500))
+    (d / "lustre" / "iozone-16.txt").write_text(iozone_throughput_text(16, TABLE1_SSD_16))
+    (d / "job.fio").write_text("[global]\nrw=randread\n")  # not a result: skipped
+    df = load(d)
+    assert set(df["tool"]) == {"ior", "iozone"}
+    assert df["source"].str.endswith(("ior-16x1.txt", "iozone-16.txt")).all()
+    (d / "cut.txt").write_text(ior2_text(16, 1, 1, 1)[:300])  # a known format, broken: not skipped
+    with pytest.raises(FlashtuneError) as e:
+        load(d)
+    assert e.value.file == str(d / "cut.txt")
+
+
+def test_flashtune_cli_start_does_not_import_pandas() -> None:
+    code = ("import sys; from flashtune.cli.main import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'altair') if m in sys.modules))")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+def test_reader_rows_line_up_with_the_published_table(tmp_path: Path) -> None:
+    """The reader's IOzone rows and data/'s lustre_iozone rows share workload names, units and stat."""
+    from flashtune import data
+    from flashtune.ingest.published import from_published
+
+    pub = from_published(data.load("lustre_iozone"))
+    assert tuple(pub.columns[: len(COLUMN_NAMES)]) == COLUMN_NAMES
+    ssd16 = pub[(pub["system"] == "ssd") & (pub["clients"] == 16)]
+    f = tmp_path / "iozone-16.txt"
+    f.write_text(iozone_throughput_text(16, TABLE1_SSD_16))
+    mine = load(f)
+    mine = mine[mine["stat"] == "sum"]
+    joined = mine.merge(ssd16, on=["workload", "metric", "stat", "unit"], suffixes=("", "_pub"))
+    assert len(joined) == len(TABLE1_SSD_16)
+    assert (joined["value"] == joined["value_pub"]).all()
+
+
+def test_cli_summary_and_forced_format(tmp_path: Path) -> None:
+    f = tmp_path / "iozone-16.txt"
+    f.write_text(iozone_throughput_text(16, TABLE1_SSD_16))
+    g = tmp_path / "ior.txt"
+    g.write_text(ior2_text(16, 1, 5459, 5500))
+    exe = [sys.executable, "-m", "flashtune.cli.main", "ingest"]
+    r = subprocess.run([*exe, str(f), str(g)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = len(load(f)) + len(load(g))
+    assert "iozone-throughput" in r.stdout and "ior-2" in r.stdout and f"{rows} rows" in r.stdout
+    wrong = subprocess.run([*exe, str(f), "--format", "ior"], capture_output=True, text=True, timeout=120)
+    assert (
+        wrong.returncode == 2 and "this is not IOR output" in wrong.stderr and "Traceback" not in wrong.stderr
+    )
+    bogus = subprocess.run([*exe, str(f), "--format", "xml"], capture_output=True, text=True, timeout=120)
+    assert bogus.returncode == 2 and "unknown format" in bogus.stderr
