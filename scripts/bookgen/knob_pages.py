@@ -1,0 +1,190 @@
+"""Knob reference pages: one page per catalog domain, one section per knob (from flashtune.catalog)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bookgen import myst
+from bookgen.evidence import evidence_line
+from flashtune.catalog import Catalog, Knob
+from flashtune.catalog.model import DOMAINS
+from flashtune.releases import MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
+
+DOMAIN_TITLES = {
+    "ceph": "Ceph options (ceph.conf)",
+    "sysctl": "Kernel settings (sysctl)",
+    "mysql": "MySQL and MariaDB variables (my.cnf)",
+    "mount": "File-system mount options",
+    "blockdev": "Block-device settings",
+    "cpu": "CPU and NUMA settings",
+    "allocator": "Memory allocator settings",
+    "nic": "Network interface settings",
+}
+SAFETY_MEANING = {
+    "safe": "changes performance only; no data or security is at stake",
+    "durability-risk": "acknowledged writes can be lost on a crash or power cut",
+    "integrity-risk": "corruption can go unnoticed (checksums or consistency checks are weakened)",
+    "security-risk": "weakens authentication, encryption or exposure to the network",
+}
+EFFECT_MEANING = {
+    "runtime": "applies to running daemons",
+    "restart": "needs a daemon restart",
+    "create": "only read when an OSD or pool is created",
+}
+
+
+_BINARY_UNITS = (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+
+
+def shown(knob: Knob, v: Any) -> str:
+    """A value as written in a config file, with sizes in bytes also given in binary units."""
+    text = myst.value(v)
+    if knob.type == "size" and isinstance(v, int) and not isinstance(v, bool) and v >= 1024:
+        for unit, factor in _BINARY_UNITS:
+            if v % factor == 0:
+                return f"{text} ({v // factor} {unit})"
+    return text
+
+
+def knob_label(knob: Knob) -> str:
+    return myst.label("knob", knob.domain, knob.name)
+
+
+def _releases(knob: Knob) -> tuple[str, ...]:
+    if knob.domain == "ceph":
+        return SUPPORTED_CEPH_RELEASES
+    if knob.domain == "mysql":
+        return MYSQL_FLAVOURS
+    return ()
+
+
+def _release_table(knob: Knob) -> str:
+    releases = _releases(knob)
+    if not releases:
+        return f"Default: {shown(knob, knob.default_for(None))}\n"
+    marks = ["†" if r in knob.inferred else "" for r in releases]
+    header = ["", *(r + m for r, m in zip(releases, marks, strict=True))]
+    exists = ["exists", *("yes" if knob.exists_in(r) else "no" for r in releases)]
+    defaults = [
+        "default",
+        *(shown(knob, knob.default_for(r)) if knob.exists_in(r) else "—" for r in releases),
+    ]
+    text = myst.table(header, [exists, defaults])
+    if any(marks):
+        text += "\n† inferred, not read from that release's option schema.\n"
+    return text
+
+
+def _facts(knob: Knob, catalog: Catalog) -> list[tuple[str, str]]:
+    where = knob.location.file
+    if knob.location.sections:
+        where += " [" + ", ".join(knob.location.sections) + "]"
+    kind = myst.code(knob.type) + (f" ({knob.unit})" if knob.unit else "")
+    facts = [("Set in", myst.code(where)), ("Type", kind)]
+    if knob.min is not None or knob.max is not None:
+        low = shown(knob, knob.min) if knob.min is not None else "−∞"
+        high = shown(knob, knob.max) if knob.max is not None else "∞"
+        facts.append(("Range", f"{low} … {high}"))
+    if knob.enum:
+        facts.append(("Allowed values", myst.value(knob.enum)))
+    facts.append(("Takes effect", f"{knob.effect}: {EFFECT_MEANING.get(knob.effect, '')}"))
+    safety = f"**{knob.safety}**: {SAFETY_MEANING.get(knob.safety, '')}"
+    if knob.safety_note:
+        safety += f". {myst.plain(knob.safety_note)}"
+    facts.append(("Safety", safety))
+    if knob.level:
+        facts.append(("Ceph level", knob.level))
+    if knob.applies_to:
+        facts.append(("Only matters for", ", ".join(knob.applies_to)))
+    history = []
+    if knob.added:
+        history.append(f"added in {knob.added}")
+    if knob.removed:
+        history.append(f"removed in {knob.removed}")
+    if history:
+        facts.append(("History", "; ".join(history)))
+    if knob.aliases:
+        facts.append(("Also spelled", myst.value(knob.aliases)))
+    for rule in knob.unsafe_values:
+        note = f": {myst.plain(rule.note)}" if rule.note else ""
+        facts.append(("Risky values", f"{myst.value(rule.values)} ({rule.safety}){note}"))
+    for rule in knob.removed_values:
+        when = f" (gone in {rule.removed})" if rule.removed else ""
+        note = f": {myst.plain(rule.note)}" if rule.note else ""
+        facts.append(("Values that stopped working", f"{myst.value(rule.values)}{when}{note}"))
+    if knob.seeds:
+        facts.append(("Named in seed documents", ", ".join(knob.seeds)))
+    for field, target in (("Renamed to", knob.renamed_to), ("Misspelling of", knob.misspelling_of)):
+        if target:
+            other = catalog.get(target, knob.domain)
+            facts.append((field, myst.ref(target, knob_label(other)) if other else myst.code(target)))
+    return facts
+
+
+def knob_section(knob: Knob, catalog: Catalog) -> str:
+    out = [f"({knob_label(knob)})=", f"## {myst.code(knob.name)}", ""]
+    out += [f"- **{name}**: {text}" for name, text in _facts(knob, catalog)]
+    out += ["", _release_table(knob), myst.plain(knob.rationale), ""]
+    if knob.evidence:
+        out.append("**Evidence**\n")
+        out += [f"- {evidence_line(ref)}" for ref in knob.evidence]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def domain_page(domain: str, knobs: list[Knob], catalog: Catalog) -> str:
+    title = DOMAIN_TITLES.get(domain, domain)
+    lines = [
+        f"# {title}",
+        "",
+        f"{len(knobs)} knobs in the `{domain}` domain, generated from `data/knobs/` "
+        "(see {ref}`knob-reference` for how to read a card).",
+        "",
+        myst.table(
+            ["knob", "type", "safety", "takes effect"],
+            [(myst.ref(k.name, knob_label(k)), k.type, k.safety, k.effect) for k in knobs],
+        ),
+    ]
+    lines += [knob_section(k, catalog) for k in knobs]
+    return "\n".join(lines)
+
+
+def index_page(catalog: Catalog, domains: list[str]) -> str:
+    rows = [(myst.ref(DOMAIN_TITLES.get(d, d), f"knobs-{d}"), d, len(catalog.in_domain(d))) for d in domains]
+    safety = [(myst.code(s), m) for s, m in SAFETY_MEANING.items()]
+    return "\n".join(
+        [
+            "(knob-reference)=",
+            "# Knob reference",
+            "",
+            f"Every tuning knob flashtune knows ({len(catalog)} in all), generated from the catalog in "
+            "`data/knobs/`: the same records the compiler, the linter and the notebooks read. "
+            "Each knob's card gives where it is set, its type and unit, its limits, when a change takes "
+            "effect, its safety class, whether it exists and what its default is in each Ceph release "
+            "(or MySQL/MariaDB flavour), why flashtune sets it, and the dataset rows behind that advice. "
+            "Use the search box to jump to a knob by name.",
+            "",
+            myst.table(["domain", "name", "knobs"], rows),
+            "Safety classes:",
+            "",
+            myst.table(["class", "meaning"], safety),
+            "Misspelled and removed knobs from the 2017 documents are catalogued too, so that the linter "
+            "can say what was meant; their cards point to the knob that replaced them.",
+            "",
+        ]
+    )
+
+
+def write(catalog: Catalog, out: Path) -> list[Path]:
+    """Write index.md plus one page per non-empty domain into out; return the pages written."""
+    out.mkdir(parents=True, exist_ok=True)
+    domains = [d for d in DOMAINS if catalog.in_domain(d)]
+    pages = [out / "index.md"]
+    pages[0].write_text(index_page(catalog, domains), encoding="utf-8")
+    for d in domains:
+        knobs = sorted(catalog.in_domain(d), key=lambda k: k.name)
+        page = out / f"{d}.md"
+        page.write_text(f"(knobs-{d})=\n" + domain_page(d, knobs, catalog), encoding="utf-8")
+        pages.append(page)
+    return pages
