@@ -30,8 +30,16 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check compiler tests bench scripts
 	$(BIN)/ruff format --check compiler tests bench scripts
 
+# The checked-in compiled matrix (every tier x workload, default release); tests fail when it is stale.
+configs: $(VENV)/.installed
+	$(BIN)/python -m flashtune.compile.matrix configs
+
 typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
+# The Jupyter Book (1.x, offline): generated reference pages + executed notebooks -> book/_build/html.
+book: $(VENV)/.installed
+	$(BIN)/python scripts/build_book.py
+
 clean:
-	rm -rf out book/_build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf out book/_build book/_generated .pytest_cache .mypy_cache .ruff_cache

@@ -4,10 +4,12 @@
 set -euo pipefail
 PKGS=(
   ceph ceph-mon ceph-osd ceph-mgr ceph-common radosgw   # real Ceph daemons and ceph-conf
+  ceph-mds                                               # CephFS for the scratch workload's real-Ceph test
   mariadb-server mariadb-client                          # real MariaDB for my.cnf checks
   fio sysbench                                           # real benchmark output for ingest
   tuned                                                  # tuned profiles for comparison / validation
   chromium                                               # the book's browser test
+  fonts-dejavu-core                                      # the font the book's SVG charts are measured and drawn in
   uuid-runtime iproute2 util-linux procps kmod curl      # uuidgen, ip netns, losetup, sysctl
   python3-venv python3-pip make git
 )
