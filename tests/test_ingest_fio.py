@@ -6,6 +6,7 @@ Expected values come from the raw files (read with json / numpy here), never fro
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -156,7 +157,7 @@ def test_per_io_log_keeps_block_size(fio_run: Path) -> None:
 
 
 def test_binning_of_a_large_log_is_exact_for_means_and_close_for_percentiles(
-    fio_run: Path, tmp_path: Path
+    fio_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """600k rows synthesised from the real per-I/O latency log, checked against numpy on the same data."""
     base = np.loadtxt(fio_run / "rawlog_lat.1.log", delimiter=",", dtype=np.int64)
@@ -183,6 +184,13 @@ def test_binning_of_a_large_log_is_exact_for_means_and_close_for_percentiles(
     assert 10 < len(auto) < MAX_CHART_ROWS
     # two worker processes bin exactly as one reader does
     pd.testing.assert_frame_equal(load(path, workers=2), auto)
+    # unasked, a log past the size threshold goes to two workers, and the result is the same
+    import flashtune.ingest as ingest
+
+    assert ingest.auto_workers(path) == 1
+    monkeypatch.setattr(ingest, "AUTO_PARALLEL_BYTES", path.stat().st_size)
+    assert ingest.auto_workers(path) == (2 if (os.cpu_count() or 1) >= 2 else 1)
+    pd.testing.assert_frame_equal(load(path), auto)
     # a bad line deep in the file: the parallel reader hands over to the serial one, which names the line
     lines = path.read_bytes().split(b"\n")
     lines[450_000] = b"17, oops, 0, 4096, 0"
