@@ -17,13 +17,11 @@ from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
+from flashtune.units import IEC, SECONDS
 
 INT_TYPES = ("int", "uint", "size", "secs", "millisecs")
 # y2c.py's literal suffixes: sizes in powers of 1024, durations in seconds.
-_SUFFIX = {
-    "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50,
-    "sec": 1, "min": 60, "hr": 3600, "day": 86400, "week": 7 * 86400,
-}  # fmt: skip
+_SUFFIX = {**{u.upper(): IEC[u] for u in "kmgtp"}, **{u: SECONDS[u] for u in ("sec", "min", "hr", "day", "week")}}
 _PLACEHOLDER = re.compile(r"@([A-Za-z0-9_]+)@")
 
 

@@ -3,21 +3,47 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.fileio import read_text
+from flashtune.units import IEC, SI
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Benchmark outputs can be big (fio json+ with many jobs), but text summaries are never near this.
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 
 _SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[kmgtpe]?)(?P<ib>i?)(?P<b>b?)(?:ytes?)?\s*$", re.I)
-_POW = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 
 
 def read_output(path: Path) -> str:
     """A tool's text output, decoded, with flashtune's usual errors for missing/binary files."""
     return read_text(path, max_bytes=MAX_TEXT_BYTES)
+
+
+def read_tool_output(path: Path, looks_like: Callable[[str], bool], tool: str, hint: str) -> str:
+    """A tool's output, refused at line 1 when it is not that tool's (e.g. the wrong file was passed)."""
+    text = read_output(path)
+    if not looks_like(text):
+        raise bad_input(path, f"this is not {tool} output", line=1, hint=hint)
+    return text
+
+
+def results_frame(path: Path, rows: Iterable[Mapping[str, Any]], fmt: str, *, line: int | None, problem: str,
+                  hint: str) -> pd.DataFrame:  # fmt: skip
+    """The parsed rows as a schema frame tagged with its format; no rows means a cut-off or failed run."""
+    from flashtune.ingest.schema import to_frame  # pandas: only once there is something to build
+
+    rows = list(rows)
+    if not rows:
+        raise bad_input(path, problem, line=line, hint=hint)
+    df = to_frame(rows)
+    df["format"] = fmt
+    return df
 
 
 def line_of_offset(text: str, offset: int) -> int:
@@ -44,9 +70,8 @@ def parse_size(text: str, *, binary: bool = True) -> int | None:
     m = _SIZE.match(text or "")
     if not m:
         return None
-    base = 1024 if binary or m.group("ib") else 1000
-    size: float = float(m.group("num")) * base ** _POW[m.group("unit").lower()]
-    return round(size)
+    table = IEC if binary or m.group("ib") else SI
+    return round(float(m.group("num")) * table[m.group("unit").lower()])
 
 
 def as_int(value: object) -> int | None:

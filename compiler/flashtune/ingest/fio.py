@@ -23,8 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError
-from flashtune.ingest.common import as_float, as_int, bad_input, line_of_offset, parse_size, read_output
-from flashtune.ingest.schema import MiB, percentile_stat, to_frame
+from flashtune.ingest.common import (
+    as_float,
+    as_int,
+    bad_input,
+    line_of_offset,
+    parse_size,
+    read_output,
+    results_frame,
+)
+from flashtune.ingest.schema import MiB, percentile_stat
 
 if TYPE_CHECKING:
     import numpy as np
@@ -152,12 +160,9 @@ def parse_json(path: Path) -> pd.DataFrame:
             v = as_float(job.get(key))
             if v is not None:
                 rows.append(dict(base, op="total", metric=metric, stat="mean", value=v))
-    if not rows:
-        raise bad_input(path, "fio JSON holds no job that did any I/O", line=first_line,
-                        hint="check the job's error field and that the run was not aborted")  # fmt: skip
-    df = to_frame(rows)
-    df["format"] = "fio-json+" if plus else "fio-json"
-    return df
+    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=first_line,
+                         problem="fio JSON holds no job that did any I/O",
+                         hint="check the job's error field and that the run was not aborted")  # fmt: skip
 
 
 def _kib(value: object) -> float | None:

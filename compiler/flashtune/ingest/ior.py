@@ -27,9 +27,9 @@ from flashtune.ingest.common import (
     last_line,
     line_of_offset,
     parse_size,
-    read_output,
+    read_tool_output,
+    results_frame,
 )
-from flashtune.ingest.schema import to_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,21 +45,13 @@ def looks_like(text: str) -> bool:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_output(path)
-    if not looks_like(text):
-        raise bad_input(
-            path, "this is not IOR output", line=1, hint="save the stdout of an IOR run to a file"
-        )
+    text = read_tool_output(path, looks_like, "IOR", "save the stdout of an IOR run to a file")
     version_m = re.search(r"IOR-(\d+)\.(\d+)(?:\.(\d+))?", text)
     major = int(version_m.group(1)) if version_m else (3 if "Summary of all tests:" in text else 2)
     rows = _parse_v3(path, text) if major >= 3 else _parse_v2(path, text)
-    if not rows:
-        raise bad_input(path, "IOR output without a results summary table",
-                        line=last_line(text),
-                        hint="the run did not finish (no 'Summary of all tests:' / 'Max (MiB)' table)")  # fmt: skip
-    df = to_frame(rows)
-    df["format"] = f"ior-{major}"
-    return df
+    return results_frame(path, rows, f"ior-{major}", line=last_line(text),
+                         problem="IOR output without a results summary table",
+                         hint="the run did not finish (no 'Summary of all tests:' / 'Max (MiB)' table)")  # fmt: skip
 
 
 def _stat_rows(base: dict[str, Any], cells: list[str], path: Path, line: int) -> list[dict[str, Any]]:

@@ -20,8 +20,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.ingest.common import bad_input, last_line, line_of_offset, parse_size, read_output
-from flashtune.ingest.schema import to_frame
+from flashtune.ingest.common import (
+    bad_input,
+    last_line,
+    line_of_offset,
+    parse_size,
+    read_tool_output,
+    results_frame,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,11 +54,7 @@ def _op(test: str) -> str:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_output(path)
-    if not looks_like(text):
-        raise bad_input(
-            path, "this is not IOzone output", line=1, hint="save the stdout of an iozone run to a file"
-        )
+    text = read_tool_output(path, looks_like, "IOzone", "save the stdout of an iozone run to a file")
     rec_m = re.search(r"Record Size\s+(\d+)\s*(kB|KB)", text)
     record = int(rec_m.group(1)) * 1024 if rec_m else None
     ops_mode = "Output is in operations per second" in text or "Output is in ops/sec" in text
@@ -61,13 +63,9 @@ def parse(path: Path) -> pd.DataFrame:
     if not rows:
         rows = _auto_table(path, text, ops_mode)
         fmt = "iozone-auto"
-    if not rows:
-        raise bad_input(path, "IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
-                        line=last_line(text),
-                        hint="the run did not finish or the output is cut off")  # fmt: skip
-    df = to_frame(rows)
-    df["format"] = fmt
-    return df
+    return results_frame(path, rows, fmt, line=last_line(text),
+                         problem="IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
+                         hint="the run did not finish or the output is cut off")  # fmt: skip
 
 
 def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_output
+from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_tool_output
 from flashtune.ingest.schema import to_frame
 
 if TYPE_CHECKING:
@@ -82,10 +82,8 @@ def mode_from_path(path: Path) -> str | None:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_output(path)
-    if not looks_like(text):
-        raise bad_input(path, "this is not `rados bench` output", line=1,
-                        hint="save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file")  # fmt: skip
+    text = read_tool_output(path, looks_like, "`rados bench`",
+                            "save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file")  # fmt: skip
     brace = re.search(r"^\s*\{", text, re.M)
     if brace and '"total_time_run"' in text:
         return _parse_json(path, text, brace.start())

@@ -19,8 +19,16 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_output
-from flashtune.ingest.schema import percentile_stat, to_frame
+from flashtune.ingest.common import (
+    as_float,
+    as_int,
+    bad_input,
+    last_line,
+    line_of_offset,
+    read_tool_output,
+    results_frame,
+)
+from flashtune.ingest.schema import percentile_stat
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,10 +57,7 @@ def _workload(path: Path, text: str) -> str:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_output(path)
-    if not looks_like(text):
-        raise bad_input(path, "this is not sysbench output", line=1,
-                        hint="pass the stdout of `sysbench ... run` saved to a file")  # fmt: skip
+    text = read_tool_output(path, looks_like, "sysbench", "pass the stdout of `sysbench ... run` saved to a file")
     threads_m = re.search(r"^Number of threads:\s*(\d+)", text, re.M)
     threads = int(threads_m.group(1)) if threads_m else None
     base: dict[str, Any] = {"tool": "sysbench", "test": _workload(path, text), "workload": _workload(path, text),
@@ -66,13 +71,9 @@ def parse(path: Path) -> pd.DataFrame:
         rows += json_rows
         fmt = json_fmt
     rows += _summary_text(path, text, base)
-    if not rows:
-        raise bad_input(path, "sysbench output without results (no interval lines and no summary)",
-                        line=last_line(text),
-                        hint="the run was cut short or failed: check its stderr; let it finish")  # fmt: skip
-    df = to_frame(rows)
-    df["format"] = fmt
-    return df
+    return results_frame(path, rows, fmt, line=last_line(text),
+                         problem="sysbench output without results (no interval lines and no summary)",
+                         hint="the run was cut short or failed: check its stderr; let it finish")  # fmt: skip
 
 
 def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 import uuid
 
-_IEC = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50, "e": 1 << 60}
-_SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e": 10**18}
+from flashtune.units import IEC as _IEC
+from flashtune.units import SECONDS
+from flashtune.units import SI as _SI
+
 _SIZE = re.compile(r"^(\d+)\s*([kmgtpe]?)(i?b?)$", re.I)
 _INT = re.compile(r"^([+-]?\d+)([kmgtpe]?)$", re.I)
-_DURATION = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400}
+_DURATION = {k: v for k, v in SECONDS.items() if k != "week"}  # Ceph's duration parser has no weeks
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
 CEPH_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False,

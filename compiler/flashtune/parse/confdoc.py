@@ -6,6 +6,7 @@ way on each. Positions are 1-based line and column of the key and of the value a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,3 +77,17 @@ class ConfDoc:
     def model(self) -> list[tuple[str, str, str | None]]:
         """Position-free content: what a round trip must preserve."""
         return [(e.section, e.key, e.value) for e in self.entries]
+
+
+BLANKS = " \t\r\f\v"
+
+
+def content_lines(text: str) -> Iterator[tuple[int, int, str]]:
+    """(line number, blanks before the content, content) for each line that is not blank or a
+    `#`/`;` comment: the line discipline my.cnf and sysctl.conf share."""
+    for no, line in enumerate(text.split("\n"), 1):
+        body = line.lstrip(BLANKS)
+        lead = len(line) - len(body)
+        body = body.rstrip(BLANKS)
+        if body and body[0] not in "#;":
+            yield no, lead, body

@@ -16,10 +16,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
+from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, Section, content_lines
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", "\\": "\\", '"': '"', "'": "'"}
-_WS = " \t\r\f\v"
+_WS = BLANKS
 
 
 def normalize_key(raw: str) -> tuple[str, bool]:
@@ -63,13 +63,7 @@ def _cut_comment(value: str) -> str:
 def parse(text: str, filename: str = "<string>") -> ConfDoc:
     doc = ConfDoc(kind="my.cnf", filename=filename)
     group: str | None = None
-    lines = text.split("\n")
-    for no, line in enumerate(lines, 1):
-        body = line.lstrip(_WS)
-        lead = len(line) - len(body)
-        body = body.rstrip(_WS)
-        if not body or body[0] in "#;":
-            continue
+    for no, lead, body in content_lines(text):
         if body[0] == "!":
             word, _, arg = body.partition(" ")
             if word not in ("!include", "!includedir"):
@@ -105,7 +99,7 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
         key, loose = normalize_key(raw_key)
         doc.entries.append(Entry(group, key, raw_key, _unescape(value), no, lead + 1, no, lead + eq + 2 + vlead,
                                  quoted=quoted, flags=("loose",) if loose else ()))  # fmt: skip
-    doc.line_count = len(lines) - (1 if text.endswith("\n") else 0)
+    doc.line_count = text.count("\n") + 1 - (1 if text.endswith("\n") else 0)
     return doc
 
 

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
+from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, content_lines
 
-_WS = " \t\r\f\v"
+_WS = BLANKS
 
 
 def normalize_key(raw: str) -> str:
@@ -24,13 +24,7 @@ def normalize_key(raw: str) -> str:
 
 def parse(text: str, filename: str = "<string>") -> ConfDoc:
     doc = ConfDoc(kind="sysctl.conf", filename=filename)
-    lines = text.split("\n")
-    for no, line in enumerate(lines, 1):
-        body = line.lstrip(_WS)
-        lead = len(line) - len(body)
-        body = body.rstrip(_WS)
-        if not body or body[0] in "#;":
-            continue
+    for no, lead, body in content_lines(text):
         eq = body.find("=")
         if eq < 0:
             doc.problems.append(ConfSyntaxError("no '=' in this line: sysctl skips it", file=filename, line=no,
@@ -52,7 +46,7 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
         vlead = len(rest) - len(rest.lstrip(_WS))
         value = rest.strip(_WS)
         doc.entries.append(Entry("", key, raw_key, value, no, kcol, no, lead + eq + 2 + vlead, flags=flags))
-    doc.line_count = len(lines) - (1 if text.endswith("\n") else 0)
+    doc.line_count = text.count("\n") + 1 - (1 if text.endswith("\n") else 0)
     return doc
 
 
