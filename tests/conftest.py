@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,14 @@ def repo() -> Path:
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
+    """The original sources (seed documents, reference option schemas).
+
+    A user's clone has no such folder beside it: tests that re-read the sources skip there, with the reason.
+    CI has it and sets FLASHTUNE_REQUIRE_SHARED=1, which turns that skip into a failure.
+    """
     if not SHARED.is_dir():
-        pytest.fail(f"{SHARED} is missing: the seeds and reference material must sit beside the repo")
+        why = f"the original sources ({SHARED.name}/ beside the repository) are absent"
+        if os.environ.get("FLASHTUNE_REQUIRE_SHARED") == "1":
+            pytest.fail(f"{why}, and FLASHTUNE_REQUIRE_SHARED=1 requires them")
+        pytest.skip(f"{why}: this check re-reads them")
     return SHARED
