@@ -199,11 +199,14 @@ def test_own_hardware_file_compiles_with_its_shape(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     cluster = out["manifest"]["cluster"]
-    assert cluster["osds_per_node"] == 32 and cluster["osds"] == 320  # 8 NVMe x 4, cores allow it
-    assert cluster["ec_profile"].startswith("k=8 m=2") and "cauchy_good" in cluster["ec_profile"]
+    # 32 cores / 8 NVMe = 4 cores per device: one OSD each (two would need 12, data/layout/layout.yaml)
+    assert cluster["osds_per_node"] == 8 and cluster["osds"] == 80 and cluster["osds_per_device"] == 1
+    # 8+2 on 10 hosts would leave no spare host; 4+2 leaves four. Reef: jerasure reed_sol_van
+    assert cluster["ec_profile"].startswith("k=4 m=2 plugin=jerasure technique=reed_sol_van")
     conf = entries((tmp_path / "o" / "ceph.conf").read_text(), "ceph.conf")
-    assert conf[("global", "osd_pool_erasure_code_stripe_unit")] == "8192"  # 64 KiB / k=8
-    assert conf[("osd", "osd_memory_target")] == str(21 * (1 << 28))  # (192 - 24 reserve) / 32 = 5.25 GiB
+    assert conf[("global", "osd_pool_erasure_code_stripe_unit")] == "16384"  # 64 KiB / k=4
+    # (0.7 x 192 GiB - mon 2 - mgr 4 - crash 0.125 - rgw 4) / 8 OSDs = 15.53 GiB, down to 256 MiB steps
+    assert conf[("osd", "osd_memory_target")] == str(62 * (1 << 28))
     assert not list((tmp_path / "o").glob("systemd/*"))  # one socket: nothing to pin
     sysctl = entries((tmp_path / "o" / "sysctl.conf").read_text(), "sysctl.conf")
     assert sysctl[("", "net.core.rmem_max")] == str(64 << 20)  # 100 GbE

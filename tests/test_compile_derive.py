@@ -8,10 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flashtune.compile import derive
-from flashtune.errors import DataError
+from flashtune.compile import derive, layout
+from flashtune.errors import DataError, UsageError
 
 GiB, MiB, KiB = 1 << 30, 1 << 20, 1 << 10
+MEM = layout.memory_rules()
+PER_DEVICE = layout.osds_per_device_rules()
+EC = layout.erasure_rules()
+PG = {"target_per_osd": 100, "max_per_osd": 250}  # the catalog's pacific defaults (the pipeline reads them)
 
 
 def is_pow2(n: int) -> bool:
@@ -20,60 +24,86 @@ def is_pow2(n: int) -> bool:
 
 @given(osds=st.integers(1, 5000), size=st.integers(2, 14), share=st.floats(0.01, 1.0))
 def test_pg_num_is_a_power_of_two_within_the_mon_limit(osds: int, size: int, share: float) -> None:
-    n = derive.pg_num(osds, size, share).value
+    n = derive.pg_num(osds, size, share, **PG).value
     assert is_pow2(n)
-    assert n == 1 or n * size / osds <= derive.MON_MAX_PG_PER_OSD
+    assert n == 1 or n * size / osds <= PG["max_per_osd"]
 
 
 def test_pg_num_matches_the_ceph_docs_example() -> None:
     # placement-groups.rst: 200 OSDs, size 3 -> 6667 -> 8192 (nearest power of two)
-    assert derive.pg_num(200, 3, 1.0).value == 8192
+    assert derive.pg_num(200, 3, 1.0, **PG).value == 8192
 
 
 def test_pg_num_halves_when_the_mon_would_refuse_the_pool() -> None:
     # 200 PGs/OSD target x 16 OSDs / size 2 = 1600 -> 2048, but 2048 x 2 / 16 = 256 > 250
-    d = derive.pg_num(16, 2, 1.0, target_per_osd=200)
+    d = derive.pg_num(16, 2, 1.0, target_per_osd=200, max_per_osd=250)
     assert d.value == 1024 and "halved" in d.reason
 
 
 @given(osds=st.integers(1, 2000), more=st.integers(1, 2000))
 def test_pg_num_never_shrinks_when_osds_are_added(osds: int, more: int) -> None:
-    assert derive.pg_num(osds + more, 3, 0.5).value >= derive.pg_num(osds, 3, 0.5).value
+    assert derive.pg_num(osds + more, 3, 0.5, **PG).value >= derive.pg_num(osds, 3, 0.5, **PG).value
 
 
-@given(ram=st.floats(16, 2048), osds=st.integers(1, 64))
-def test_osd_memory_target_fits_ram_after_the_reserve(ram: float, osds: int) -> None:
-    reserve = max(8.0, ram / 8)
+DAEMONS = {"mon": 2.0, "mgr": 4.0, "crash": 0.125}
+
+
+@given(ram=st.floats(16, 2048), osds=st.integers(1, 64), mds=st.sampled_from([0.0, 6.0, 12.0]),
+       os_gib=st.floats(0, 16))
+def test_osd_memory_target_keeps_both_budget_rules_or_refuses(ram: float, osds: int, mds: float, os_gib: float
+                                                              ) -> None:
+    daemons = {**DAEMONS, "mds": mds}
+    others = sum(daemons.values())
     try:
-        d = derive.osd_memory_target(ram, osds)
+        d = derive.osd_memory_target(ram, osds, daemons, os_gib, MEM)
     except DataError as e:
-        assert (ram - reserve) * GiB / osds < 2 * GiB, e.message
+        left = min(0.7 * ram - others, 0.8 * ram - others - os_gib)
+        assert left * GiB / osds < 2 * GiB and "fewer OSDs per device" in (e.suggestion or ""), e.message
         return
-    assert d.value % (256 * MiB) == 0
-    assert d.value >= 2 * GiB >= derive.OSD_MEMORY_MIN
-    assert d.value * osds + reserve * GiB <= ram * GiB
+    osd_total = d.value * osds / GiB
+    assert d.value % (256 * MiB) == 0 and d.value >= 2 * GiB
+    assert osd_total + others <= 0.7 * ram + 1e-9  # cephadm's autotune rule
+    assert osd_total + others + os_gib <= 0.8 * ram + 1e-9  # the hardware recommendations' 20 % headroom
+    assert d.inputs["daemons_gib"] == daemons
 
 
 def test_osd_memory_target_for_the_iops_tier() -> None:
-    # 128 GiB, 16 OSDs (4 NVMe x 4): reserve 16 GiB -> 7 GiB each
-    assert derive.osd_memory_target(128, 16).value == 7 * GiB
+    # 128 GiB, 4 NVMe OSDs, mon + mgr + crash on the node: (0.7 x 128 - 6.125) / 4 = 20.87 -> 20.75 GiB
+    d = derive.osd_memory_target(128, 4, DAEMONS, 4, MEM)
+    assert d.value == 83 * 256 * MiB and d.inputs["rule"] == "autotune"
+
+
+def test_small_nodes_are_held_to_the_headroom_rule() -> None:
+    # 24 GiB: 0.8 x 24 - 6.125 - 4 OS = 9.08 is stricter than 0.7 x 24 - 6.125 = 10.68
+    d = derive.osd_memory_target(24, 2, DAEMONS, 4, MEM)
+    assert d.inputs["rule"] == "headroom" and d.value == 18 * 256 * MiB
 
 
 def test_too_little_ram_is_a_clear_error() -> None:
     with pytest.raises(DataError, match="per OSD"):
-        derive.osd_memory_target(16, 12)
+        derive.osd_memory_target(64, 12, {**DAEMONS, "mds": 12}, 4, MEM | {"osd_memory_target_floor_gib": 3})
 
 
-@pytest.mark.parametrize(("cores", "devices", "expected"), [(22, 4, 4), (8, 4, 2), (2, 4, 1), (64, 1, 4)])
-def test_osds_per_nvme_device_keeps_a_core_per_osd(cores: int, devices: int, expected: int) -> None:
-    d = derive.osds_per_device("nvme", cores, devices)
+@pytest.mark.parametrize(("cores", "devices", "expected"), [(22, 4, 1), (48, 4, 2), (96, 10, 1), (128, 10, 2),
+                                                            (12, 1, 2), (11, 1, 1)])
+def test_two_osds_per_nvme_only_with_cores_to_spare(cores: int, devices: int, expected: int) -> None:
+    d = derive.osds_per_device("nvme", cores, devices, PER_DEVICE)
     assert d.value == expected
-    assert d.value * devices <= max(cores, devices)
+    assert d.value == 1 or cores / devices >= 2 * PER_DEVICE["cores_per_nvme_osd"]
 
 
 @pytest.mark.parametrize("kind", ["hdd", "sata-ssd"])
 def test_one_osd_per_sata_device(kind: str) -> None:
-    assert derive.osds_per_device(kind, 64, 12).value == 1
+    assert derive.osds_per_device(kind, 64, 12, PER_DEVICE).value == 1
+    with pytest.raises(UsageError, match="not possible"):
+        derive.osds_per_device(kind, 64, 12, PER_DEVICE, requested=2)
+
+
+def test_osds_per_device_input_is_checked_and_used() -> None:
+    assert derive.osds_per_device("nvme", 8, 4, PER_DEVICE, requested=3).value == 3
+    for bad in (0, 5):
+        with pytest.raises(UsageError, match=r"1\.\.4"):
+            derive.osds_per_device("nvme", 8, 4, PER_DEVICE, requested=bad)
 
 
 @given(ram=st.floats(1, 4096))
@@ -114,24 +144,31 @@ def test_rgw_threads_are_bounded_powers_of_two(cores: int) -> None:
     assert is_pow2(v) and 256 <= v <= 1024
 
 
-@given(nodes=st.integers(6, 100))
-def test_ec_profile_fits_the_hosts_and_uses_cauchy_good(nodes: int) -> None:
-    p = derive.ec_profile(nodes).value
-    assert p.k + p.m <= nodes
-    assert (p.k, p.m) in derive.EC_LAYOUTS
-    assert p.technique == "cauchy_good" and p.failure_domain == "host"
-    assert "technique=cauchy_good" in p.as_profile()
+@given(nodes=st.integers(7, 100), release=st.sampled_from(["pacific", "reef", "squid", "tentacle"]))
+def test_auto_ec_leaves_a_spare_host_and_follows_the_release(nodes: int, release: str) -> None:
+    p = derive.ec_profile(nodes, release, EC).value
+    assert p.k + p.m + 1 <= nodes
+    assert [p.k, p.m] in EC["layouts"] and p.failure_domain == "host"
+    assert p.technique == "reed_sol_van"  # jerasure's other techniques are deprecated upstream
+    assert p.plugin == ("isa" if release == "tentacle" else "jerasure")
+    assert f"plugin={p.plugin} technique=reed_sol_van" in p.as_profile()
 
 
-def test_ec_profile_prefers_8_2_and_falls_back_to_4_2() -> None:
-    assert (derive.ec_profile(10).value.k, derive.ec_profile(10).value.m) == (8, 2)
-    assert (derive.ec_profile(7).value.k, derive.ec_profile(7).value.m) == (4, 2)
+def test_ec_prefers_8_2_and_falls_back_to_4_2() -> None:
+    assert (derive.ec_profile(11, "reef", EC).value.k, derive.ec_profile(11, "reef", EC).value.m) == (8, 2)
+    assert (derive.ec_profile(10, "reef", EC).value.k, derive.ec_profile(10, "reef", EC).value.m) == (4, 2)
+    assert (derive.ec_profile(7, "reef", EC).value.k, derive.ec_profile(7, "reef", EC).value.m) == (4, 2)
 
 
-@pytest.mark.parametrize(("nodes", "requested"), [(5, None), (12, (10, 4))])
+def test_requested_ec_without_a_spare_host_says_so() -> None:
+    d = derive.ec_profile(10, "reef", EC, requested=(8, 2))
+    assert (d.value.k, d.value.m) == (8, 2) and "no spare host" in d.reason
+
+
+@pytest.mark.parametrize(("nodes", "requested"), [(6, None), (5, None), (12, (10, 4))])
 def test_ec_profile_that_cannot_fit_is_an_error(nodes: int, requested: tuple[int, int] | None) -> None:
     with pytest.raises(DataError, match="needs at least"):
-        derive.ec_profile(nodes, requested=requested)
+        derive.ec_profile(nodes, "reef", EC, requested=requested)
 
 
 @given(k=st.integers(1, 32))
@@ -152,9 +189,11 @@ def test_read_ahead_is_large_for_streaming_and_small_for_random_flash() -> None:
 
 
 def test_every_registered_derivation_gives_a_reason() -> None:
-    ctx = {"ram_gib": 128, "cores": 22, "nic_gbps": 40, "osds_per_node": 16, "osds": 80, "db_ram_gib": 32,
+    ctx = {"ram_gib": 128, "cores": 22, "nic_gbps": 40, "osds_per_node": 4, "osds": 20, "db_ram_gib": 32,
            "pool_size": 3, "pool_min_size": 2, "pool_reason": "3 replicas", "protection": "replication",
-           "ec": derive.ec_profile(10), "device_type": "nvme", "workload": "block"}  # fmt: skip
+           "ec": derive.ec_profile(11, "tentacle", EC), "device_type": "nvme", "workload": "block",
+           "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),
+           "pg_num_derived": derive.pg_num(20, 3, 0.9, **PG)}
     for name, fn in derive.REGISTRY.items():
         d = fn(ctx)
         assert d.reason, name

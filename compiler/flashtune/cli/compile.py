@@ -46,7 +46,10 @@ def build_parser() -> Parser:
     prot.add_argument("--replication", type=int, metavar="N", help="replicated pools of size N (default 3)")
     prot.add_argument("--ec", metavar="K+M", help="erasure-coded data pools, e.g. 8+2")
     p.add_argument("--db-ram-gib", type=float, metavar="GIB",
-                   help="RAM of the database host that sizes my.cnf (default: the tier's client_ram_gib)")
+                   help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
+                   "client_ram_gib)")
+    p.add_argument("--osds-per-device", type=int, metavar="N",
+                   help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)")
     p.add_argument("--out", type=Path, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)")
     p.add_argument("--force", action="store_true", help="overwrite files in an existing output folder")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
@@ -63,7 +66,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                          ceph_release=args.ceph_release, mysql_flavour=args.mysql_flavour,
                          allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
                          replication=args.replication, ec=_ec(args.ec) if args.ec else None,
-                         db_ram_gib=args.db_ram_gib)  # fmt: skip
+                         db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device)  # fmt: skip
+    if args.db_ram_gib is not None and not args.db_ram_gib > 0:
+        raise UsageError(f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64")
     bundle = compile_bundle(req)
     label = args.hardware.stem if args.hardware else req.tier
     out: Path = args.out or Path(f"flashtune-{label}-{req.workload}-{req.ceph_release}")

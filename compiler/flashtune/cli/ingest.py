@@ -6,7 +6,6 @@ pandas is imported only when the command runs, so `flashtune --help` and the oth
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +63,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(df)} rows; pass --out FILE.csv to save them")
     return 0
 
-
-def main(argv: list[str] | None = None) -> int:
-    from flashtune.cli.main import main as flashtune_main
-
-    return flashtune_main(["ingest", *(sys.argv[1:] if argv is None else argv)])

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from flashtune.compile.derive import Derived
+from flashtune.model import Derived
 
 _SHORT: dict[str, Callable[[Any], str]] = {"op_size": lambda v: f"{int(v) // 1024}k", "rwmixread": lambda v: f"read{v}",
           "size": lambda v: f"obj{v}", "clients": lambda v: f"clients{v}", "numjobs": lambda v: f"jobs{v}",
@@ -46,12 +46,13 @@ def _hosts(prefix: str, n: int) -> list[str]:
 
 
 def cluster_section(ctx: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    """The `cluster:` block: placeholder host names (replace with yours), the existing cluster, iterations."""
+    """The `cluster:` block: placeholder host names (replace with yours) and the existing cluster; the
+    profiles' `cbt.yaml: cluster:` values (user, iterations) come in through `extra`."""
     cluster: dict[str, Any] = {
-        "user": "ceph", "head": "client01", "clients": _hosts("client", ctx["clients"]),
+        "head": "client01", "clients": _hosts("client", ctx["clients"]),
         "osds": _hosts("osd", ctx["nodes"]), "mons": {"mon01": {"a": "mon01:6789"}},
         "osds_per_node": ctx["osds_per_node"], "use_existing": True, "clusterid": "ceph",
-        "conf_file": "/etc/ceph/ceph.conf", "iterations": 1, "tmp_dir": "/tmp/cbt",
+        "conf_file": "/etc/ceph/ceph.conf", "tmp_dir": "/tmp/cbt",
     }  # fmt: skip
     cluster.update(extra)
     return cluster

@@ -1,6 +1,6 @@
 """Derivations: small pure functions that turn hardware and cluster shape into knob values.
 
-Each returns a Derived: the value plus a one-sentence reason naming the inputs and any cap that applied
+Each returns a Derived (flashtune.model): the value plus a one-sentence reason naming the inputs and any cap that applied
 (the reason goes to explain.md and manifest.json). Profiles reference them by name:
 `osd_memory_target: {derive: osd_memory_target}` (see REGISTRY at the bottom).
 """
@@ -8,32 +8,16 @@ Each returns a Derived: the value plus a one-sentence reason naming the inputs a
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from flashtune.errors import DataError
+from flashtune.errors import DataError, UsageError
+from flashtune.model import Derived, ECProfile, Shape
+from flashtune.releases import ceph_index
 
 GiB = 1 << 30
 MiB = 1 << 20
 KiB = 1 << 10
-
-# Ceph refuses an osd_memory_target below 896 MiB (schema min); under ~2 GiB BlueStore's cache thrashes.
-OSD_MEMORY_MIN = 939524096
-OSD_MEMORY_FLOOR = 2 * GiB
-# pgcalc's target of PG replicas per OSD, and the mon's hard limit (mon_max_pg_per_osd, 250 since 12.2.9).
-PG_TARGET_PER_OSD = 100
-MON_MAX_PG_PER_OSD = 250
-# EC layouts the seeds ran or recommended, best first: 000 recommends 8+2 / 10+4, 003 ran 4+2.
-EC_LAYOUTS: tuple[tuple[int, int], ...] = ((8, 2), (10, 4), (4, 2))
-
-
-@dataclass(frozen=True)
-class Derived:
-    value: Any
-    reason: str
-    inputs: dict[str, Any] = field(default_factory=dict)
-    evidence: tuple[str, ...] = ()
 
 
 def _pow2_floor(n: float) -> int:
@@ -45,45 +29,77 @@ def _pow2_nearest(n: float) -> int:
     return lo * 2 if n - lo > lo * 2 - n else lo
 
 
-def osds_per_device(device_type: str, cores: int, devices: int) -> Derived:
-    """OSDs per data device: 4 per NVMe device (seed 000: one OSD cannot drive an NVMe SSD; 4 partitions
-    were optimal), limited so each OSD keeps at least one core; 1 for SATA SSDs and HDDs."""
+def osds_per_device(device_type: str, cores: int, devices: int, rules: Mapping[str, Any], *,
+                    requested: int | None = None) -> Derived:
+    """OSDs per data device: the user's --osds-per-device if given (checked against the device type's
+    maximum), else one, or `nvme_fast` (two) on NVMe when the node has `cores_per_nvme_osd` cores for each
+    of those OSDs (the layout file's sources: the Reef OSDs-per-NVMe study, the 1 TiB/s cluster)."""
+    limit = int(rules["max"].get(device_type, 1))
+    if requested is not None:
+        if not 1 <= requested <= limit:
+            raise UsageError(f"--osds-per-device {requested} is not possible on {device_type} devices "
+                             f"(1..{limit})", suggestion="several OSDs per SATA/SAS drive only contend for "
+                             "it; on NVMe use 1 or 2")
+        return Derived(requested, f"{requested} OSD(s) per {device_type} device (--osds-per-device)",
+                       {"device_type": device_type, "requested": requested})
+    per_core = float(rules["cores_per_nvme_osd"])
+    fast = int(rules["nvme_fast"])
+    inputs = {"device_type": device_type, "cores": cores, "devices": devices}
     if device_type != "nvme":
-        return Derived(1, f"one OSD per {device_type} device: a single OSD saturates it",
-                       {"device_type": device_type})  # fmt: skip
-    per = max(1, min(4, cores // max(devices, 1)))
-    capped = " (capped so every OSD keeps a core)" if per < 4 else ""
-    return Derived(per, f"{per} OSDs per NVMe device: one OSD cannot saturate an NVMe SSD and 4 partitions "
-                   f"gave the lowest latency in the Intel study{capped}", {"cores": cores, "nvme_devices": devices},
-                   ("sources/guide-nvme-partitions",))  # fmt: skip
+        return Derived(1, f"one OSD per {device_type} device: a second OSD would only contend for the drive",
+                       inputs)
+    cores_per_device = cores / max(devices, 1)
+    if cores_per_device >= fast * per_core:
+        return Derived(fast, f"{fast} OSDs per NVMe device: {cores} cores / {devices} devices = "
+                       f"{cores_per_device:.1f} cores per device, enough for {fast} OSDs at {per_core:g} "
+                       "cores each (very fast drives with cores to spare)", inputs)
+    return Derived(1, f"one OSD per NVMe device: {cores} cores / {devices} devices = {cores_per_device:.1f} "
+                   f"cores per device, below the {fast * per_core:g} that {fast} OSDs of {per_core:g} cores "
+                   "would need (one OSD per NVMe is current guidance since Pacific)", inputs)
 
 
-def osd_memory_target(ram_gib: float, osds: int, *, reserve_gib: float | None = None) -> Derived:
-    """RAM per OSD after a reserve for the OS, page cache of other daemons and recovery spikes.
-
-    Reserve: the larger of 8 GiB and 12.5 % of RAM. Rounded down to 256 MiB.
-    """
+def osd_memory_target(ram_gib: float, osds: int, daemons_gib: Mapping[str, float], os_reserve_gib: float,
+                      rules: Mapping[str, Any]) -> Derived:
+    """osd_memory_target from the node budget: what is left for OSDs under both rules of the layout file
+    (cephadm's autotune ratio over the Ceph daemons; the hardware recommendations' headroom over everything),
+    split among the node's OSDs, rounded down to 256 MiB. Below the useful floor it refuses (DataError)
+    instead of emitting a value the OSD cannot keep."""
     if osds < 1:
         raise DataError("the hardware has no data devices, so no OSDs to size memory for",
-                        suggestion="list data_devices in the hardware file")  # fmt: skip
-    reserve = reserve_gib if reserve_gib is not None else max(8.0, ram_gib / 8)
-    per = (ram_gib - reserve) * GiB / osds
-    value = int(per // (256 * MiB)) * 256 * MiB
-    if value < OSD_MEMORY_FLOOR:
+                        suggestion="list data_devices in the hardware file")
+    others = sum(daemons_gib.values())
+    ratio, headroom = float(rules["autotune_ratio"]), float(rules["headroom"])
+    by_autotune = ratio * ram_gib - others
+    by_headroom = (1 - headroom) * ram_gib - others - os_reserve_gib
+    avail = min(by_autotune, by_headroom)
+    rule = "autotune" if by_autotune <= by_headroom else "headroom"
+    per = avail * GiB / osds
+    value = int(max(per, 0) // (256 * MiB)) * 256 * MiB
+    floor = float(rules["osd_memory_target_floor_gib"]) * GiB
+    listing = ", ".join(f"{n} {g:g}" for n, g in daemons_gib.items()) or "none"
+    inputs = {"ram_gib": ram_gib, "osds_per_node": osds, "daemons_gib": dict(daemons_gib),
+              "os_reserve_gib": os_reserve_gib, "autotune_ratio": ratio, "headroom": headroom, "rule": rule}
+    if value < floor:
         raise DataError(
-            f"{ram_gib:g} GiB RAM leaves {per / GiB:.2f} GiB per OSD for {osds} OSDs "
-            f"(after a {reserve:g} GiB reserve); BlueStore needs at least 2 GiB per OSD",
-            suggestion="add RAM, or use fewer OSDs per device",
+            f"{ram_gib:g} GiB RAM leaves {per / GiB:.2f} GiB per OSD for {osds} OSDs after the other daemons "
+            f"({listing} GiB) and the {rule} rule; osd_memory_target below {floor / GiB:g} GiB is not "
+            "recommended (the OSD cannot stay under it)",
+            suggestion="use fewer OSDs per device (--osds-per-device 1), move daemons off the OSD nodes "
+            "(layout: placement in the hardware file), or add RAM",
         )
-    return Derived(value, f"({ram_gib:g} GiB RAM - {reserve:g} GiB reserve) / {osds} OSDs = "
-                   f"{value / GiB:.2f} GiB per OSD, rounded down to 256 MiB",
-                   {"ram_gib": ram_gib, "osds_per_node": osds, "reserve_gib": reserve})  # fmt: skip
+    if rule == "autotune":
+        how = f"{ratio:g} x {ram_gib:g} GiB RAM (cephadm's autotune ratio) - {others:g} GiB other daemons"
+    else:
+        how = (f"{1 - headroom:g} x {ram_gib:g} GiB RAM (20 % headroom) - {others:g} GiB other daemons - "
+               f"{os_reserve_gib:g} GiB OS")
+    return Derived(value, f"({how}) / {osds} OSDs = {value / GiB:.2f} GiB per OSD, rounded down to 256 MiB; "
+                   f"other daemons on the node: {listing} GiB", inputs)
 
 
-def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int = PG_TARGET_PER_OSD,
-           max_per_osd: int = MON_MAX_PG_PER_OSD) -> Derived:  # fmt: skip
+def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int, max_per_osd: int) -> Derived:
     """pgcalc: target PGs per OSD x OSDs x share of data / replicas, to the nearest power of two, then
-    halved until the cluster stays within mon_max_pg_per_osd (pool creation fails above it)."""
+    halved until the cluster stays within mon_max_pg_per_osd (pool creation fails above it). Both limits
+    are the release's defaults from the catalog (mon_target_pg_per_osd, mon_max_pg_per_osd)."""
     raw = target_per_osd * osds * share / pool_size
     n = max(_pow2_nearest(raw), 1)
     capped = ""
@@ -92,7 +108,7 @@ def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int = PG_
         capped = f", halved to stay within {max_per_osd} PG replicas per OSD"
     return Derived(n, f"{target_per_osd} PGs/OSD x {osds} OSDs x {share:g} of the data / size {pool_size} = "
                    f"{raw:.0f}, nearest power of two {n}{capped}",
-                   {"osds": osds, "pool_size": pool_size, "share": share})  # fmt: skip
+                   {"osds": osds, "pool_size": pool_size, "share": share})
 
 
 def innodb_buffer_pool_size(ram_gib: float, *, share: float = 0.75) -> Derived:
@@ -101,7 +117,7 @@ def innodb_buffer_pool_size(ram_gib: float, *, share: float = 0.75) -> Derived:
     value = max(1, int(ram_gib * GiB * share // (128 * MiB))) * 128 * MiB
     return Derived(value, f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in 128 MiB chunks: "
                    f"{value / GiB:.2f} GiB", {"db_ram_gib": ram_gib},
-                   ("sources/guide-mycnf",))  # fmt: skip
+                   ("sources/guide-mycnf",))
 
 
 def innodb_log_file_size(buffer_pool_bytes: int) -> Derived:
@@ -110,7 +126,7 @@ def innodb_log_file_size(buffer_pool_bytes: int) -> Derived:
     value = min(4 * GiB, max(64 * MiB, buffer_pool_bytes // 4 // (64 * MiB) * 64 * MiB))
     return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
                    f"{value // MiB} MiB", {"innodb_buffer_pool_size": buffer_pool_bytes},
-                   ("sources/guide-mycnf",))  # fmt: skip
+                   ("sources/guide-mycnf",))
 
 
 def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
@@ -121,7 +137,7 @@ def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
     value = max(32 * MiB, 1 << math.ceil(math.log2(4 * bdp)))
     return Derived(value, f"4 x bandwidth-delay product of {nic_gbps:g} Gbit/s at {rtt_ms:g} ms "
                    f"({bdp / MiB:.1f} MiB) as a power of two, at least 32 MiB: {value // MiB} MiB",
-                   {"nic_gbps": nic_gbps, "rtt_ms": rtt_ms})  # fmt: skip
+                   {"nic_gbps": nic_gbps, "rtt_ms": rtt_ms})
 
 
 def tcp_buffers(nic_gbps: float, default: int) -> Derived:
@@ -129,7 +145,7 @@ def tcp_buffers(nic_gbps: float, default: int) -> Derived:
     from socket_buffer_max so TCP autotuning may grow a socket up to it."""
     mx = socket_buffer_max(nic_gbps)
     return Derived([4096, default, mx.value], f"min 4 KiB, default {default} B, max {mx.value // MiB} MiB "
-                   f"({mx.reason})", mx.inputs)  # fmt: skip
+                   f"({mx.reason})", mx.inputs)
 
 
 def netdev_max_backlog(nic_gbps: float) -> Derived:
@@ -137,42 +153,51 @@ def netdev_max_backlog(nic_gbps: float) -> Derived:
     4x10 + 40 GbE node), at least the kernel default 1000."""
     value = max(1000, int(25000 * nic_gbps / 10))
     return Derived(value, f"25000 packets per 10 Gbit/s of the fastest port ({nic_gbps:g} Gbit/s)",
-                   {"nic_gbps": nic_gbps}, ("sources/guide-sample-sysctl",))  # fmt: skip
+                   {"nic_gbps": nic_gbps}, ("sources/guide-sample-sysctl",))
 
 
 def rgw_thread_pool_size(cores: int) -> Derived:
     """RGW worker threads: 16 per core, as a power of two between 256 (the seed's gateway) and 1024."""
     value = min(1024, max(256, _pow2_nearest(16 * cores)))
     return Derived(value, f"16 threads per core x {cores} cores, power of two within 256..1024",
-                   {"cores": cores}, ("sources/guide-rgw",))  # fmt: skip
+                   {"cores": cores}, ("sources/guide-rgw",))
 
 
-@dataclass(frozen=True)
-class ECProfile:
-    k: int
-    m: int
-    technique: str
-    failure_domain: str
-
-    def as_profile(self) -> str:
-        return (f"k={self.k} m={self.m} plugin=jerasure technique={self.technique} "
-                f"crush-failure-domain={self.failure_domain}")  # fmt: skip
+def ec_plugin(release: str, rules: Mapping[str, Any]) -> dict[str, Any]:
+    """The erasure-code plugin and technique for a release: the first `plugins` entry at or before it."""
+    for entry in rules["plugins"]:
+        if ceph_index(release) >= ceph_index(str(entry["from"])):
+            return dict(entry)
+    return dict(rules["plugins"][-1])
 
 
-def ec_profile(nodes: int, *, requested: tuple[int, int] | None = None) -> Derived:
-    """k+m that fits the failure domains: each of the k+m chunks on its own host. Prefers the seeds'
-    layouts (8+2, 10+4, 4+2); Cauchy-good, because it beat Reed-Solomon by 33-45 % on writes (seed 003)."""
-    layouts = [requested] if requested else list(EC_LAYOUTS)
-    for k, m in layouts:
-        if k + m <= nodes:
-            p = ECProfile(k, m, "cauchy_good", "host")
-            return Derived(p, f"{k}+{m} needs {k + m} hosts and the cluster has {nodes}; technique cauchy_good "
-                           "(33-45 % faster writes than reed_sol_van in the SanDisk study)",
-                           {"nodes": nodes}, ("sources/sandisk-ec-cauchy", "sources/guide-ec"))  # fmt: skip
-    want = f"{requested[0]}+{requested[1]}" if requested else "4+2"
-    raise DataError(f"erasure coding {want} needs at least {sum(requested or (4, 2))} hosts as failure "
-                    f"domains, but --nodes is {nodes}",
-                    suggestion="add nodes, choose a smaller k+m, or use --replication")  # fmt: skip
+def ec_profile(nodes: int, release: str, rules: Mapping[str, Any], *,
+               requested: tuple[int, int] | None = None) -> Derived:
+    """k+m for host failure domains. Chosen automatically, the first layout of the layout file whose k+m
+    leaves `spare_hosts` hosts free (so a failed host's chunks can be rebuilt elsewhere); --ec K+M by hand
+    needs k+m hosts and is told when nothing is spare. Plugin and technique follow the release."""
+    spare = int(rules["spare_hosts"])
+    plug = ec_plugin(release, rules)
+    evidence = ("sources/sandisk-ec-throughput", "sources/guide-ec")
+    if requested is not None:
+        k, m = requested
+        if k + m > nodes:
+            raise DataError(f"erasure coding {k}+{m} needs at least {k + m} hosts as failure domains, but "
+                            f"--nodes is {nodes}", suggestion="add nodes, choose a smaller k+m, or use --replication")
+        free = nodes - k - m
+        note = (f"; {free} spare host(s) to rebuild on" if free >= spare else
+                "; WARNING: no spare host, so a failed host's chunks cannot be rebuilt until it returns")
+    else:
+        fits = [(k, m) for k, m in rules["layouts"] if k + m + spare <= nodes]
+        if not fits:
+            k, m = min(rules["layouts"], key=lambda km: km[0] + km[1])
+            raise DataError(f"erasure coding needs at least {k + m + spare} hosts ({k}+{m} and {spare} spare), "
+                            f"but --nodes is {nodes}", suggestion="add nodes, or use --replication")
+        k, m = fits[0]
+        note = f", leaving {nodes - k - m} spare host(s) to rebuild a failed host's chunks on"
+    p = ECProfile(k, m, str(plug["plugin"]), str(plug["technique"]), "host")
+    return Derived(p, f"{k}+{m} on {nodes} hosts{note}; plugin {p.plugin} technique {p.technique} for "
+                   f"{release} ({plug.get('source', '')})", {"nodes": nodes, "release": release}, evidence)
 
 
 def ec_stripe_unit(k: int, *, stripe_width: int = 64 * KiB) -> Derived:
@@ -180,7 +205,7 @@ def ec_stripe_unit(k: int, *, stripe_width: int = 64 * KiB) -> Derived:
     10 %+), in 4 KiB multiples."""
     unit = max(4 * KiB, (stripe_width // k) // (4 * KiB) * 4 * KiB)
     return Derived(unit, f"64 KiB full stripe / k={k} = {unit // KiB} KiB per chunk (4 KiB multiples)",
-                   {"k": k}, ("sources/guide-ec",))  # fmt: skip
+                   {"k": k}, ("sources/guide-ec",))
 
 
 def read_ahead_kb(device_type: str, workload: str) -> Derived:
@@ -190,9 +215,9 @@ def read_ahead_kb(device_type: str, workload: str) -> Derived:
     if device_type == "hdd" or streaming:
         return Derived(2048 if device_type == "hdd" else 1024,
                        "streaming reads benefit from read-ahead (seed: 128 -> 2048 KiB gave +163 % sequential read)",
-                       {"device_type": device_type, "workload": workload}, ("sources/guide-readahead",))  # fmt: skip
+                       {"device_type": device_type, "workload": workload}, ("sources/guide-readahead",))
     return Derived(128, "random small-block I/O on flash: keep the kernel default 128 KiB",
-                   {"device_type": device_type, "workload": workload})  # fmt: skip
+                   {"device_type": device_type, "workload": workload})
 
 
 def io_scheduler(device_type: str) -> Derived:
@@ -200,24 +225,26 @@ def io_scheduler(device_type: str) -> Derived:
     was removed from Linux in 5.0."""
     value = "none" if device_type == "nvme" else "mq-deadline"
     return Derived(value, f"{device_type}: {value} (cfq, which the 2017 guide named, is gone since Linux 5.0)",
-                   {"device_type": device_type}, ("sources/guide-kernel",))  # fmt: skip
+                   {"device_type": device_type}, ("sources/guide-kernel",))
 
 
 # ---- the registry profiles refer to ---------------------------------------------------------------
+# Each reads the cluster shape (flashtune.compile.pipeline.cluster_shape); values the shape already derived
+# (the node's memory budget, the EC profile, PG counts) are passed on, never recomputed.
 
-Context = dict[str, Any]  # keys filled by the pipeline: see pipeline._context
-REGISTRY: dict[str, Callable[[Context], Derived]] = {
-    "osd_memory_target": lambda c: osd_memory_target(c["ram_gib"], c["osds_per_node"]),
+REGISTRY: dict[str, Callable[[Shape], Derived]] = {
+    "osd_memory_target": lambda c: c["memory"],
     "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(c["db_ram_gib"]),
     "innodb_log_file_size": lambda c: innodb_log_file_size(innodb_buffer_pool_size(c["db_ram_gib"]).value),
     "ec_profile": lambda c: Derived(c["ec"].value.as_profile(), c["ec"].reason, c["ec"].inputs, c["ec"].evidence)
-    if c["ec"] else Derived("", "replicated pools only", {}),
+    if c["ec"]
+    else Derived("", "replicated pools only", {}),
     "socket_buffer_max": lambda c: socket_buffer_max(c["nic_gbps"]),
     "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 87380),
     "tcp_wmem": lambda c: tcp_buffers(c["nic_gbps"], 16384),
     "netdev_max_backlog": lambda c: netdev_max_backlog(c["nic_gbps"]),
     "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["cores"]),
-    "pg_num_data": lambda c: pg_num(c["osds"], c["pool_size"], 0.9),
+    "pg_num_data": lambda c: c["pg_num_derived"],
     "pool_size": lambda c: Derived(c["pool_size"], c["pool_reason"], {"protection": c["protection"]}),
     "pool_min_size": lambda c: Derived(c["pool_min_size"], "one less than size for replicas (writes continue "
                                        "with one copy missing); k+1 for erasure coding", {}),

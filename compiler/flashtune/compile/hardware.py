@@ -2,45 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flashtune.compile.layout import check_override
 from flashtune.errors import DataError
+from flashtune.model import DeviceGroup, Hardware
 from flashtune.paths import tiers_dir
 from flashtune.yamlio import line_of, load_yaml
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
-
-
-@dataclass(frozen=True)
-class DeviceGroup:
-    count: int
-    type: str
-    size_gb: float
-
-
-@dataclass(frozen=True)
-class Hardware:
-    name: str
-    source: str
-    cores: int
-    ram_gib: float
-    nic_gbps: float  # fastest single port
-    data_devices: tuple[DeviceGroup, ...]
-    db_devices: tuple[DeviceGroup, ...]
-    sockets: int = 1
-    # cluster shape defaults (the CLI's --nodes/--clients override them)
-    nodes: int = 3
-    clients: int = 1
-    client_ram_gib: float = 32.0
-
-    @property
-    def data_type(self) -> str:
-        """The data devices' type (the largest group when mixed)."""
-        if not self.data_devices:
-            return "hdd"
-        return max(self.data_devices, key=lambda g: g.count).type
 
 
 def _num(node: Any, key: str, path: Path, *, minimum: float = 0) -> float:
@@ -69,7 +40,7 @@ def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
     return tuple(out)
 
 
-def load_hardware(path: Path) -> Hardware:
+def load_hardware(path: Path, *, tier: bool = False) -> Hardware:
     doc = load_yaml(path)
     node = doc.get("node") if isinstance(doc, dict) else None
     if not isinstance(node, dict):
@@ -99,6 +70,7 @@ def load_hardware(path: Path) -> Hardware:
         nodes=int(_num(cluster, "nodes", path)) if "nodes" in cluster else 3,
         clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
         client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
+        layout=check_override(doc.get("layout"), str(path)), tier=tier,
     )  # fmt: skip
 
 
@@ -110,4 +82,4 @@ def load_tier(name: str) -> Hardware:
     path = tiers_dir() / f"{name}.yaml"
     if not path.exists():
         raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
-    return load_hardware(path)
+    return load_hardware(path, tier=True)

@@ -7,130 +7,179 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog
-from flashtune.compile import benchmark
-from flashtune.compile.derive import REGISTRY, Derived, ec_profile, osd_memory_target, osds_per_device, pg_num
-from flashtune.compile.hardware import Hardware, load_hardware, load_tier
+from flashtune.compile import benchmark, layout
+from flashtune.compile.derive import REGISTRY, ec_profile, osd_memory_target, osds_per_device, pg_num
+from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.validate import validate_bundle, validate_settings
-from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, sysctl, systemd, tuned, udev
+from flashtune.emit import formats
 from flashtune.errors import DataError, UsageError
-from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
-from flashtune.settings import Setting
+from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 LEGACY_RELEASE = "jewel"
-# Which catalog domain a setting's file belongs to.
-FILE_DOMAIN = {"ceph.conf": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql", "udev.rules": "blockdev",
-               "tuned.conf": "cpu", "systemd-numa.conf": "cpu"}  # fmt: skip
+# The release whose catalog defaults stand in where the legacy release predates a knob (e.g. PG limits).
+_OLDEST_MODERN = "pacific"
 
-
-@dataclass(frozen=True)
-class CompileRequest:
-    workload: str
-    tier: str | None = "iops"
-    hardware_file: Path | None = None
-    ceph_release: str = DEFAULT_CEPH_RELEASE
-    mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR
-    allow_unsafe: frozenset[str] = frozenset()
-    nodes: int | None = None
-    clients: int | None = None
-    replication: int | None = None
-    ec: tuple[int, int] | None = None
-    db_ram_gib: float | None = None  # database host RAM override (tests scale my.cnf to the test machine)
-
-    def echo(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tier": self.tier if self.hardware_file is None else None,
-            "hardware": str(self.hardware_file) if self.hardware_file else None,
-            "workload": self.workload, "ceph_release": self.ceph_release,
-            "mysql_flavour": self.mysql_flavour if self.workload == "mysql" else None,
-            "nodes": self.nodes, "clients": self.clients, "replication": self.replication,
-            "ec": f"{self.ec[0]}+{self.ec[1]}" if self.ec else None, "db_ram_gib": self.db_ram_gib,
-            "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
-        }  # fmt: skip
-        return {k: v for k, v in out.items() if v is not None}
-
-
-@dataclass
-class Bundle:
-    request: CompileRequest
-    hardware: Hardware
-    settings: list[Setting]
-    files: dict[str, str] = field(default_factory=dict)
-    layers: list[str] = field(default_factory=list)
-    context: dict[str, Any] = field(default_factory=dict)
-    derived: dict[str, Derived] = field(default_factory=dict)  # cluster-shape values (not file keys)
-    omitted: list[dict[str, Any]] = field(default_factory=list)  # dropped settings and why
-    differences: list[dict[str, Any]] = field(default_factory=list)  # legacy mode vs the seed
-    cases: list[str] = field(default_factory=list)  # benchmark cases the CBT files run
-    legacy: bool = False
+__all__ = ["WORKLOADS", "Bundle", "CompileRequest", "compile_bundle", "layer_names"]
 
 
 def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
+    """Profile layers, later winning: base -> device-<data device type> -> workload- -> release- (-> flavour-)."""
     if req.ceph_release == LEGACY_RELEASE:
-        if (hw.name, req.workload) != ("iops", "mysql") or req.hardware_file is not None:
+        if (hw.name, req.workload) != ("iops", "mysql") or not hw.tier:
             raise UsageError(
                 "--ceph-release jewel is the legacy mode: it reproduces the 2017 All-NVMe MySQL setup only",
                 suggestion="use --ceph-release jewel --tier iops --workload mysql, or a current release",
             )
         names = ["legacy-jewel-iops-mysql"]
     else:
-        names = ["base", f"tier-{hw.name}" if req.hardware_file is None else f"tier-{_tier_for(hw)}",
-                 f"workload-{req.workload}", f"release-{req.ceph_release}"]  # fmt: skip
+        names = ["base", f"device-{hw.data_type}", f"workload-{req.workload}", f"release-{req.ceph_release}"]
     if req.workload == "mysql":
         names.append(f"flavour-{req.mysql_flavour}")
     return names
 
 
-def _tier_for(hw: Hardware) -> str:
-    """A user's hardware file gets the OS layer of the tier with the same data-device type."""
-    return {"nvme": "iops", "sata-ssd": "tco", "hdd": "standard"}[hw.data_type]
+def _catalog_default(catalog: Any, name: str, release: str) -> Any:
+    knob = _knob(catalog, name, "ceph")
+    if knob is None:
+        raise DataError(f"the knob catalog has no {name}", suggestion="restore it in data/knobs/ceph.yaml")
+    d = knob.default_for(release)
+    return d if d is not None else knob.default_for(_OLDEST_MODERN)
 
 
-def _context(req: CompileRequest, hw: Hardware, chain: list[Profile]) -> dict[str, Any]:
-    """Everything derivations may read: hardware, cluster shape, protection, pools."""
+def _profile_value(merged: Any, file: str, section: str, key: str) -> Any:
+    raw = merged.get((file, section, key), (None, ""))[0]
+    return raw.get("value") if isinstance(raw, dict) else raw
+
+
+def _daemon_memory(nl: layout.NodeLayout, merged: Any, catalog: Any, release: str) -> dict[str, float]:
+    """GiB each non-OSD daemon on the busiest node needs; the MDS from the cache limit this compile sets."""
+    out: dict[str, float] = {}
+    for name in nl.daemons:
+        if name == "mds" and name not in nl.memory_gib:
+            cache = _profile_value(merged, "ceph.conf", "mds", nl.mds_cache_knob)
+            cache = cache if cache is not None else _catalog_default(catalog, nl.mds_cache_knob, release)
+            out[name] = round(int(cache) / GiB * nl.mds_rss_factor, 3)
+        else:
+            out[name] = nl.memory_gib.get(name, 0.0)
+    return out
+
+
+def _node_osds(req: CompileRequest, hw: Hardware, chain: list[Profile], per_device: int | None,
+               ) -> tuple[int, Derived]:
+    """OSDs on one node and the per-device Derived of the largest device group."""
+    rules = layout.osds_per_device_rules()
+    fixed = (last(chain, "cluster") or {}).get("osds_per_device")
+    total, main = 0, None
+    for g in sorted(hw.data_devices, key=lambda g: -g.count):
+        devices = sum(x.count for x in hw.data_devices if x.type == g.type)
+        if fixed is not None:
+            d = Derived(int(fixed), f"{fixed} OSDs per device, as the reproduced 2017 setup ran (seed 000: four "
+                        "partitions per NVMe device were optimal on Jewel)", {"device_type": g.type},
+                        ("sources/guide-nvme-partitions",))
+        else:
+            d = osds_per_device(g.type, hw.cores, devices, rules, requested=per_device)
+        total += d.value * g.count
+        main = main or d
+    assert main is not None
+    return total, main
+
+
+def _memory(req: CompileRequest, hw: Hardware, chain: list[Profile], merged: Any, catalog: Any
+            ) -> tuple[int, Derived, Derived, dict[str, float], layout.NodeLayout]:
+    """OSDs per node and osd_memory_target under the node budget. When derived OSDs per device leave too
+    little memory, fall back to one OSD per device before refusing."""
+    nl = layout.node_layout(req.workload, hw.layout)
+    daemons = _daemon_memory(nl, merged, catalog, req.ceph_release)
+    rules = layout.memory_rules()
+    osds_node, per_device = _node_osds(req, hw, chain, req.osds_per_device)
+    try:
+        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, nl.os_reserve_gib, rules)
+    except DataError:
+        if req.osds_per_device is not None or per_device.value == 1 or last(chain, "cluster"):
+            raise
+        osds_node, per_device = _node_osds(req, hw, chain, 1)
+        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, nl.os_reserve_gib, rules)
+        per_device = Derived(1, f"{per_device.reason}; one OSD per device, because more would leave each OSD "
+                             "less memory than its useful floor", per_device.inputs)
+    return osds_node, per_device, mem, daemons, nl
+
+
+def _block_db(hw: Hardware, workload: str, per_device: int) -> list[str]:
+    """Warnings (and a refusal below the minimum) for block.db on a separate device that is too small."""
+    if not hw.db_devices or all(g.type == hw.data_type for g in hw.db_devices):
+        return []
+    rules = layout.block_db_rules()
+    osds = sum(g.count for g in hw.data_devices) * per_device
+    db_gb = sum(g.count * g.size_gb for g in hw.db_devices) / osds
+    data_gb = max(g.size_gb for g in hw.data_devices) / per_device
+    share = db_gb / data_gb
+    want = float(rules["recommended"].get(workload, rules["minimum"]))
+    where = f"block.db of {db_gb:.0f} GB per OSD is {share:.1%} of its {data_gb:.0f} GB data device"
+    if share < float(rules["minimum"]):
+        raise DataError(f"{where}, below the {float(rules['minimum']):.0%} minimum ({rules['source']})",
+                        file=hw.source, suggestion="use a larger or a second DB device, or fewer OSDs per DB device")
+    if share < want:
+        return [f"{where}; {workload} wants at least {want:.0%} ({rules['source']}): RocksDB metadata will spill "
+                "over to the slow data device. Use a larger DB device for this workload."]
+    return []
+
+
+def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catalog: Any) -> Shape:
+    """Everything derivations may read: hardware, cluster shape, node memory budget, protection, pools."""
     nodes = hw.nodes if req.nodes is None else req.nodes
     clients = hw.clients if req.clients is None else req.clients
     if nodes < 1 or clients < 1:
         raise UsageError("--nodes and --clients must be at least 1", suggestion="e.g. --nodes 5 --clients 6")
-    per_type = {g.type: sum(x.count for x in hw.data_devices if x.type == g.type) for g in hw.data_devices}
-    osds_node = sum(osds_per_device(t, hw.cores, n).value * n for t, n in per_type.items())
-    osds = osds_node * nodes
-    wanted = last(chain, "protection") or "replication"
-    ec: Derived | None = None
-    size = req.replication or 3
-    reason = f"{size} replicas{' (--replication)' if req.replication else ' (the default for data safety)'}"
     if req.replication is not None and req.ec is not None:
         raise UsageError("choose either --replication or --ec, not both", suggestion="drop one of them")
-    if req.ec is not None:
-        ec = ec_profile(nodes, requested=req.ec)
-    elif wanted == "erasure" and req.replication is None:
-        try:
-            ec = ec_profile(nodes)
-        except DataError:
-            reason += f"; erasure coding needs at least 6 hosts and --nodes is {nodes}"
+    if req.osds_per_device is not None and req.ceph_release == LEGACY_RELEASE:
+        raise UsageError("the legacy mode reproduces the seed's 4 OSDs per NVMe device",
+                         suggestion="drop --osds-per-device, or compile for a current release")
+    merged = merge(chain)
+    osds_node, per_device, mem, daemons, nl = _memory(req, hw, chain, merged, catalog)
+    osds = osds_node * nodes
+    wanted = last(chain, "protection") or "replication"
+    rules = layout.erasure_rules()
+    ec: Derived | None = None
+    size = req.replication or 3
     if size < 2:
         raise UsageError("--replication must be at least 2: one copy loses data with any failed device",
                          suggestion="use --replication 3 (the default) or --ec K+M")
-    ctx: dict[str, Any] = {
+    reason = f"{size} replicas{' (--replication)' if req.replication else ' (the default for data safety)'}"
+    if req.ec is not None:
+        ec = ec_profile(nodes, req.ceph_release, rules, requested=req.ec)
+    elif wanted == "erasure" and req.replication is None:
+        try:
+            ec = ec_profile(nodes, req.ceph_release, rules)
+        except DataError as e:
+            reason += f"; {e.message}"
+    target = int(_catalog_default(catalog, "mon_target_pg_per_osd", req.ceph_release))
+    max_pg = int(_catalog_default(catalog, "mon_max_pg_per_osd", req.ceph_release))
+    pg = pg_num(osds, size, 0.9 if ec is None else 0.1, target_per_osd=target, max_per_osd=max_pg)
+    pg_ec = pg_num(osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg) if ec else None
+    shape: Shape = {
         "ram_gib": hw.ram_gib, "cores": hw.cores, "nic_gbps": hw.nic_gbps, "sockets": hw.sockets,
+        "osds_per_device": per_device.value, "osds_per_device_reason": per_device.reason,
         "osds_per_node": osds_node, "osds": osds, "nodes": nodes, "clients": clients,
         "db_ram_gib": req.db_ram_gib or hw.client_ram_gib, "client_ram_gib": hw.client_ram_gib,
         "pool_size": size, "pool_min_size": size - 1, "pool_reason": reason,
         "protection_reason": ec.reason if ec else reason,
         "protection": "erasure" if ec else "replication", "ec": ec,
         "device_type": hw.data_type, "workload": req.workload, "release": req.ceph_release,
-    }  # fmt: skip
-    ctx["osd_memory_target"] = osd_memory_target(hw.ram_gib, osds_node).value
-    ctx["pg_num"] = pg_num(osds, size, 0.9 if ec is None else 0.1).value
-    ctx["pg_num_ec"] = pg_num(osds, ec.value.k + ec.value.m, 0.9).value if ec else 0
-    return ctx
+        "memory": mem, "osd_memory_target": mem.value, "daemons_gib": daemons,
+        "os_reserve_gib": nl.os_reserve_gib, "pg_target_per_osd": target, "pg_max_per_osd": max_pg,
+        "pg_num": pg.value, "pg_num_derived": pg, "pg_num_ec": pg_ec.value if pg_ec else 0,
+        "warnings": _block_db(hw, req.workload, per_device.value),
+    }
+    if ec is not None and "WARNING" in ec.reason:
+        shape["warnings"].append(ec.reason)
+    return shape
 
 
 def _knob(catalog: Any, key: str, domain: str | None) -> Knob | None:
@@ -154,18 +203,18 @@ def _release_facts(knob: Knob | None, release: str | None) -> tuple[str, ...]:
         facts.append(f"default in {release}: {d}" if release else f"kernel default: {d}")
     if knob.effect != "runtime":
         facts.append({"restart": "takes effect on daemon restart", "create": "only read when the OSD is created"}
-                     .get(knob.effect, knob.effect))  # fmt: skip
+                     .get(knob.effect, knob.effect))
     return tuple(facts)
 
 
-def _resolve_value(raw: Any, ctx: dict[str, Any], where: str) -> tuple[Any, str, tuple[str, ...], dict[str, Any], str]:
+def _resolve_value(raw: Any, ctx: Shape, where: str) -> tuple[Any, str, tuple[str, ...], dict[str, Any], str]:
     """(value, rule, evidence, inputs, why) of one profile entry."""
     if isinstance(raw, dict) and "derive" in raw:
         name = str(raw["derive"])
         fn = REGISTRY.get(name)
         if fn is None:
             raise DataError(f"{where}: unknown derivation {name!r}",
-                            suggestion=f"known: {', '.join(sorted(REGISTRY))}")  # fmt: skip
+                            suggestion=f"known: {', '.join(sorted(REGISTRY))}")
         d = fn(ctx)
         return d.value, f"derive:{name}", d.evidence, d.inputs, d.reason
     if isinstance(raw, dict) and "value" in raw:
@@ -177,19 +226,38 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     if req.workload not in WORKLOADS:
         raise UsageError(f"unknown workload {req.workload!r}", suggestion=f"choose one of {', '.join(WORKLOADS)}")
     hw = load_hardware(req.hardware_file) if req.hardware_file else load_tier(req.tier or "iops")
-    legacy = req.ceph_release == LEGACY_RELEASE
     chain = compose(layer_names(req, hw))
-    ctx = _context(req, hw, chain)
     catalog = load_catalog()
-    bundle = Bundle(request=req, hardware=hw, settings=[], layers=[p.name for p in chain], context=ctx,
-                    legacy=legacy)  # fmt: skip
-    # ---- settings: profile values (and opted-in unsafe values) with their provenance
+    shape = cluster_shape(req, hw, chain, catalog)
+    bundle = Bundle(request=req, hardware=hw, settings=[], layers=[p.name for p in chain], shape=shape,
+                    legacy=req.ceph_release == LEGACY_RELEASE, warnings=list(shape["warnings"]))
+    merged = _settings(bundle, chain, catalog)
+    validate_settings(bundle, catalog)
+    inputs = {**req.echo(), "flashtune": __version__}
+    _benchmarks(bundle, chain, merged)
+    formats.render(bundle, "config", inputs)
+    formats.render(bundle, "plan", inputs)
+    bundle.differences = [d for p in chain for d in p.differences if _applies(d, req)]
+    validate_bundle(bundle)
+    formats.render(bundle, "report", inputs)
+    return bundle
+
+
+def _applies(difference: dict[str, Any], req: CompileRequest) -> bool:
+    """A legacy difference may hold only for some MySQL flavours (`when: {mysql_flavour: [...]}`)."""
+    flavours = (difference.get("when") or {}).get("mysql_flavour")
+    return flavours is None or req.mysql_flavour in flavours
+
+
+def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
+    """Profile values (and opted-in unsafe values) with their provenance, into bundle.settings."""
+    req = bundle.request
     unsafe = merge(chain, part="unsafe")
     unknown = sorted(k for k in req.allow_unsafe if k not in {key for (_, _, key) in unsafe})
     if unknown:
         offered = sorted({key for (_, _, key) in unsafe})
         raise UsageError(f"--allow-unsafe {unknown[0]}: this profile has no unsafe value for it",
-                         suggestion=f"knobs with an unsafe alternative here: {', '.join(offered)}")  # fmt: skip
+                         suggestion=f"knobs with an unsafe alternative here: {', '.join(offered)}")
     merged = merge(chain)
     forced: dict[tuple[str, str, str], tuple[Any, str]] = {}
     for (file, section, key), (raw, layer) in unsafe.items():
@@ -201,59 +269,30 @@ def compile_bundle(req: CompileRequest) -> Bundle:
         if file == "cbt.yaml":
             continue
         opt_in = (file, section, key) in forced
-        value, rule, evidence, inputs, why = _resolve_value(raw, ctx, f"{layer}: {file} [{section}] {key}")
+        value, rule, evidence, inputs, why = _resolve_value(raw, bundle.shape, f"{layer}: {file} [{section}] {key}")
         if value is None or value == "":
             bundle.omitted.append({"file": file, "section": section, "key": key, "why": why or "no value here"})
             continue
-        knob = _knob(catalog, key, FILE_DOMAIN.get(file))
+        knob = _knob(catalog, key, formats.domain_of(file))
         rationale = (knob.rationale if knob else "") or why
         if why and rule.startswith("derive:"):
             rationale = f"{rationale} Derived: {why}" if knob and knob.rationale else why
         safety = str(raw.get("safety", "safe")) if opt_in else (knob.safety if knob else "safe")
+        release = formats.release_of(file, req.ceph_release, req.mysql_flavour)
         bundle.settings.append(Setting(
             file=file, section=section, key=key, value=value, rule=rule or f"profile:{layer}",
             rationale=rationale, evidence=evidence or (knob.evidence if knob else ()),
             safety=safety if opt_in else "safe", unsafe_opt_in=opt_in, inputs=inputs,
-            release_facts=_release_facts(knob, {"ceph.conf": req.ceph_release, "my.cnf": req.mysql_flavour}.get(file)),
-            notes=(f"unsafe ({safety}): {why}",) if opt_in else (),
-        ))  # fmt: skip
-    validate_settings(bundle, catalog)
-    # ---- files
-    inputs = {**req.echo(), "flashtune": __version__}
-    by_file: dict[str, list[Setting]] = {}
-    for s in bundle.settings:
-        by_file.setdefault(s.file, []).append(s)
-    files = bundle.files
-    files["ceph.conf"] = cephconf.emit(by_file.get("ceph.conf", []), inputs)
-    if "sysctl.conf" in by_file:
-        files["sysctl.conf"] = sysctl.emit(by_file["sysctl.conf"], inputs)
-    if req.workload == "mysql":
-        files["my.cnf"] = mycnf.emit(by_file.get("my.cnf", []), inputs)
-    if "tuned.conf" in by_file:
-        files["tuned/flashtune/tuned.conf"] = tuned.emit(by_file["tuned.conf"], inputs)
-    if "udev.rules" in by_file:
-        files["udev/60-flashtune-blockdev.rules"] = udev.emit(by_file["udev.rules"], inputs)
-    if "systemd-numa.conf" in by_file and hw.sockets > 1:
-        per = max(1, ctx["osds_per_node"] // hw.sockets)
-        for node in range(hw.sockets):
-            files[f"systemd/numa-node{node}.conf"] = systemd.emit(
-                by_file["systemd-numa.conf"], inputs, node, f"about {per} of the node's {ctx['osds_per_node']} OSDs")
-    _benchmarks(bundle, chain, merged, inputs)
-    bundle.differences = [d for p in chain for d in p.differences]
-    if req.workload == "mysql" and legacy and req.mysql_flavour == "mariadb-10.11":
-        bundle.differences.append({"file": "my.cnf", "key": "innodb_page_cleaners", "seed": "16",
-                                   "emitted": "(omitted)", "why": "Removed in MariaDB 10.11: accepted with a "
-                                   "warning and ignored. Kept for --mysql mysql-5.7/8.0."})  # fmt: skip
-    validate_bundle(bundle)
-    files["explain.md"] = explain.emit(bundle, inputs)
-    files["manifest.json"] = manifest.emit(bundle, inputs)
-    return bundle
+            release_facts=_release_facts(knob, release), notes=(f"unsafe ({safety}): {why}",) if opt_in else (),
+        ))
+    return merged
 
 
-def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any, inputs: dict[str, Any]) -> None:
+def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
+    """The CBT documents (bundle.plans): the legacy profile's literal plan, or the workload's plan."""
     legacy_doc = last(chain, "cbt")
     if legacy_doc:
-        bundle.files["cbt.yaml"] = cbt.emit(legacy_doc, inputs, "CBT plan of the 2017 study, corrected (see explain.md).")
+        bundle.plans["cbt.yaml"] = legacy_doc
         wl = legacy_doc.get("benchmarks", {}).get("librbdfio", {}).get("workloads", {})
         bundle.cases = list(wl)
         return
@@ -261,14 +300,10 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any, inputs: dict[
     if not plan:
         return
     extra = {key: raw for (file, section, key), (raw, _) in merged.items() if file == "cbt.yaml" and section == "cluster"}
-    docs, cases, derived = benchmark.documents(plan, bundle.context, extra)
+    docs, cases, derived = benchmark.documents(plan, bundle.shape, extra)
     bundle.cases = cases
     bundle.derived.update(derived)
-    note = ("Host names are placeholders: replace client01.., osd01.., mon01 with yours.\n"
-            "Every intended case runs: sweeps are librbdfio workloads (or one file per case), because "
-            "current CBT runs only the first permutation of a benchmark.")
-    for name, doc in docs.items():
-        bundle.files[name] = cbt.emit(doc, inputs, note)
+    bundle.plans.update(docs)
 
 
 def manifest_dict(bundle: Bundle) -> dict[str, Any]:

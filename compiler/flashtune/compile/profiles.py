@@ -2,7 +2,9 @@
 
 A profile holds `settings` (file -> section -> key -> value), optional `unsafe` values (emitted only with
 --allow-unsafe), `unset` (keys an earlier layer set that this one removes), a `benchmark` plan, the
-default `protection` (replication | erasure), and for legacy profiles `differences` and a literal `cbt`.
+default `protection` (replication | erasure), `cluster` facts that replace derived ones (the legacy setup's
+OSDs per device), and for legacy profiles `differences` (each may hold only `when: {mysql_flavour: [...]}`)
+and a literal `cbt`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from flashtune.yamlio import line_of, load_yaml
 # file -> section -> key -> value
 Layer = dict[str, dict[str, dict[str, Any]]]
 _FIELDS = {"name", "include", "settings", "unsafe", "unset", "benchmark", "protection", "differences", "cbt",
-           "source"}  # fmt: skip
+           "source", "cluster"}  # fmt: skip
+_CLUSTER_FIELDS = {"osds_per_device"}
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Profile:
     protection: str | None = None
     differences: list[dict[str, Any]] = field(default_factory=list)
     cbt: dict[str, Any] | None = None
+    cluster: dict[str, Any] | None = None
     lines: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (file, section, key) -> line
     include: tuple[str, ...] = ()
 
@@ -86,12 +90,17 @@ def _read_profile(name: str, d: Path) -> Profile:
     if prot is not None and prot not in ("replication", "erasure"):
         raise DataError(f"protection {prot!r} is not replication or erasure", file=str(path),
                         line=line_of(doc, "protection"))  # fmt: skip
+    cluster = doc.get("cluster")
+    if cluster is not None and (not isinstance(cluster, dict) or set(cluster) - _CLUSTER_FIELDS):
+        raise DataError(f"'cluster' may only set {', '.join(sorted(_CLUSTER_FIELDS))}", file=str(path),
+                        line=line_of(doc, "cluster"))  # fmt: skip
     return Profile(
         name=str(doc.get("name", name)), path=path, settings=_layer(doc.get("settings"), path, "settings", lines),
         unsafe=_layer(doc.get("unsafe"), path, "unsafe"), unset=unset,
         benchmark=dict(doc["benchmark"]) if isinstance(doc.get("benchmark"), dict) else None,
         protection=prot, differences=[dict(x) for x in doc.get("differences") or []],
         cbt=dict(doc["cbt"]) if isinstance(doc.get("cbt"), dict) else None, lines=lines,
+        cluster=dict(cluster) if cluster else None,
         include=(inc,) if isinstance(inc := doc.get("include"), str) else tuple(str(x) for x in inc or ()),
     )  # fmt: skip
 
@@ -142,7 +151,7 @@ def merge(chain: list[Profile], *, part: str = "settings") -> Merged:
 
 
 def last(chain: list[Profile], attr: str) -> Any:
-    """The last layer's non-empty value of a scalar field (benchmark, protection, cbt)."""
+    """The last layer's non-empty value of a scalar field (benchmark, protection, cbt, cluster)."""
     value = None
     for prof in chain:
         v = getattr(prof, attr)

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flashtune.catalog import Knob
 from flashtune.compile.profiles import read_profile
+from flashtune.emit.formats import BY_KIND, domain_of, release_of
 from flashtune.errors import DataError
+from flashtune.model import Bundle, GiB
 from flashtune.paths import data_dir
-
-if TYPE_CHECKING:
-    from flashtune.compile.pipeline import Bundle
-
-LINT_KIND = {"ceph.conf": "ceph.conf", "my.cnf": "my.cnf", "sysctl.conf": "sysctl.conf"}
 
 
 @cache
@@ -60,10 +57,10 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
         layer = _layer_of(bundle, s.file, s.section, s.key)
         prof = read_profile(layer)
         where = (str(prof.path), prof.lines.get((s.file, s.section, s.key)))
-        domain = {"ceph.conf": "ceph", "my.cnf": "mysql", "sysctl.conf": "sysctl"}.get(s.file)
-        knob = catalog.get(s.key, domain) if domain else None
+        domain = domain_of(s.file)
+        knob = catalog.get(s.key, domain) if domain in ("ceph", "mysql", "sysctl") else None
         knob = knob if isinstance(knob, Knob) else None
-        release = req.ceph_release if s.file == "ceph.conf" else req.mysql_flavour
+        release = release_of(s.file, req.ceph_release, req.mysql_flavour)
         own = not (knob is not None and s.evidence == knob.evidence)  # the catalog checks its own refs
         dangling = [ref for ref in s.evidence if own and resolve(ref) is None]
         if dangling:
@@ -115,21 +112,31 @@ def _unsafe(knob: Knob, value: Any) -> bool:
     return False
 
 
+def _host_ram_gib(bundle: Bundle, host: str) -> float:
+    """RAM of the machine a file is installed on: the OSD node, or the database host (its own machine)."""
+    if host == "db-host":
+        return float(bundle.shape["db_ram_gib"])
+    if host == "client":
+        return float(bundle.shape["client_ram_gib"])
+    return bundle.hardware.ram_gib
+
+
 def validate_bundle(bundle: Bundle) -> None:
-    """Re-parse and lint every emitted file for its release; collect warnings for the manifest."""
+    """Re-parse and lint every emitted file for its release, with the RAM of the host it is for; collect
+    the findings for the manifest."""
     from flashtune.lint import lint_text
 
     req = bundle.request
     allowed = {s.key for s in bundle.settings if s.unsafe_opt_in}
-    ctx = {"ram_bytes": int(bundle.hardware.ram_gib * (1 << 30)), "failure_domains": bundle.context["nodes"]}
     report: dict[str, list[str]] = {}
     for name, text in bundle.files.items():
-        kind = LINT_KIND.get(name) or ("cbt.yaml" if name.endswith(".yaml") else None)
-        if kind is None:
+        fmt = BY_KIND.get(bundle.kinds.get(name, ""))
+        if fmt is None or fmt.lint_kind is None:
             if name.endswith(".json"):
                 json.loads(text)
             continue
-        findings = lint_text(text, kind, filename=name, ceph_release=req.ceph_release,
+        ctx = {"ram_bytes": int(_host_ram_gib(bundle, fmt.host) * GiB), "failure_domains": bundle.shape["nodes"]}
+        findings = lint_text(text, fmt.lint_kind, filename=name, ceph_release=req.ceph_release,
                              mysql_flavour=req.mysql_flavour, context=ctx)  # fmt: skip
         errors = [f for f in findings if f.severity == "error" and f.key not in allowed]
         if errors and not bundle.legacy:
@@ -137,4 +144,4 @@ def validate_bundle(bundle: Bundle) -> None:
             raise DataError(f"the compiled {name} fails its own lint check: {f.code} {f.message}", file=name,
                             line=f.line, suggestion="this is a flashtune bug; please report the command line")  # fmt: skip
         report[name] = [f"{f.severity} {f.code} {f.key}: {f.message}" for f in findings]
-    bundle.context["lint"] = report
+    bundle.lint = report

@@ -3,20 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flashtune import __version__
 from flashtune.emit.common import render_scalar
-from flashtune.emit.manifest import cluster_facts
-
-if TYPE_CHECKING:
-    from flashtune.compile.pipeline import Bundle
+from flashtune.model import Bundle
 
 
 def _cell(v: Any) -> str:
     if isinstance(v, list | tuple):
         v = " ".join(render_scalar(x) for x in v)
     return render_scalar(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _memory_budget(bundle: Bundle) -> list[str]:
+    """The node memory budget table: every daemon on the busiest OSD node and the rule that sized the OSDs."""
+    rows = bundle.memory_budget()
+    if not rows:
+        return []
+    ram = bundle.hardware.ram_gib
+    mem = bundle.shape["memory"]
+    out = ["\n## Node memory budget\n\n", f"The busiest OSD node ({ram:g} GiB RAM) runs the OSDs and "
+           f"{', '.join(bundle.shape['daemons_gib']) or 'no other daemon'}. {mem.reason}.\n\n"
+           "| on the node | GiB | share of RAM |\n|---|---|---|\n"]
+    out.extend(f"| {name} | {gib:.2f} | {gib / ram:.1%} |\n" for name, gib in rows)
+    total = sum(g for _, g in rows)
+    out.append(f"| **total** | **{total:.2f}** | **{total / ram:.1%}** |\n\n")
+    out.append(f"Rules (data/layout/layout.yaml): OSD targets + other Ceph daemons <= "
+               f"{mem.inputs['autotune_ratio']:g} x RAM (cephadm's autotuner), and everything including the OS "
+               f"<= {1 - mem.inputs['headroom']:g} x RAM (the hardware recommendations' headroom for memory "
+               f"spikes). OSDs per device: {bundle.shape['osds_per_device_reason']}.\n")
+    return out
 
 
 def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
@@ -30,7 +47,11 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
     out.append("## Inputs\n\n| input | value |\n|---|---|\n")
     out.extend(f"| {k} | {_cell(v)} |\n" for k, v in inputs.items())
     out.append("\n## Cluster shape (derived)\n\n| fact | value |\n|---|---|\n")
-    out.extend(f"| {k} | {_cell(v)} |\n" for k, v in cluster_facts(bundle).items() if v is not None)
+    out.extend(f"| {k} | {_cell(v)} |\n" for k, v in bundle.cluster_facts().items() if v is not None)
+    out.extend(_memory_budget(bundle))
+    if bundle.warnings:
+        out.append("\n## Sizing warnings\n\n")
+        out.extend(f"- {w}\n" for w in bundle.warnings)
     out.append(f"\nProfile layers, later ones winning: {' -> '.join(bundle.layers)}.\n")
     unsafe = [s for s in bundle.settings if s.unsafe_opt_in]
     out.append("\n## Safety\n\n")
@@ -62,7 +83,7 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
                    "|---|---|---|---|---|\n")  # fmt: skip
         out.extend(f"| {d.get('file')} | `{_cell(d.get('key'))}` | {_cell(d.get('seed'))} | {_cell(d.get('emitted'))} "
                    f"| {_cell(d.get('why'))} |\n" for d in bundle.differences)
-    notes = {n: f for n, f in bundle.context.get("lint", {}).items() if f}
+    notes = {n: f for n, f in bundle.lint.items() if f}
     if notes:
         out.append("\n## Linter notes on the emitted files\n\n")
         for name, findings in notes.items():

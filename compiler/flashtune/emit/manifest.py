@@ -5,12 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flashtune import __version__
-
-if TYPE_CHECKING:
-    from flashtune.compile.pipeline import Bundle
+from flashtune.model import Bundle
 
 
 def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -36,15 +34,6 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-def cluster_facts(bundle: Bundle) -> dict[str, Any]:
-    c = bundle.context
-    keys = ("nodes", "clients", "osds_per_node", "osds", "protection", "protection_reason", "pool_size", "pool_min_size", "pg_num",
-            "osd_memory_target", "db_ram_gib", "device_type")  # fmt: skip
-    out = {k: c[k] for k in keys if k in c}
-    out["ec_profile"] = c["ec"].value.as_profile() if c.get("ec") else None
-    return out
-
-
 def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
     hw = bundle.hardware
     return {
@@ -54,7 +43,9 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
                      "ram_gib": hw.ram_gib, "nic_gbps": hw.nic_gbps,
                      "data_devices": [vars(g) for g in hw.data_devices],
                      "db_devices": [vars(g) for g in hw.db_devices]},
-        "cluster": cluster_facts(bundle),
+        "cluster": bundle.cluster_facts(),
+        "memory_budget_gib": {name: round(gib, 3) for name, gib in bundle.memory_budget()},
+        "warnings": bundle.warnings,
         "layers": bundle.layers,
         "legacy": bundle.legacy,
         "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(bundle.files.items())
@@ -71,7 +62,7 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "omitted": bundle.omitted,
         "differences_from_seed": bundle.differences,
         "benchmark_cases": bundle.cases,
-        "lint": bundle.context.get("lint", {}),
+        "lint": bundle.lint,
     }  # fmt: skip
 
 

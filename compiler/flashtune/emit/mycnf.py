@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flashtune.emit.common import header, render_scalar
-from flashtune.settings import Setting
+from flashtune.model import Setting
 
 
 def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:

@@ -1,0 +1,128 @@
+"""The node layout facts of data/layout/layout.yaml, read once and checked: memory rules, daemon memory,
+daemon placement per workload, OSDs per device, erasure-code choices, pools and block.db sizing.
+
+A tier or hardware file's own `layout:` mapping overrides `placement`, a daemon's `memory_gib` and
+`os_reserve_gib` (see `node_layout`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import DataError
+from flashtune.paths import data_dir
+from flashtune.yamlio import line_of, load_yaml
+
+GiB = 1 << 30
+
+
+def layout_file() -> Path:
+    return data_dir() / "layout" / "layout.yaml"
+
+
+@cache
+def layout_data() -> dict[str, Any]:
+    """The layout facts as loaded (checked for the sections the compiler reads)."""
+    path = layout_file()
+    doc = load_yaml(path)
+    sections = ("memory", "daemons", "placement", "osds_per_device", "erasure", "pools", "block_db")
+    if not isinstance(doc, dict) or any(not isinstance(doc.get(s), dict) for s in sections):
+        raise DataError(f"the layout file needs the mappings {', '.join(sections)}", file=str(path), line=1)
+    return doc
+
+
+@dataclass(frozen=True)
+class NodeLayout:
+    """Which non-OSD daemons share the busiest OSD node and how much memory each needs (GiB)."""
+
+    daemons: tuple[str, ...]
+    memory_gib: dict[str, float]  # fixed-size daemons; the MDS is sized from its cache knob
+    os_reserve_gib: float
+    mds_rss_factor: float
+    mds_cache_knob: str
+
+
+def check_override(node: Any, where: str) -> dict[str, Any]:
+    """A tier's or hardware file's `layout:` mapping, checked (file:line errors)."""
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        raise DataError(
+            "'layout' must be a mapping {placement, memory_gib, os_reserve_gib}",
+            file=where,
+            line=line_of(node),
+        )
+    known = {"placement", "memory_gib", "os_reserve_gib"}
+    for key in node:
+        if key not in known:
+            raise DataError(
+                f"unknown layout field {key!r}",
+                file=where,
+                line=line_of(node, key),
+                suggestion=f"known: {', '.join(sorted(known))}",
+            )
+    daemons = set(layout_data()["daemons"])
+    for wl, names in (node.get("placement") or {}).items():
+        if not isinstance(names, list) or any(n not in daemons for n in names):
+            raise DataError(
+                f"layout.placement.{wl} must list daemons among {', '.join(sorted(daemons))}",
+                file=where,
+                line=line_of(node.get("placement"), wl),
+            )
+    for name, gib in (node.get("memory_gib") or {}).items():
+        if name not in daemons or isinstance(gib, bool) or not isinstance(gib, int | float) or gib < 0:
+            raise DataError(
+                f"layout.memory_gib.{name} must be a daemon's memory in GiB (>= 0)",
+                file=where,
+                line=line_of(node.get("memory_gib"), name),
+                suggestion=f"daemons: {', '.join(sorted(daemons))}",
+            )
+    gib = node.get("os_reserve_gib")
+    if gib is not None and (isinstance(gib, bool) or not isinstance(gib, int | float) or gib < 0):
+        raise DataError(
+            "layout.os_reserve_gib must be a number of GiB (>= 0)",
+            file=where,
+            line=line_of(node, "os_reserve_gib"),
+        )
+    return dict(node)
+
+
+def node_layout(workload: str, override: dict[str, Any]) -> NodeLayout:
+    """The daemons on the busiest OSD node for this workload, with the hardware file's overrides applied."""
+    data = layout_data()
+    placement = {**data["placement"], **(override.get("placement") or {})}
+    names = [*placement.get("all", []), *placement.get(workload, [])]
+    daemons = data["daemons"]
+    memory = {n: float(d["memory_gib"]) for n, d in daemons.items() if "memory_gib" in d}
+    memory.update({str(k): float(v) for k, v in (override.get("memory_gib") or {}).items()})
+    mds = daemons.get("mds", {})
+    return NodeLayout(
+        daemons=tuple(dict.fromkeys(names)),
+        memory_gib=memory,
+        os_reserve_gib=float(override.get("os_reserve_gib", data["memory"]["os_reserve_gib"])),
+        mds_rss_factor=float(mds.get("rss_factor", 1.0)),
+        mds_cache_knob=str(mds.get("cache_knob", "mds_cache_memory_limit")),
+    )
+
+
+def memory_rules() -> dict[str, Any]:
+    return dict(layout_data()["memory"])
+
+
+def osds_per_device_rules() -> dict[str, Any]:
+    return dict(layout_data()["osds_per_device"])
+
+
+def erasure_rules() -> dict[str, Any]:
+    return dict(layout_data()["erasure"])
+
+
+def pools_for(workload: str) -> list[dict[str, Any]]:
+    return [dict(p) for p in layout_data()["pools"].get(workload, [])]
+
+
+def block_db_rules() -> dict[str, Any]:
+    return dict(layout_data()["block_db"])

@@ -1,0 +1,199 @@
+"""The compiler's shared types: its inputs (CompileRequest, Hardware), the values it derives (Derived) and its
+result (Setting, Bundle).
+
+This module sits at the bottom floor of the compiler: the pipeline, the derivations, validate and every emitter
+import these types from here, and it imports nothing of flashtune but the release defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
+
+GiB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A derived value with the one-sentence reason naming its inputs and any cap that applied."""
+
+    value: Any
+    reason: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceGroup:
+    count: int
+    type: str  # hdd | sata-ssd | nvme
+    size_gb: float
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One OSD node (all nodes alike) and the cluster shape's defaults, from data/tiers/ or the user's file."""
+
+    name: str
+    source: str
+    cores: int  # per node, all sockets
+    ram_gib: float
+    nic_gbps: float  # fastest single port
+    data_devices: tuple[DeviceGroup, ...]
+    db_devices: tuple[DeviceGroup, ...]
+    sockets: int = 1
+    # cluster shape defaults (the CLI's --nodes/--clients override them)
+    nodes: int = 3
+    clients: int = 1
+    client_ram_gib: float = 32.0
+    # the node's daemon layout (data/layout.yaml's defaults, overridden per tier or hardware file)
+    layout: dict[str, Any] = field(default_factory=dict)
+    tier: bool = False  # a shipped tier (data/tiers/), not the user's own file
+
+    @property
+    def data_type(self) -> str:
+        """The data devices' type (the largest group when mixed)."""
+        if not self.data_devices:
+            return "hdd"
+        return max(self.data_devices, key=lambda g: g.count).type
+
+
+@dataclass(frozen=True)
+class ECProfile:
+    """An erasure-code profile as `ceph osd erasure-code-profile set` takes it."""
+
+    k: int
+    m: int
+    plugin: str
+    technique: str
+    failure_domain: str = "host"
+    name: str = ""
+
+    def as_profile(self) -> str:
+        return (
+            f"k={self.k} m={self.m} plugin={self.plugin} technique={self.technique} "
+            f"crush-failure-domain={self.failure_domain}"
+        )
+
+    @property
+    def profile_name(self) -> str:
+        return self.name or f"flashtune-{self.plugin}-{self.k}-{self.m}"
+
+
+@dataclass(frozen=True)
+class CompileRequest:
+    workload: str
+    tier: str | None = "iops"
+    hardware_file: Path | None = None
+    ceph_release: str = DEFAULT_CEPH_RELEASE
+    mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR
+    allow_unsafe: frozenset[str] = frozenset()
+    nodes: int | None = None
+    clients: int | None = None
+    replication: int | None = None
+    ec: tuple[int, int] | None = None
+    db_ram_gib: float | None = None  # RAM of the database host, its own machine (sizes my.cnf)
+    osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
+
+    def echo(self) -> dict[str, Any]:
+        """The inputs as the file headers and manifest echo them (unset ones left out)."""
+        out: dict[str, Any] = {
+            "tier": self.tier if self.hardware_file is None else None,
+            "hardware": str(self.hardware_file) if self.hardware_file else None,
+            "workload": self.workload,
+            "ceph_release": self.ceph_release,
+            "mysql_flavour": self.mysql_flavour if self.workload == "mysql" else None,
+            "nodes": self.nodes,
+            "clients": self.clients,
+            "replication": self.replication,
+            "ec": f"{self.ec[0]}+{self.ec[1]}" if self.ec else None,
+            "db_ram_gib": self.db_ram_gib,
+            "osds_per_device": self.osds_per_device,
+            "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
+        }
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A value destined for one output file, and why it has that value."""
+
+    file: str  # the output format's kind (see flashtune.emit.formats): ceph.conf | sysctl.conf | my.cnf | ...
+    section: str  # ceph.conf section, my.cnf group; "" where the format has none
+    key: str
+    value: Any
+    rule: str  # the profile layer or derivation that produced the value
+    rationale: str = ""
+    evidence: tuple[str, ...] = ()
+    safety: str = "safe"
+    unsafe_opt_in: bool = False  # emitted only because the user passed --allow-unsafe
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    inputs: dict[str, Any] = field(default_factory=dict)  # the derivation's inputs, echoed in the manifest
+    release_facts: tuple[str, ...] = ()  # what the catalog says about this key in the target release
+
+
+# Cluster shape: what derivations read (hardware, nodes, OSDs, protection, pools, memory budget), filled by
+# flashtune.compile.pipeline.cluster_shape. A plain mapping so profiles can name any of it by key.
+Shape = dict[str, Any]
+
+# Facts of the shape that explain.md and manifest.json show, in this order.
+SHAPE_FACTS = (
+    "nodes",
+    "clients",
+    "osds_per_device",
+    "osds_per_node",
+    "osds",
+    "protection",
+    "protection_reason",
+    "pool_size",
+    "pool_min_size",
+    "pg_num",
+    "osd_memory_target",
+    "db_ram_gib",
+    "device_type",
+)
+
+
+@dataclass
+class Bundle:
+    """Everything one compile produced: settings with provenance, the files, and what was left out and why."""
+
+    request: CompileRequest
+    hardware: Hardware
+    settings: list[Setting]
+    files: dict[str, str] = field(default_factory=dict)  # output path -> text
+    kinds: dict[str, str] = field(default_factory=dict)  # output path -> its format's kind
+    plans: dict[str, dict[str, Any]] = field(default_factory=dict)  # CBT documents by output path
+    layers: list[str] = field(default_factory=list)
+    shape: Shape = field(default_factory=dict)
+    derived: dict[str, Derived] = field(default_factory=dict)  # cluster-shape values (not file keys)
+    omitted: list[dict[str, Any]] = field(default_factory=list)  # dropped settings and why
+    differences: list[dict[str, Any]] = field(default_factory=list)  # legacy mode vs the seed
+    cases: list[str] = field(default_factory=list)  # benchmark cases the CBT files run
+    warnings: list[str] = field(default_factory=list)  # sizing concerns that did not stop the compile
+    lint: dict[str, list[str]] = field(default_factory=dict)  # linter findings per emitted file
+    legacy: bool = False
+
+    def memory_budget(self) -> list[tuple[str, float]]:
+        """The busiest OSD node's memory, item by item (GiB): OSDs, each other daemon, the OS reserve."""
+        sh = self.shape
+        if "osd_memory_target" not in sh:
+            return []
+        rows = [
+            (
+                f"{sh['osds_per_node']} OSDs x osd_memory_target {sh['osd_memory_target'] / GiB:.2f}",
+                sh["osds_per_node"] * sh["osd_memory_target"] / GiB,
+            )
+        ]
+        rows += [(name, float(gib)) for name, gib in sh.get("daemons_gib", {}).items()]
+        rows.append(("OS reserve", float(sh.get("os_reserve_gib", 0.0))))
+        return rows
+
+    def cluster_facts(self) -> dict[str, Any]:
+        out = {k: self.shape[k] for k in SHAPE_FACTS if k in self.shape}
+        ec = self.shape.get("ec")
+        out["ec_profile"] = ec.value.as_profile() if ec else None
+        return out
