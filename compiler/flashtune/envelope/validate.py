@@ -1,0 +1,71 @@
+"""Predicted vs published: every headline, with constants fitted without the headline's own study."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flashtune.envelope.calibrate import cluster_for, fit
+from flashtune.envelope.model import Envelope, envelope
+from flashtune.envelope.observations import Headline, headlines
+
+GOAL = 0.25  # within +-25 % of the measured value
+
+
+@dataclass(frozen=True)
+class Row:
+    headline: Headline
+    loso: Envelope  # constants fitted without this headline's study
+    all_studies: Envelope  # constants fitted from every study (in-sample)
+    in_study: tuple[str, ...]  # constants that no other study measures (their value is in-sample)
+
+    @property
+    def error(self) -> float:
+        """(predicted - measured) / measured, leave-one-study-out."""
+        return self.loso.iops / self.headline.iops - 1
+
+    @property
+    def error_all(self) -> float:
+        return self.all_studies.iops / self.headline.iops - 1
+
+    @property
+    def bottleneck_match(self) -> bool | None:
+        """Does the predicted bottleneck class include the stated one? None where the source states none."""
+        stated = self.headline.stated_bottleneck
+        if stated == "none":
+            return None
+        return stated in self.loso.bottleneck_class.split("/")
+
+    @property
+    def met(self) -> bool:
+        return abs(self.error) <= GOAL and self.bottleneck_match is not False
+
+    def record(self) -> dict[str, object]:
+        h = self.headline
+        return {
+            "headline": h.id, "study": h.study, "case": h.case.name, "evidence": h.evidence,
+            "measured_MB_s": round(h.mb_s, 1), "measured_IOPS": round(h.iops),
+            "predicted_MB_s": round(self.loso.mb_s, 1), "predicted_IOPS": round(self.loso.iops),
+            "error_pct": round(100 * self.error, 1), "error_all_studies_pct": round(100 * self.error_all, 1),
+            "bottleneck_predicted": self.loso.bottleneck, "bottleneck_stated": h.stated_bottleneck,
+            "bottleneck_match": self.bottleneck_match, "goal_applies": h.goal, "goal_met": self.met if h.goal else None,
+            "in_study_constants": ", ".join(self.in_study), "note": h.why_no_goal,
+        }  # fmt: skip
+
+
+def validation() -> list[Row]:
+    full = fit()
+    rows = []
+    fits = {}
+    for h in headlines():
+        if h.study not in fits:
+            fits[h.study] = fit(leave_out=h.study)
+        f = fits[h.study]
+        c = cluster_for(h)
+        direction = {1.0: ("read",), 0.0: ("write",)}.get(h.case.read_fraction, ("read", "write"))
+        used = tuple(n for n in f.in_study if n == "net_efficiency" or n.split(".", 1)[1].split("_")[0] in direction)
+        rows.append(Row(h, envelope(c, h.case, f.constants), envelope(c, h.case, full.constants), used))
+    return rows
+
+
+def table() -> list[dict[str, object]]:
+    return [r.record() for r in validation()]
