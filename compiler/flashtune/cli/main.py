@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from flashtune import __version__
-from flashtune.cli import ingest, knob
+from flashtune.cli import envelope, ingest, knob
 from flashtune.cli.common import Parser, guarded
 
 
@@ -14,6 +14,7 @@ def build_parser() -> Parser:
     p = Parser(prog="flashtune", description=__doc__)
     p.add_argument("--version", action="version", version=f"flashtune {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    envelope.add_parser(sub)
     ingest.add_parser(sub)
     knob.add_parser(sub)
     return p
@@ -30,6 +31,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return ingest.run(args)
     if args.command == "knob":
         return knob.run(args)
+    if args.command == "envelope":
+        return envelope.run(args)
     return 0
 
 

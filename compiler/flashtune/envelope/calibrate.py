@@ -96,6 +96,15 @@ def fit(leave_out: str | None = None) -> Fit:
 def per_observation(leave_out: str | None = None) -> list[dict[str, object]]:
     """Every calibration observation's own solution under the (leave-one-out) fit: the spread behind a mean."""
     f = fit(leave_out)
-    return [{"constant": h.calibrates, "observation": h.id, "study": h.study, "evidence": h.evidence,
-             "busy": h.busy, "value": solve(h, f.constants)}
-            for h in headlines() if h.calibrates]  # fmt: skip
+    return [
+        {
+            "constant": h.calibrates,
+            "observation": h.id,
+            "study": h.study,
+            "evidence": h.evidence,
+            "busy": h.busy,
+            "value": solve(h, f.constants),
+        }
+        for h in headlines()
+        if h.calibrates
+    ]

@@ -48,8 +48,11 @@ def device_defaults() -> dict[str, dict[str, Any]]:
         for f in PERF_FIELDS:
             v = t.get(f) if isinstance(t, dict) else None
             if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
-                raise DataError(f"device type {name}: '{f}' must be a positive number", file=str(path),
-                                line=line_of(t, f) or line_of(types, name))  # fmt: skip
+                raise DataError(
+                    f"device type {name}: '{f}' must be a positive number",
+                    file=str(path),
+                    line=line_of(t, f) or line_of(types, name),
+                )
     return {str(k): dict(v) for k, v in types.items()}
 
 
@@ -58,39 +61,60 @@ def _positive(node: Any, key: str, path: Path, default: float | None = None) -> 
         return default
     v = node[key]
     if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
-        raise DataError(f"'{key}' must be a positive number, got {v!r}", file=str(path),
-                        line=line_of(node, key) or line_of(node), suggestion=f"set {key}: <number>")  # fmt: skip
+        raise DataError(
+            f"'{key}' must be a positive number, got {v!r}",
+            file=str(path),
+            line=line_of(node, key) or line_of(node),
+            suggestion=f"set {key}: <number>",
+        )
     return float(v)
 
 
 def _required(node: Any, key: str, path: Path) -> float:
     v = _positive(node, key, path)
     if v is None:
-        raise DataError(f"'{key}' is missing", file=str(path), line=line_of(node),
-                        suggestion="copy data/tiers/iops.yaml and edit it")  # fmt: skip
+        raise DataError(
+            f"'{key}' is missing",
+            file=str(path),
+            line=line_of(node),
+            suggestion="copy data/tiers/iops.yaml and edit it",
+        )
     return v
 
 
 def _drives(node: Mapping[str, Any], path: Path) -> tuple[Drives, ...]:
     groups = node.get("data_devices") or []
     if not isinstance(groups, list) or not groups:
-        raise DataError("'data_devices' must list at least one {count, type, size_gb}", file=str(path),
-                        line=line_of(node, "data_devices") or line_of(node))  # fmt: skip
+        raise DataError(
+            "'data_devices' must list at least one {count, type, size_gb}",
+            file=str(path),
+            line=line_of(node, "data_devices") or line_of(node),
+        )
     defaults = device_defaults()
     out = []
     for g in groups:
         t = g.get("type") if isinstance(g, Mapping) else None
         if t not in defaults:
-            raise DataError(f"device type {t!r} is not one of {', '.join(defaults)}", file=str(path),
-                            line=line_of(g) or line_of(node, "data_devices"),
-                            suggestion="use hdd, sata-ssd or nvme")  # fmt: skip
+            raise DataError(
+                f"device type {t!r} is not one of {', '.join(defaults)}",
+                file=str(path),
+                line=line_of(g) or line_of(node, "data_devices"),
+                suggestion="use hdd, sata-ssd or nvme",
+            )
         assert isinstance(g, Mapping)
         explicit = {f: _positive(g, f, path) for f in PERF_FIELDS}
         # A drive with any data-sheet figure of its own takes none from the type default: a figure the
         # data sheet does not give stays unknown rather than borrowed from another device.
-        figures = explicit if any(v is not None for v in explicit.values()) else {f: float(defaults[t][f]) for f in PERF_FIELDS}
-        out.append(Drives(count=int(_required(g, "count", path)), type=str(t), model=str(g.get("model", "")),
-                          **figures))  # fmt: skip
+        figures = (
+            explicit
+            if any(v is not None for v in explicit.values())
+            else {f: float(defaults[t][f]) for f in PERF_FIELDS}
+        )
+        out.append(
+            Drives(
+                count=int(_required(g, "count", path)), type=str(t), model=str(g.get("model", "")), **figures
+            )
+        )
     return tuple(out)
 
 
@@ -98,20 +122,30 @@ def _nics(node: Mapping[str, Any], path: Path) -> tuple[float, float, float]:
     """(public Gb/s, cluster Gb/s, fastest port Gb/s) of one node; cluster 0 = shared ports."""
     nics = node.get("nics") or []
     if not isinstance(nics, list) or not nics:
-        raise DataError("'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node))
+        raise DataError(
+            "'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node)
+        )
     total = {r: 0.0 for r in NIC_ROLES}
     fastest = 0.0
     for n in nics:
         role = n.get("role", "both") if isinstance(n, Mapping) else None
         if role not in NIC_ROLES:
-            raise DataError(f"NIC role {role!r} is not one of {', '.join(NIC_ROLES)}", file=str(path),
-                            line=line_of(n, "role") or line_of(n), suggestion="use public, cluster or both")  # fmt: skip
+            raise DataError(
+                f"NIC role {role!r} is not one of {', '.join(NIC_ROLES)}",
+                file=str(path),
+                line=line_of(n, "role") or line_of(n),
+                suggestion="use public, cluster or both",
+            )
         speed = _required(n, "speed_gbps", path)
         total[str(role)] += _positive(n, "count", path, 1.0) * speed  # type: ignore[operator]
         fastest = max(fastest, speed)
     if total["cluster"] and not (total["public"] or total["both"]):
-        raise DataError("every NIC has role 'cluster': clients could not reach the OSDs", file=str(path),
-                        line=line_of(node, "nics"), suggestion="mark the client-facing ports role: public")  # fmt: skip
+        raise DataError(
+            "every NIC has role 'cluster': clients could not reach the OSDs",
+            file=str(path),
+            line=line_of(node, "nics"),
+            suggestion="mark the client-facing ports role: public",
+        )
     if total["cluster"]:
         return total["public"] + total["both"], total["cluster"], fastest
     return total["public"] + total["both"], 0.0, fastest
@@ -124,33 +158,50 @@ def protection_from(node: Any, path: Path) -> Protection:
         raid = node.get("raid")
         raid_t = None
         if raid is not None:
-            if not (isinstance(raid, list) and len(raid) == 2 and all(isinstance(x, int) and x > 0 for x in raid)):
+            if not (
+                isinstance(raid, list) and len(raid) == 2 and all(isinstance(x, int) and x > 0 for x in raid)
+            ):
                 raise DataError("'raid' must be [k, m]", file=str(path), line=line_of(node, "raid"))
             raid_t = (int(raid[0]), int(raid[1]))
         if "replicated" in node:
             size = node["replicated"]
             if not isinstance(size, int) or size < 1:
-                raise DataError("'replicated' must be a whole number of copies", file=str(path),
-                                line=line_of(node, "replicated"), suggestion="e.g. protection: {replicated: 3}")  # fmt: skip
+                raise DataError(
+                    "'replicated' must be a whole number of copies",
+                    file=str(path),
+                    line=line_of(node, "replicated"),
+                    suggestion="e.g. protection: {replicated: 3}",
+                )
             return Protection("replicated", size, raid=raid_t)
         if "erasure" in node:
             km = node["erasure"]
             if not (isinstance(km, list) and len(km) == 2 and all(isinstance(x, int) and x > 0 for x in km)):
-                raise DataError("'erasure' must be [k, m]", file=str(path), line=line_of(node, "erasure"),
-                                suggestion="e.g. protection: {erasure: [4, 2]}")  # fmt: skip
+                raise DataError(
+                    "'erasure' must be [k, m]",
+                    file=str(path),
+                    line=line_of(node, "erasure"),
+                    suggestion="e.g. protection: {erasure: [4, 2]}",
+                )
             return Protection("erasure", 1, int(km[0]), int(km[1]), raid=raid_t)
         if node.get("none"):
             return Protection("none", 1, raid=raid_t)
-    raise DataError("'protection' must be {replicated: N}, {erasure: [k, m]} or {none: true}", file=str(path),
-                    line=line_of(node) or 1)  # fmt: skip
+    raise DataError(
+        "'protection' must be {replicated: N}, {erasure: [k, m]} or {none: true}",
+        file=str(path),
+        line=line_of(node) or 1,
+    )
 
 
 def cluster_from_doc(doc: Any, path: Path) -> Cluster:
     """A parsed hardware file -> Cluster (raises DataError with file:line on bad input)."""
     node = doc.get("node") if isinstance(doc, Mapping) else None
     if not isinstance(node, Mapping):
-        raise DataError("a hardware file needs a 'node:' mapping", file=str(path), line=1,
-                        suggestion="copy data/tiers/iops.yaml and edit it")  # fmt: skip
+        raise DataError(
+            "a hardware file needs a 'node:' mapping",
+            file=str(path),
+            line=1,
+            suggestion="copy data/tiers/iops.yaml and edit it",
+        )
     shape = doc.get("cluster") or {}
     if not isinstance(shape, Mapping):
         raise DataError("'cluster' must be a mapping", file=str(path), line=line_of(doc, "cluster"))
@@ -159,7 +210,9 @@ def cluster_from_doc(doc: Any, path: Path) -> Cluster:
     gw = shape.get("gateways") or {}
     software = str(doc.get("software", "ceph"))
     if software not in ("ceph", "lustre"):
-        raise DataError(f"software {software!r} is not ceph or lustre", file=str(path), line=line_of(doc, "software"))
+        raise DataError(
+            f"software {software!r} is not ceph or lustre", file=str(path), line=line_of(doc, "software")
+        )
     notes = []
     if "cpu_ghz" not in node:
         notes.append(f"cpu_ghz not given: {DEFAULT_GHZ} GHz assumed")
@@ -171,7 +224,8 @@ def cluster_from_doc(doc: Any, path: Path) -> Cluster:
         cores=int(_required(node, "cores", path)),
         ghz=_positive(node, "cpu_ghz", path, DEFAULT_GHZ) or DEFAULT_GHZ,
         drives=_drives(node, path),
-        public_gbps=public, cluster_gbps=cluster_net,
+        public_gbps=public,
+        cluster_gbps=cluster_net,
         client_gbps=_positive(shape, "client_nic_gbps", path, fastest) or fastest,
         protection=protection_from(shape.get("protection"), path),
         media_link_read_mb_s=_positive(link, "read_mb_s", path),
@@ -179,8 +233,9 @@ def cluster_from_doc(doc: Any, path: Path) -> Cluster:
         media_link_iops=_positive(link, "read_iops", path),
         gateways=int(_positive(gw, "count", path, 0.0) or 0) if gw else 0,
         gateway_gbps=(_positive(gw, "nic_gbps", path, 0.0) or 0.0) if gw else 0.0,
-        software=software, notes=tuple(notes),
-    )  # fmt: skip
+        software=software,
+        notes=tuple(notes),
+    )
 
 
 def load_cluster(path: Path) -> Cluster:

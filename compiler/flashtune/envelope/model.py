@@ -20,8 +20,13 @@ from dataclasses import dataclass, field, replace
 
 RESOURCES = ("media", "client network", "public network", "cluster network", "cpu")
 # The bottleneck classes the published sources name (data/tables: 'nic_bandwidth', 'cpu', 'media').
-RESOURCE_CLASS = {"media": "media", "client network": "network", "public network": "network",
-                  "cluster network": "network", "cpu": "cpu"}  # fmt: skip
+RESOURCE_CLASS = {
+    "media": "media",
+    "client network": "network",
+    "public network": "network",
+    "cluster network": "network",
+    "cpu": "cpu",
+}
 TIE = 0.01  # resources within 1 % of the smallest ceiling are named together
 SMALL_READ_BYTES = 4096  # EC reads smaller than k x this touch one chunk only
 
@@ -62,7 +67,11 @@ class Protection:
     raid: tuple[int, int] | None = None
 
     def label(self) -> str:
-        base = {"replicated": f"{self.size} replicas", "erasure": f"EC {self.k}+{self.m}", "none": "no replication"}
+        base = {
+            "replicated": f"{self.size} replicas",
+            "erasure": f"EC {self.k}+{self.m}",
+            "none": "no replication",
+        }
         text = base.get(self.kind, self.kind)
         return text + (f" (RAID {self.raid[0]}+{self.raid[1]} LUNs)" if self.raid else "")
 
@@ -168,14 +177,25 @@ def demand(c: Cluster, write: bool, size: float) -> Demand:
     media_bytes = sum(n * b for n, b in ops)
     slowest = max((max(g.op_seconds(write, b) for g in c.drives) * n for n, b in ops), default=0.0)
     if p.kind == "erasure":
-        relay = (p.k + p.m - 1) / p.k * size if write else ((p.k - 1) / p.k * size if size >= p.k * SMALL_READ_BYTES else 0.0)
+        relay = (
+            (p.k + p.m - 1) / p.k * size
+            if write
+            else ((p.k - 1) / p.k * size if size >= p.k * SMALL_READ_BYTES else 0.0)
+        )
     elif p.kind == "replicated" and write:
         relay = (p.size - 1) * size
     else:
         relay = 0.0
-    return Demand(osd_ops=n_ops, drive_seconds=slowest, media_bytes=media_bytes, client_bytes=size,
-                  public_in=size if write else 0.0, public_out=0.0 if write else size,
-                  cluster_in=relay, cluster_out=relay)  # fmt: skip
+    return Demand(
+        osd_ops=n_ops,
+        drive_seconds=slowest,
+        media_bytes=media_bytes,
+        client_bytes=size,
+        public_in=size if write else 0.0,
+        public_out=0.0 if write else size,
+        cluster_in=relay,
+        cluster_out=relay,
+    )
 
 
 def _per_io(case: Case, fn: object) -> float:
@@ -222,7 +242,7 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
     drive_s = mix(lambda x: x.drive_seconds)
     media = [c.nodes * c.drive_count / drive_s] if drive_s > 0 else []
     link = {False: c.media_link_read_mb_s, True: c.media_link_write_mb_s}
-    link_s = _per_io(case, lambda w: d[w].media_bytes / (link[w] * 1e6) if link[w] else 0.0)
+    link_s = _per_io(case, lambda w: d[w].media_bytes / (float(link[w] or 0) * 1e6) if link[w] else 0.0)
     if link_s > 0:
         media.append(c.nodes / link_s)
     if c.media_link_iops:
@@ -244,7 +264,10 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
         cl = max(_wire(cl_in, relay_msgs, k), _wire(cl_out, relay_msgs, k))
         out["cluster network"] = c.nodes * _bps(c.cluster_gbps, k) / cl if cl else None
     else:  # one set of ports carries both: the busier direction decides
-        both = max(_wire(pub_in, 1, k) + _wire(cl_in, relay_msgs, k), _wire(pub_out, 1, k) + _wire(cl_out, relay_msgs, k))
+        both = max(
+            _wire(pub_in, 1, k) + _wire(cl_in, relay_msgs, k),
+            _wire(pub_out, 1, k) + _wire(cl_out, relay_msgs, k),
+        )
         out["public network"] = c.nodes * _bps(c.public_gbps, k) / both if both else None
         out["cluster network"] = None
     cycles = cpu_cycles(c, case, k.cpu)

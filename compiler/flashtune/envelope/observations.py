@@ -17,8 +17,12 @@ BOTTLENECKS = ("media", "network", "cpu", "none")
 CONSTANTS = ("net_efficiency", "cpu.read_op", "cpu.read_byte", "cpu.write_op", "cpu.write_byte")
 # unit as printed -> (factor to IOPS, factor to MB/s); one of the two is None
 UNITS: dict[str, tuple[float | None, float | None]] = {
-    "IOPS": (1.0, None), "K IOPS": (1e3, None), "M IOPS": (1e6, None), "MB/s": (None, 1.0), "GB/s": (None, 1e3),
-}  # fmt: skip
+    "IOPS": (1.0, None),
+    "K IOPS": (1e3, None),
+    "M IOPS": (1e6, None),
+    "MB/s": (None, 1.0),
+    "GB/s": (None, 1e3),
+}
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,16 @@ class Headline:
     why_no_goal: str
     calibrates: str | None
     busy: float | None  # share of the calibrated resource in use (1.0 = saturated)
+    expected_miss: bool  # a goal headline the model is known not to meet (why_miss says why)
+    why_miss: str
     line: int | None
 
     @property
     def iops(self) -> float:
         to_iops, to_mb = UNITS[self.unit]
-        return self.value * to_iops if to_iops else self.value * float(to_mb or 0) * 1e6 / self.case.block_size
+        return (
+            self.value * to_iops if to_iops else self.value * float(to_mb or 0) * 1e6 / self.case.block_size
+        )
 
     @property
     def mb_s(self) -> float:
@@ -76,27 +84,57 @@ def headlines() -> tuple[Headline, ...]:
         where = f"{path}:{line_of(h)}"
         m, c, cal = h.get("measured") or {}, h.get("case") or {}, h.get("calibrates") or {}
         if m.get("unit") not in UNITS:
-            raise DataError(f"unit {m.get('unit')!r} is not one of {', '.join(UNITS)}", file=str(path), line=line_of(m))
+            raise DataError(
+                f"unit {m.get('unit')!r} is not one of {', '.join(UNITS)}", file=str(path), line=line_of(m)
+            )
         if h.get("stated_bottleneck") not in BOTTLENECKS:
-            raise DataError(f"stated_bottleneck must be one of {', '.join(BOTTLENECKS)}", file=str(path),
-                            line=line_of(h, "stated_bottleneck"))  # fmt: skip
+            raise DataError(
+                f"stated_bottleneck must be one of {', '.join(BOTTLENECKS)}",
+                file=str(path),
+                line=line_of(h, "stated_bottleneck"),
+            )
         if cal and cal.get("constant") not in CONSTANTS:
-            raise DataError(f"unknown constant {cal.get('constant')!r}", file=str(path), line=line_of(cal),
-                            suggestion=f"one of {', '.join(CONSTANTS)}")  # fmt: skip
+            raise DataError(
+                f"unknown constant {cal.get('constant')!r}",
+                file=str(path),
+                line=line_of(cal),
+                suggestion=f"one of {', '.join(CONSTANTS)}",
+            )
         evidence = str(h["evidence"])
         row = datapackage.resolve(evidence)
         if row is None:
-            raise DataError(f"evidence {evidence!r} does not resolve to a data-package row", file=str(path),
-                            line=line_of(h, "evidence"), suggestion="use <resource>/<id> from data/tables")  # fmt: skip
-        out.append(Headline(
-            id=str(h["id"]), study=str(h["study"]), setup=str(h["setup"]),
-            case=Case(str(c["name"]), int(c["block_size"]), float(c["read_fraction"]), bool(c.get("sequential", False))),
-            clients=int(h["clients"]) if "clients" in h else None,
-            value=float(m["value"]), unit=str(m["unit"]), field=str(m["field"]), evidence=evidence,
-            stated_bottleneck=str(h["stated_bottleneck"]), goal=bool(h.get("goal", True)),
-            why_no_goal=str(h.get("why_no_goal", "")), calibrates=str(cal["constant"]) if cal else None,
-            busy=_busy(h, row, where), line=line_of(h),
-        ))  # fmt: skip
+            raise DataError(
+                f"evidence {evidence!r} does not resolve to a data-package row",
+                file=str(path),
+                line=line_of(h, "evidence"),
+                suggestion="use <resource>/<id> from data/tables",
+            )
+        out.append(
+            Headline(
+                id=str(h["id"]),
+                study=str(h["study"]),
+                setup=str(h["setup"]),
+                case=Case(
+                    str(c["name"]),
+                    int(c["block_size"]),
+                    float(c["read_fraction"]),
+                    bool(c.get("sequential", False)),
+                ),
+                clients=int(h["clients"]) if "clients" in h else None,
+                value=float(m["value"]),
+                unit=str(m["unit"]),
+                field=str(m["field"]),
+                evidence=evidence,
+                stated_bottleneck=str(h["stated_bottleneck"]),
+                goal=bool(h.get("goal", True)),
+                why_no_goal=str(h.get("why_no_goal", "")),
+                calibrates=str(cal["constant"]) if cal else None,
+                busy=_busy(h, row, where),
+                expected_miss=h.get("expected") == "miss",
+                why_miss=" ".join(str(h.get("why_miss", "")).split()),
+                line=line_of(h),
+            )
+        )
     return tuple(out)
 
 
@@ -105,10 +143,11 @@ def constants_doc() -> dict[str, Any]:
     path = envelope_dir() / "constants.yaml"
     doc = load_yaml(path)
     if not isinstance(doc, Mapping) or "message_overhead_bytes" not in doc:
-        raise DataError("constants.yaml needs message_overhead_bytes, net_efficiency and cpu", file=str(path), line=1)
+        raise DataError(
+            "constants.yaml needs message_overhead_bytes, net_efficiency and cpu", file=str(path), line=1
+        )
     return dict(doc)
 
 
 def message_overhead_bytes() -> float:
     return float(constants_doc()["message_overhead_bytes"]["value"])
-

@@ -42,14 +42,24 @@ class Row:
     def record(self) -> dict[str, object]:
         h = self.headline
         return {
-            "headline": h.id, "study": h.study, "case": h.case.name, "evidence": h.evidence,
-            "measured_MB_s": round(h.mb_s, 1), "measured_IOPS": round(h.iops),
-            "predicted_MB_s": round(self.loso.mb_s, 1), "predicted_IOPS": round(self.loso.iops),
-            "error_pct": round(100 * self.error, 1), "error_all_studies_pct": round(100 * self.error_all, 1),
-            "bottleneck_predicted": self.loso.bottleneck, "bottleneck_stated": h.stated_bottleneck,
-            "bottleneck_match": self.bottleneck_match, "goal_applies": h.goal, "goal_met": self.met if h.goal else None,
-            "in_study_constants": ", ".join(self.in_study), "note": h.why_no_goal,
-        }  # fmt: skip
+            "headline": h.id,
+            "study": h.study,
+            "case": h.case.name,
+            "evidence": h.evidence,
+            "measured_MB_s": round(h.mb_s, 1),
+            "measured_IOPS": round(h.iops),
+            "predicted_MB_s": round(self.loso.mb_s, 1),
+            "predicted_IOPS": round(self.loso.iops),
+            "error_pct": round(100 * self.error, 1),
+            "error_all_studies_pct": round(100 * self.error_all, 1),
+            "bottleneck_predicted": self.loso.bottleneck,
+            "bottleneck_stated": h.stated_bottleneck,
+            "bottleneck_match": self.bottleneck_match,
+            "goal_applies": h.goal,
+            "goal_met": self.met if h.goal else None,
+            "in_study_constants": ", ".join(self.in_study),
+            "note": h.why_no_goal or h.why_miss,
+        }
 
 
 def validation() -> list[Row]:
@@ -62,7 +72,9 @@ def validation() -> list[Row]:
         f = fits[h.study]
         c = cluster_for(h)
         direction = {1.0: ("read",), 0.0: ("write",)}.get(h.case.read_fraction, ("read", "write"))
-        used = tuple(n for n in f.in_study if n == "net_efficiency" or n.split(".", 1)[1].split("_")[0] in direction)
+        used = tuple(
+            n for n in f.in_study if n == "net_efficiency" or n.split(".", 1)[1].split("_")[0] in direction
+        )
         rows.append(Row(h, envelope(c, h.case, f.constants), envelope(c, h.case, full.constants), used))
     return rows
 

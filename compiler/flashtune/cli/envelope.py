@@ -1,0 +1,144 @@
+"""`flashtune envelope`: the most a cluster can do per resource, and how close measured results came.
+
+flashtune envelope --tier iops                              # the shipped tier's four standard cases
+flashtune envelope --hardware nodes.yaml --ec 8+2           # your hardware, another protection
+flashtune envelope --hardware nodes.yaml --results results.csv   # `flashtune ingest` output vs ceilings
+flashtune envelope --validation                             # predicted vs every published headline
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import UsageError
+
+HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "envelope", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument(
+        "--hardware",
+        metavar="FILE",
+        help="hardware file (see data/tiers/*.yaml; optional per-drive "
+        "read_iops/write_iops/read_mb_s/write_mb_s, cpu_ghz, nics role, cluster.client_nic_gbps)",
+    )
+    src.add_argument("--tier", metavar="NAME", help="a shipped tier: iops, tco or standard (default iops)")
+    p.add_argument("--nodes", type=int, help="storage nodes (default: the hardware file's cluster.nodes)")
+    p.add_argument("--clients", type=int, help="client nodes (default: the hardware file's cluster.clients)")
+    prot = p.add_mutually_exclusive_group()
+    prot.add_argument(
+        "--replication", type=int, metavar="N", help="replica count (default: the file's, else 3)"
+    )
+    prot.add_argument("--ec", metavar="K+M", help="erasure coding, e.g. 4+2")
+    p.add_argument(
+        "--results", metavar="CSV", help="`flashtune ingest --out` CSV: measured / predicted per case"
+    )
+    p.add_argument(
+        "--validation",
+        action="store_true",
+        help="print predicted vs measured for every published "
+        "headline (constants fitted without the headline's own study)",
+    )
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(handler=run)
+
+
+def _cluster(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
+    from flashtune.envelope.hardware import load_cluster
+    from flashtune.envelope.model import Protection
+    from flashtune.paths import tiers_dir
+
+    if args.hardware:
+        path = Path(args.hardware)
+    else:
+        name = args.tier or "iops"
+        path = tiers_dir() / f"{name}.yaml"
+        if not path.exists():
+            known = ", ".join(sorted(p.stem for p in tiers_dir().glob("*.yaml")))
+            raise UsageError(f"unknown tier {name!r}", suggestion=f"choose one of: {known}")
+    c = load_cluster(path)
+    for flag in ("nodes", "clients"):
+        v = getattr(args, flag)
+        if v is not None:
+            if v < 1:
+                raise UsageError(f"--{flag} must be at least 1", suggestion=f"e.g. --{flag} 5")
+            c = replace(c, **{flag: v})
+    if args.replication is not None:
+        if args.replication < 1:
+            raise UsageError("--replication must be at least 1", suggestion="e.g. --replication 3")
+        c = replace(c, protection=Protection("replicated", args.replication))
+    if args.ec:
+        try:
+            k, m = (int(x) for x in args.ec.split("+"))
+            if k < 1 or m < 1:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--ec {args.ec!r} is not K+M", suggestion="e.g. --ec 4+2") from None
+        c = replace(c, protection=Protection("erasure", 1, k, m))
+    return c
+
+
+def _fmt(v: float | None) -> str:
+    return "-" if v is None else f"{v:,.0f}"
+
+
+def _print_table(rows: list[dict[str, Any]], cols: list[str]) -> None:
+    cells = [[("-" if r.get(c) is None else str(r.get(c))) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(x[i]) for x in cells)) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
+    for x in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(x, widths, strict=True)))
+
+
+def run(args: argparse.Namespace) -> int:
+    from flashtune.envelope import report
+
+    if args.validation:
+        rows = report.validation_records()
+        if args.format == "json":
+            json.dump(rows, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            _print_table(
+                rows,
+                [
+                    "headline",
+                    "measured_MB_s",
+                    "predicted_MB_s",
+                    "error_pct",
+                    "bottleneck_predicted",
+                    "bottleneck_stated",
+                    "goal_met",
+                ],
+            )
+        return 0
+    cluster = _cluster(args)
+    if args.results:
+        rows = report.results_records(cluster, Path(args.results))
+        if args.format == "json":
+            json.dump(rows, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            for r in rows:
+                print(r["sentence"])
+        return 0
+    doc = report.envelope_dict(cluster)
+    if args.format == "json":
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{doc['cluster']}: {doc['shape']}")
+    _print_table(doc["cases"], ["case", "predicted_IOPS", "predicted_MB_s", "limit", "headroom"])
+    for n in doc["notes"]:
+        print(f"note: {n}")
+    return 0
