@@ -71,6 +71,7 @@ class ECProfile:
     technique: str
     failure_domain: str = "host"
     name: str = ""
+    stripe_unit: int = 0  # bytes per data chunk (0: the cluster's osd_pool_erasure_code_stripe_unit)
 
     def as_profile(self) -> str:
         return (
@@ -81,6 +82,12 @@ class ECProfile:
     @property
     def profile_name(self) -> str:
         return self.name or f"flashtune-{self.plugin}-{self.k}-{self.m}"
+
+    def set_command(self) -> str:
+        """The command that creates this profile on a running cluster (it fails rather than change an
+        existing profile of the same name, which pools may already use)."""
+        unit = f" stripe_unit={self.stripe_unit}" if self.stripe_unit else ""
+        return f"ceph osd erasure-code-profile set {self.profile_name} {self.as_profile()}{unit}"
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ def ec_profile(nodes: int, release: str, rules: Mapping[str, Any], *,
                             f"but --nodes is {nodes}", suggestion="add nodes, or use --replication")
         k, m = fits[0]
         note = f", leaving {nodes - k - m} spare host(s) to rebuild a failed host's chunks on"
-    p = ECProfile(k, m, str(plug["plugin"]), str(plug["technique"]), "host")
+    p = ECProfile(k, m, str(plug["plugin"]), str(plug["technique"]), "host", stripe_unit=ec_stripe_unit(k).value)
     return Derived(p, f"{k}+{m} on {nodes} hosts{note}; plugin {p.plugin} technique {p.technique} for "
                    f"{release} ({plug.get('source', '')})", {"nodes": nodes, "release": release}, evidence)
 

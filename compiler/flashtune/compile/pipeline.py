@@ -19,6 +19,7 @@ from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.emit import formats
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
+from flashtune.releases import ceph_index
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 LEGACY_RELEASE = "jewel"
@@ -179,7 +180,35 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     }
     if ec is not None and "WARNING" in ec.reason:
         shape["warnings"].append(ec.reason)
+    shape["pools"] = _pools(req, shape, target, max_pg)
     return shape
+
+
+def _pools(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
+    """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster."""
+    ec: Derived | None = shape["ec"]
+    osds, size = shape["osds"], shape["pool_size"]
+    rules = layout.erasure_rules()
+    opt = rules["optimizations"]
+    optimize = ec is not None and ceph_index(req.ceph_release) >= ceph_index(str(opt["from"]))
+    out: list[dict[str, Any]] = []
+
+    def replicated(name: str, app: str, share: float) -> dict[str, Any]:
+        pg = pg_num(osds, size, share, target_per_osd=target, max_per_osd=max_pg).value
+        return {"name": name, "application": app, "type": "replicated", "size": size, "pg_num": pg, "share": share}
+
+    for p in layout.pools_for(req.workload):
+        name, app, share = str(p["name"]), str(p["application"]), float(p.get("share", 0.05))
+        if ec is None or not p.get("data"):
+            out.append(replicated(name, app, share))
+            continue
+        if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
+            out.append(replicated(name, app, round(1 - share, 3)))
+            name = str(p["ec_pool"])
+        out.append({"name": name, "application": app, "type": "erasure", "profile": ec.value.profile_name,
+                    "pg_num": shape["pg_num_ec"], "share": share,
+                    "ec_overwrites": app in ("rbd", "cephfs"), "ec_optimizations": optimize})
+    return out
 
 
 def _knob(catalog: Any, key: str, domain: str | None) -> Knob | None:

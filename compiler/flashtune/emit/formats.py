@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, sysctl, systemd, tuned, udev
+from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, pools, sysctl, systemd, tuned, udev
 from flashtune.model import Bundle, Setting
 
 # An emitter call: the bundle, the settings of this format, the inputs to echo -> one text (written to the row's
@@ -140,6 +140,18 @@ FORMATS: tuple[OutputFormat, ...] = (
         _numa_files,
         _numa,
         "NUMA pinning drop-ins for ceph-osd@ (one per socket)",
+    ),
+    OutputFormat(
+        "pools.sh",
+        "pools.sh",
+        None,
+        "ceph",
+        "client",
+        None,
+        "config",
+        lambda b, s, i: pools.emit(b, i),
+        lambda b, s: not b.legacy,
+        "commands that create the erasure-code profile and the pools on a running cluster",
     ),
     OutputFormat(
         "cbt.yaml",

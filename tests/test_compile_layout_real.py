@@ -1,0 +1,88 @@
+"""pools.sh against real Ceph 16.2.15: the compiled erasure-code profile and pool commands are accepted and
+create what they say; Tentacle's allow_ec_optimizations flag is unknown to Pacific (so it is emitted for
+Tentacle only)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flashtune.compile import CompileRequest, compile_bundle
+from support.cephlab import CephLab
+
+HARDWARE = """name: small
+node:
+  cores: 8
+  ram_gib: 64
+  nics: [{count: 1, speed_gbps: 25}]
+  data_devices:
+    - {count: 1, type: nvme, size_gb: 1000}
+cluster: {nodes: 7, clients: 1}
+"""
+
+
+@pytest.mark.ceph
+@pytest.mark.slow
+def test_real_ceph_accepts_the_compiled_ec_profile_and_pool_commands(
+    ceph_lab: CephLab, tmp_path: Path
+) -> None:
+    # 7 one-OSD nodes: 4+2 with a spare host, and PG counts a 3-OSD lab can hold once its limit is raised
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(HARDWARE)
+    bundle = compile_bundle(CompileRequest(workload="scratch", hardware_file=hw, ceph_release="pacific"))
+    ec = bundle.shape["ec"].value
+    assert (ec.k, ec.m, ec.plugin, ec.technique) == (4, 2, "jerasure", "reed_sol_van")
+    script = tmp_path / "pools.sh"
+    script.write_text(bundle.files["pools.sh"])
+    before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+    ours = [p["name"] for p in bundle.shape["pools"] if p["name"] not in before]
+    ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")  # the lab has 3 OSDs, not 7
+    try:
+        r = ceph_lab.run("sh", str(script), check=False, timeout=300)
+        assert r.returncode == 0, r.stderr
+        profile = ceph_lab.ceph("osd", "erasure-code-profile", "get", ec.profile_name)
+        assert {
+            k: profile[k] for k in ("k", "m", "plugin", "technique", "crush-failure-domain", "stripe_unit")
+        } == {
+            "k": "4",
+            "m": "2",
+            "plugin": "jerasure",
+            "technique": "reed_sol_van",
+            "crush-failure-domain": "host",
+            "stripe_unit": str(ec.stripe_unit),
+        }
+        detail = {p["pool_name"]: p for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+        for p in bundle.shape["pools"]:
+            got = detail[p["name"]]
+            assert got["pg_num"] == p["pg_num"] or p["name"] in before, (p, got["pg_num"])
+            assert p["application"] in got["application_metadata"]
+            if p["type"] == "erasure":
+                assert got["erasure_code_profile"] == ec.profile_name
+                assert got["size"] == ec.k + ec.m and got["min_size"] == ec.k + 1
+                assert ("ec_overwrites" in got["flags_names"]) == p["ec_overwrites"]
+            else:
+                assert got["size"] == p["size"]
+        # running it again changes nothing and does not fail (pool create leaves existing pools alone)
+        again = ceph_lab.run("sh", str(script), check=False, timeout=300)
+        assert again.returncode == 0, again.stderr
+        # Pacific does not know Tentacle's FastEC flag: pools.sh must not emit it before Tentacle
+        ec_pool = next(p["name"] for p in bundle.shape["pools"] if p["type"] == "erasure")
+        flag = ceph_lab.run(
+            "ceph", "osd", "pool", "set", ec_pool, "allow_ec_optimizations", "true", check=False
+        )
+        assert flag.returncode != 0 and "allow_ec_optimizations" not in bundle.files["pools.sh"]
+    finally:
+        for name in ours:
+            ceph_lab.run(
+                "ceph", "osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it", check=False
+            )
+        ceph_lab.run("ceph", "osd", "erasure-code-profile", "rm", ec.profile_name, check=False)
+        ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)
+
+
+def test_pools_sh_is_valid_shell() -> None:
+    b = compile_bundle(CompileRequest(workload="rgw", tier="iops", nodes=11))
+    r = subprocess.run(["sh", "-n"], input=b.files["pools.sh"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
