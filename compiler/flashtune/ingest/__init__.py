@@ -51,6 +51,7 @@ __all__ = [
     "limit_rows",
     "load",
     "load_many",
+    "collect",
 ]
 
 
@@ -63,76 +64,50 @@ def detect(path: str | Path) -> str:
 
 def load(path: str | Path, *, fmt: str | None = None, raw: bool = False, bin_ms: int | None = None,
          stats: Stats | None = None, workers: int | None = None) -> pd.DataFrame:  # fmt: skip
-    """Read one result file (or CBT archive) into the tidy schema.
+    """Read one result file, CBT archive or directory of them into the tidy schema.
 
-    A plain directory loads every result file under it (other files are skipped). fmt forces a format
-    (FORMATS) instead of detecting it. raw/bin_ms/stats only concern fio logs:
-    raw=True returns every sample; otherwise samples are binned (bin_ms, or automatically to fewer than
-    5,000 rows) with the given statistics (default mean, min, max, p50, p99). workers > 1 splits one
-    big log between that many processes; None picks 2 for logs of AUTO_PARALLEL_BYTES or more.
+    A plain directory is walked (see collect); files no supported tool wrote are skipped, and the first
+    broken result file raises. fmt forces a format (FORMATS) instead of detecting it. raw/bin_ms/stats
+    only concern fio logs: raw=True returns every sample; otherwise samples are binned (bin_ms, or
+    automatically to fewer than 5,000 rows) with the given statistics (default mean, min, max, p50, p99),
+    beside whole-run summary rows (time_s empty). workers > 1 splits one big log between that many
+    processes; None picks 2 for logs of AUTO_PARALLEL_BYTES or more.
     """
-    from flashtune.ingest import cbt, fio, ior, iozone, radosbench, sysbench
-    from flashtune.ingest.sniff import FORMATS
-    from flashtune.ingest.sniff import detect as _detect
+    from flashtune.ingest.walk import collect
 
-    p = Path(path)
-    kind = fmt or _detect(p)
-    if kind not in FORMATS:
-        from flashtune.errors import UsageError
+    got = collect([path], fmt=fmt, raw=raw, bin_ms=bin_ms, stats=stats, workers=workers)
+    if got.errors:
+        raise got.errors[0]
+    if got.frame.empty and Path(path).is_dir():
+        from flashtune.errors import FlashtuneError
 
-        raise UsageError(f"unknown format {kind!r}", suggestion=f"use one of: {', '.join(FORMATS)}")
-    from flashtune.ingest.schema import conform
-
-    if kind == "directory":
-        return _load_dir(p, raw=raw, bin_ms=bin_ms, stats=stats, workers=workers)
-    if kind == "cbt":
-        return conform(cbt.parse(p, bin_ms=bin_ms, stats=stats))
-    if kind == "fio-log":
-        n = workers if workers is not None else auto_workers(p)
-        return conform(fio.parse_log(p, raw=raw, bin_ms=bin_ms, stats=stats, workers=n))
-    parser = {"fio-json": fio.parse_json, "ior": ior.parse, "iozone": iozone.parse,
-              "rados-bench": radosbench.parse, "sysbench": sysbench.parse}[kind]  # fmt: skip
-    return conform(parser(p))
-
-
-def _load_dir(root: Path, **kwargs: object) -> pd.DataFrame:
-    """Every result file under a plain directory; files no supported tool wrote (job files, notes) are
-    skipped, but a known format that is broken still fails."""
-    import pandas as pd
-
-    from flashtune.errors import FlashtuneError
-    from flashtune.ingest.schema import conform
-    from flashtune.ingest.sniff import UnknownFormat
-
-    frames = []
-    for f in sorted(root.rglob("*")):
-        if not f.is_file() or any(part.startswith(".") for part in f.relative_to(root).parts):
-            continue
-        try:
-            frames.append(load(f, **kwargs))  # type: ignore[arg-type]
-        except UnknownFormat:
-            continue
-        except FlashtuneError as e:
-            if "file is empty" in e.message or "binary file" in e.message:
-                continue
-            raise
-    if not frames:
         raise FlashtuneError(
             "no benchmark output found in this directory",
-            file=str(root),
-            suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench output, CBT archives",
+            file=str(path),
+            suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench output, CBT archives"
+            + ("; skipped: " + "; ".join(f"{s.path}: {s.reason}" for s in got.skipped[:5]) if got.skipped else ""),
         )
-    return conform(pd.concat(frames, ignore_index=True))
+    return got.frame
 
 
 def load_many(paths: Iterable[str | Path], **kwargs: object) -> pd.DataFrame:
-    """load() each path and stack the results (one frame, same schema)."""
-    import pandas as pd
+    """load() each path and stack the results (one frame, same schema); the first bad file raises."""
+    from flashtune.ingest.walk import collect
 
-    from flashtune.ingest.schema import conform, empty_frame
+    got = collect(paths, **kwargs)  # type: ignore[arg-type]
+    if got.errors:
+        raise got.errors[0]
+    return got.frame
 
-    frames = [load(p, **kwargs) for p in paths]  # type: ignore[arg-type]
-    frames = [f for f in frames if not f.empty]
-    if not frames:
-        return empty_frame()
-    return conform(pd.concat(frames, ignore_index=True))
+
+def __getattr__(name: str) -> object:
+    # collect/Collected live in walk.py (imports the parsers); re-exported lazily to keep import light
+    if name in ("collect", "Collected", "Skipped"):
+        from flashtune.ingest import walk
+
+        return getattr(walk, name)
+    raise AttributeError(name)
+
+
+if TYPE_CHECKING:
+    from flashtune.ingest.walk import Collected, Skipped, collect  # noqa: F401

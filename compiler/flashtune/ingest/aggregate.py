@@ -30,6 +30,13 @@ STREAM_BIN_CAP = 1024  # bins kept while streaming (auto width)
 EXPLICIT_BIN_CAP = 8192  # bins allowed when the caller fixes the width
 
 
+SUMMARY_PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
+
+
+def _pstat(q: float) -> str:
+    return "p" + f"{q:.6f}".rstrip("0").rstrip(".")
+
+
 def _percentile_of(stat: str) -> float | None:
     if stat.startswith("p"):
         try:
@@ -74,7 +81,7 @@ class LogAggregator:
     """Streaming per-bin statistics of (time_ms, value, ddir) samples; 3 directions (read/write/trim)."""
 
     def __init__(self, *, bin_ms: int | None = None, stats: Stats = DEFAULT_STATS,
-                 max_rows: int = MAX_CHART_ROWS) -> None:  # fmt: skip
+                 max_rows: int = MAX_CHART_ROWS, summary: bool = False) -> None:  # fmt: skip
         import numpy as np
 
         check_stats(stats)
@@ -88,7 +95,8 @@ class LogAggregator:
         self.preset_width = False  # a parallel reader fixed origin and width up front
         self.max_rows = max_rows
         self.cap = EXPLICIT_BIN_CAP if self.fixed else STREAM_BIN_CAP
-        self.want_hist = any(_percentile_of(s) is not None for s in stats)
+        # whole-run percentiles (summary) need the histogram even when the bins show none
+        self.want_hist = summary or any(_percentile_of(s) is not None for s in stats)
         self.origin: int | None = None
         self.nbins = 0
         self.count = np.zeros((0, 3), np.int64)
@@ -293,6 +301,33 @@ class LogAggregator:
         if not parts:
             return pd.DataFrame({"time_s": [], "op": [], "stat": [], "value": []})
         return pd.concat(parts, ignore_index=True)
+
+    def summary_frame(self, *, factor: float = 1.0,
+                      ddir_names: tuple[str, ...] = ("read", "write", "trim")) -> pd.DataFrame:  # fmt: skip
+        """Whole-run rows per direction: count, mean, min, max exactly, percentiles from the merged
+        histogram (same <= ~3 % bucket error as the bins), so a log compares with fio's own summary."""
+        import numpy as np
+        import pandas as pd
+
+        rows = []
+        for d in range(3):
+            have = self.count[:, d] > 0 if self.nbins else np.zeros(0, bool)
+            n = int(self.count[have, d].sum()) if self.nbins else 0
+            if n == 0:
+                continue
+            lo, hi = int(self.min[have, d].min()), int(self.max[have, d].max())
+            vals = {"count": float(n), "mean": float(self.sum[have, d].sum()) / n * factor,
+                    "min": lo * factor, "max": hi * factor}  # fmt: skip
+            if self.want_hist:
+                cum = np.cumsum(self.hist[have, d, :].sum(axis=0, dtype=np.int64))
+                for q in SUMMARY_PERCENTILES:
+                    rank = max(1, int(np.ceil(n * q / 100.0)))
+                    pos = int(np.searchsorted(cum, rank))
+                    mid = float(_bucket_mid(np.array([pos]))[0])
+                    vals[_pstat(q)] = min(max(mid, lo), hi) * factor
+            for stat, v in vals.items():
+                rows.append({"op": ddir_names[d], "stat": stat, "value": v})
+        return pd.DataFrame(rows, columns=["op", "stat", "value"])
 
     @property
     def bin_ms(self) -> int:

@@ -5,10 +5,15 @@ per benchmark permutation, holding `benchmark_config.yaml` (`cluster: {benchmark
 mode: randwrite, op_size: 4096, iodepth: 16, ...}`) and the copied client outputs, each with the client's
 host name appended by rpdcp:
 * librbdfio / fio / rbdfio: `output.<vol>.<host>` = fio `--output-format=json,normal` stdout, and fio logs
-  `output.<vol>_{bw,iops,lat,clat,slat}.<job>.log.<host>`; `json_output.*` are CBT's own copies (skipped).
+  `output.<vol>_{bw,iops,lat,clat,slat}.<job>.log.<host>`.
 * radosbench: `write/`, `seq/` or `rand/` (and `prefill/`) with `output.<proc>.<host>` = rados bench stdout.
-Monitoring data (collectl, perf, historic ops) is ignored. Every row gets `run` = `<iteration>/id-<hash>`,
-and the permutation's parameters fill what the outputs do not say.
+* Current CBT (2024-): the config has a `workloads:` block (name -> mode, op_size, numjobs, total_iodepth
+  lists) and one id-<hash> holds every permutation in subfolders
+  `<workload>.<host>/numjobs-NNN/total_iodepth-N/iodepth-NNNNNN/` with `json_output.<vol>` (fio's JSON,
+  preferred over the `output.<vol>` it was cut from) and logs `output.<vol>_clat.1.log`.
+Monitoring data (collectl, perf, historic ops) is ignored. Every row gets `run` = `<iteration>/id-<hash>`
+plus the permutation's subfolder path when there is one, and the permutation's parameters (the workload's
+own over the cluster's) fill what the outputs do not say.
 """
 
 from __future__ import annotations
@@ -27,14 +32,27 @@ if TYPE_CHECKING:
 
     from flashtune.ingest.aggregate import Stats
 
-_OUTPUT = re.compile(r"^output\.\d+(?:\.[^_/]+)?$")
+_OUTPUT = re.compile(r"^output\.(?P<vol>\d+)(?:\.[^_/]+)?$")
+_JSON_OUTPUT = re.compile(r"^json_output\.(?P<vol>\d+)(?:\.[^_/]+)?$")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")
 
 
 def looks_like(path: Path) -> bool:
     if path.is_dir():
-        return (path / "results").is_dir() or any(path.glob("**/benchmark_config.yaml"))
+        return is_archive_root(path)
     return path.name.endswith(TAR_SUFFIXES)
+
+
+def is_archive_root(path: Path) -> bool:
+    """A CBT `-a` folder: results/<iteration>/id-*/benchmark_config.yaml, or that folder's results/ itself."""
+    if not path.is_dir():
+        return False
+    return (
+        any(path.glob("results/*/id-*/benchmark_config.yaml"))
+        or any(path.glob("*/id-*/benchmark_config.yaml"))  # the results/ folder itself
+        or any(path.glob("id-*/benchmark_config.yaml"))  # one iteration
+        or (path.name.startswith("id-") and (path / "benchmark_config.yaml").is_file())  # one run
+    )
 
 
 def _config(run_dir: Path) -> dict[str, Any]:
@@ -83,31 +101,51 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
         cfg = _config(run_dir)
         run = f"{run_dir.parent.name}/{run_dir.name}"
         bench = str(cfg.get("benchmark", ""))
-        for f in sorted(run_dir.rglob("*")):
-            if not f.is_file():
-                continue
+        files = sorted(f for f in run_dir.rglob("*") if f.is_file())
+        have_json = {(f.parent, m.group("vol")) for f in files if (m := _JSON_OUTPUT.match(f.name))}
+        for f in files:
             df: pd.DataFrame | None = None
             if fio.log_info(f) is not None:
                 df = fio.parse_log(f, bin_ms=bin_ms, stats=stats)
-            elif _OUTPUT.match(f.name):
-                with f.open("rb") as fh:
-                    head = fh.read(200_000).decode("utf-8", "replace")
+            elif _JSON_OUTPUT.match(f.name):
+                df = fio.parse_json(f)
+            elif (m := _OUTPUT.match(f.name)) and (f.parent, m.group("vol")) not in have_json:
+                from flashtune.ingest.textio import head_text
+
+                head = head_text(f, 200_000)
                 if '"fio version"' in head:
                     df = fio.parse_json(f)
                 elif radosbench.looks_like(head):
                     df = radosbench.parse(f)
             if df is None or df.empty:
                 continue
-            df["run"] = run
-            _fill_from_config(df, cfg, bench)
+            sub = f.parent.relative_to(run_dir)
+            df["run"] = run if str(sub) == "." else f"{run}/{sub}"
+            _fill_from_config(df, _permutation(cfg, sub), bench)
             frames.append(df)
     if not frames:
         raise FlashtuneError(
             f"found {len(run_dirs)} CBT run(s) but no fio or rados bench outputs in them",
             file=str(root),
-            suggestion="CBT copies client outputs as output.N.<host>; check that the run finished and was synced",
+            suggestion="CBT copies client outputs as output.N.<host> / json_output.N; check that the run finished and was synced",
         )
     return conform(pd.concat(frames, ignore_index=True))
+
+
+def _permutation(cfg: dict[str, Any], sub: Path) -> dict[str, Any]:
+    """The cluster settings with the named workload's own settings over them (current CBT layout:
+    the permutation's folder starts with `<workload>.<host>`)."""
+    workloads = cfg.get("workloads")
+    if not isinstance(workloads, dict) or not sub.parts:
+        return cfg
+    first = sub.parts[0]
+    name = next((w for w in sorted(workloads, key=len, reverse=True) if first == w or first.startswith(f"{w}.")), None)
+    spec = workloads.get(name) if name else None
+    if not isinstance(spec, dict):
+        return cfg
+    merged = {k: v for k, v in cfg.items() if k != "workloads"}
+    merged.update({str(k): v for k, v in spec.items() if not isinstance(v, list)})
+    return merged
 
 
 def _fill_from_config(df: pd.DataFrame, cfg: dict[str, Any], bench: str) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError
-from flashtune.fileio import read_text
 from flashtune.units import IEC, SI
 
 if TYPE_CHECKING:
@@ -20,9 +19,53 @@ MAX_TEXT_BYTES = 256 * 1024 * 1024
 _SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[kmgtpe]?)(?P<ib>i?)(?P<b>b?)(?:ytes?)?\s*$", re.I)
 
 
+# What was done to read a file (decompressed, decoded as UTF-16, prefixes removed): (file, note) pairs
+# collected while loading, for the CLI to print; flashtune.ingest.load_many drains them.
+NOTES: list[tuple[str, str]] = []
+
+
+def note(path: Path | str, message: str) -> None:
+    NOTES.append((str(path), message))
+
+
+def take_notes() -> list[tuple[str, str]]:
+    out = list(NOTES)
+    NOTES.clear()
+    return out
+
+
+def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
+    try:
+        if path.is_dir():
+            raise bad_input(path, "is a directory, not a file", hint="pass a file path")
+        size = path.stat().st_size
+        if size > limit:
+            raise bad_input(path, f"file is {size} bytes, more than the {limit} bytes read as a text report",
+                            hint="fio logs are streamed: keep their name PREFIX_clat.N.log so they are recognised")  # fmt: skip
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise bad_input(path, "no such file", hint="check the path") from None
+    except PermissionError:
+        raise bad_input(path, "permission denied", hint="check the file's permissions") from None
+    except OSError as e:
+        raise bad_input(path, f"cannot read: {e.strerror}") from None
+
+
 def read_output(path: Path) -> str:
-    """A tool's text output, decoded, with flashtune's usual errors for missing/binary files."""
-    return read_text(path, max_bytes=MAX_TEXT_BYTES)
+    """A tool's text output, decoded (gzip, BOM, UTF-16, stray Latin-1 bytes handled and noted), with
+    launcher prefixes (`CPU 3: `, `host: `) removed; clear errors for missing, empty or binary files."""
+    from flashtune.ingest.textio import decode, strip_line_prefixes
+
+    raw = read_bytes(path)
+    if not raw.strip():
+        raise bad_input(path, "file is empty", line=1, hint="the benchmark wrote nothing; re-run it")
+    got = decode(raw, path, limit=MAX_TEXT_BYTES)
+    for n in got.notes:
+        note(path, n)
+    text, stripped = strip_line_prefixes(got.text)
+    if stripped:
+        note(path, stripped)
+    return text.lstrip("\ufeff")
 
 
 def read_tool_output(path: Path, looks_like: Callable[[str], bool], tool: str, hint: str) -> str:

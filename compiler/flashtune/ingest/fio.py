@@ -47,28 +47,46 @@ SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 
 
 def extract_json(text: str, path: Path) -> tuple[dict[str, Any], int]:
-    """The fio JSON object inside stdout text (notes/normal output around it) and its first line."""
-    m = re.search(r"^\{", text, re.M)
-    if m is None:
+    """The first fio JSON object inside stdout text (notes/normal output around it) and its first line."""
+    docs = extract_all_json(text, path)
+    return docs[0]
+
+
+def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
+    """Every fio JSON object in the text (`--output` appends one per run) with its first line."""
+    starts = [m.start() for m in re.finditer(r"^\{", text, re.M)]
+    if not starts:
         raise bad_input(path, "no JSON object found in this fio output",
                         hint="run fio with --output-format=json (or json+) --output=FILE")  # fmt: skip
-    start = m.start()
-    try:
-        doc, _end = json.JSONDecoder().raw_decode(text, start)
-    except json.JSONDecodeError as e:
-        body = text[start:]
-        # a cut-off file leaves brackets open; report where it ends rather than the decoder's guess
-        truncated = body.count("{") > body.count("}") or e.pos >= len(text.rstrip())
-        raise bad_input(
-            path,
-            "fio JSON ends before the object is complete (truncated file?)" if truncated
-            else f"invalid fio JSON: {e.msg}",
-            line=line_of_offset(text, len(text.rstrip()) if truncated else e.pos),
-            hint="re-run fio with --output=FILE so nothing else is mixed into the JSON, and let it finish",
-        ) from None  # fmt: skip
-    if not isinstance(doc, dict):
-        raise bad_input(path, "fio JSON is not an object", line=line_of_offset(text, start))
-    return doc, line_of_offset(text, start)
+    out: list[tuple[dict[str, Any], int]] = []
+    decoder = json.JSONDecoder()
+    end = 0
+    for start in starts:
+        if start < end:
+            continue  # a `{` line inside the previous object
+        try:
+            doc, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as e:
+            body = text[start:]
+            # a cut-off file leaves brackets open; report where it ends rather than the decoder's guess
+            truncated = body.count("{") > body.count("}") or e.pos >= len(text.rstrip())
+            raise bad_input(
+                path,
+                "fio JSON ends before the object is complete (truncated file?)" if truncated
+                else f"invalid fio JSON: {e.msg}",
+                line=line_of_offset(text, len(text.rstrip()) if truncated else e.pos),
+                hint="re-run fio with --output=FILE so nothing else is mixed into the JSON, and let it finish",
+            ) from None  # fmt: skip
+        if not isinstance(doc, dict):
+            raise bad_input(path, "fio JSON is not an object", line=line_of_offset(text, start))
+        out.append((doc, line_of_offset(text, start)))
+    return out
+
+
+def fio_version(text: str) -> tuple[int, int] | None:
+    """(major, minor) from 'fio-2.2.10', 'fio-3.39-30-g58818', 'fio 3.1'."""
+    m = re.search(r"\bfio[- ]v?(\d+)\.(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def _ddir_bs(bs: str | None, ddir: str) -> int | None:
@@ -93,13 +111,55 @@ def _lat_block(stats: dict[str, Any], key_ns: str, key_us: str) -> tuple[dict[st
 
 
 def parse_json(path: Path) -> pd.DataFrame:
-    """A fio JSON / JSON+ report -> tidy rows (one set per job and direction that did I/O)."""
+    """A fio JSON / JSON+ report -> tidy rows (one set per job and direction that did I/O); a file with
+    several reports appended (`--output` of repeated runs) gives each its `run` number."""
     text = read_output(path)
-    doc, first_line = extract_json(text, path)
+    docs = extract_all_json(text, path)
+    rows: list[dict[str, Any]] = []
+    plus = False
+    for k, (doc, first_line) in enumerate(docs, start=1):
+        got, was_plus = _report_rows(path, doc, first_line)
+        if len(docs) > 1:
+            for r in got:
+                r["run"] = str(k)
+        rows += got
+        plus = plus or was_plus
+    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=docs[0][1],
+                         problem="fio JSON holds no job that did any I/O",
+                         hint="check the job's error field and that the run was not aborted")  # fmt: skip
+
+
+def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:
+    """Factor from `io_bytes` to bytes, and how it is known: fio 2.x printed KiB under that name,
+    fio 3 bytes (and added io_kbytes). Keyed on the stated version; else io = bw x runtime decides."""
+    version = fio_version(str(doc.get("fio version", "")))
+    if version is not None:
+        return (1024.0 if version[0] < 3 else 1.0), f"stated: fio-{version[0]}.{version[1]}"
+    for job in jobs:
+        for ddir in DDIRS:
+            st = job.get(ddir) if isinstance(job, dict) else None
+            if not isinstance(st, dict):
+                continue
+            if "io_kbytes" in st:
+                return 1.0, "inferred: io_kbytes present (fio 3 layout)"
+            io, bw, rt = as_float(st.get("io_bytes")), as_float(st.get("bw")), as_float(st.get("runtime"))
+            if io and bw and rt:
+                kib = bw * rt / 1000.0  # KiB moved according to bandwidth x runtime
+                ratio = io / kib
+                if 0.5 < ratio < 2:
+                    return 1024.0, "inferred: io_bytes = bw x runtime in KiB (fio 2.x)"
+                if 512 < ratio < 2048:
+                    return 1.0, "inferred: io_bytes = bw x runtime in bytes (fio 3)"
+    return 1.0, "assumed: fio 3 units (no version, io/bw/runtime inconclusive)"
+
+
+def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list[dict[str, Any]], bool]:
     jobs = doc.get("jobs", doc.get("client_stats"))
     if not isinstance(jobs, list):
         raise bad_input(path, "fio JSON has no 'jobs' list", line=first_line,
                         hint="this does not look like fio --output-format=json output")  # fmt: skip
+    io_factor, io_basis = _io_bytes_unit(doc, jobs)
+    version = fio_version(str(doc.get("fio version", "")))
     glob_opts = {str(k): str(v) for k, v in (doc.get("global options") or {}).items()}
     plus = False
     rows: list[dict[str, Any]] = []
@@ -108,18 +168,25 @@ def parse_json(path: Path) -> pd.DataFrame:
             continue
         opts = dict(glob_opts)
         opts.update({str(k): str(v) for k, v in (job.get("job options") or {}).items()})
-        engine = opts.get("ioengine", "psync")
-        depth = 1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)
+        # Only what the report states: with no options at all nothing is known about the job (its
+        # workload, engine and depth are NA); with options, fio's documented defaults fill the gaps.
+        known = bool(opts)
+        engine = opts.get("ioengine", "psync" if known else None)
+        depth = (1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)) if known else None
         grouped = opts.get("group_reporting", "0") not in ("0", "")
+        did = [d for d in DDIRS if isinstance(job.get(d), dict)
+               and (as_int(job[d].get("total_ios")) or as_int(job[d].get("io_bytes")))]  # fmt: skip
+        workload = opts.get("rw", opts.get("readwrite", "read" if known else None))
+        if workload is None and {"read", "write"} <= set(did):
+            workload = "rw"  # both directions did I/O: a mixed job, pattern unknown
         base = {
-            "tool": "fio", "test": str(job.get("jobname", "")), "workload": opts.get("rw", opts.get("readwrite", "read")),
-            "interface": engine, "iodepth": depth, "threads": (as_int(opts.get("numjobs")) or 1) if grouped else 1,
+            "tool": "fio", "test": str(job.get("jobname", "")), "workload": workload,
+            "interface": engine, "iodepth": depth,
+            "threads": ((as_int(opts.get("numjobs")) or 1) if grouped else 1) if known else None,
             "source": str(path),
         }  # fmt: skip
-        for ddir in DDIRS:
-            st = job.get(ddir)
-            if not isinstance(st, dict) or not (as_int(st.get("total_ios")) or as_int(st.get("io_bytes"))):
-                continue
+        for ddir in did:
+            st = job[ddir]
             row0 = dict(base, op=ddir, block_size_bytes=_ddir_bs(opts.get("bs", opts.get("blocksize")), ddir))
 
             def add(metric: str, stat: str, value: float | None, **extra: Any) -> None:
@@ -134,7 +201,7 @@ def parse_json(path: Path) -> pd.DataFrame:
             for stat, key in (("min", "iops_min"), ("max", "iops_max"), ("stddev", "iops_stddev")):
                 add("iops", stat, as_float(st.get(key)))
             io_bytes = as_float(st.get("io_bytes"))
-            add("io", "sum", io_bytes / MiB if io_bytes is not None else None)
+            add("io", "sum", io_bytes * io_factor / MiB if io_bytes is not None else None, unit_basis=io_basis)
             runtime = as_float(st.get("runtime"))
             add("runtime", "value", runtime / 1000 if runtime is not None else None)
             for metric, key_ns, key_us in (("latency", "lat_ns", "lat"), ("clat", "clat_ns", "clat"),
@@ -142,13 +209,15 @@ def parse_json(path: Path) -> pd.DataFrame:
                 block, scale = _lat_block(st, key_ns, key_us)
                 if block is None or not as_int(block.get("N", 1)):
                     continue
+                basis = ("stated: *_ns keys (fio 3)" if scale == 1e-6 else
+                         f"stated: fio-{version[0]}.{version[1]} (µs)" if version else "inferred: no *_ns keys (fio 2.x, µs)")  # fmt: skip
                 for stat in ("mean", "min", "max", "stddev"):
                     v = as_float(block.get(stat))
-                    add(metric, stat, v * scale if v is not None else None)
+                    add(metric, stat, v * scale if v is not None else None, unit_basis=basis)
                 for pkey, pval in (block.get("percentile") or {}).items():
                     p, v = as_float(pkey), as_float(pval)
                     if p is not None and v is not None:
-                        add(metric, percentile_stat(p), v * scale)
+                        add(metric, percentile_stat(p), v * scale, unit_basis=basis)
                 bins = block.get("bins")
                 if isinstance(bins, dict):
                     plus = True
@@ -158,11 +227,9 @@ def parse_json(path: Path) -> pd.DataFrame:
                             add(f"{metric}_histogram", "count", c, bucket_ms=b * scale)
         for metric, key in (("cpu_usr", "usr_cpu"), ("cpu_sys", "sys_cpu")):
             v = as_float(job.get(key))
-            if v is not None:
+            if v is not None and did:
                 rows.append(dict(base, op="total", metric=metric, stat="mean", value=v))
-    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=first_line,
-                         problem="fio JSON holds no job that did any I/O",
-                         hint="check the job's error field and that the run was not aborted")  # fmt: skip
+    return rows, plus
 
 
 def _kib(value: object) -> float | None:
@@ -172,8 +239,9 @@ def _kib(value: object) -> float | None:
 
 # ---------------------------------------------------------------------------------------------- logs
 
+# fio 3: PREFIX_clat.1.log; fio 2.x with one job: PREFIX_clat.log; CBT copies add .<host>; rotated: .gz
 LOG_NAME = re.compile(
-    r"^(?P<prefix>.*)_(?P<kind>bw|iops|lat|clat|slat)\.(?P<job>\d+)\.log(?:\.(?P<host>[^/]+))?$"
+    r"^(?P<prefix>.*)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log(?P<gz>\.gz)?(?:\.(?P<host>[^/]+))?$"
 )
 # kind -> (metric, factor from the log's unit to the schema's unit)
 LOG_KINDS: dict[str, tuple[str, float]] = {
@@ -191,9 +259,13 @@ class LogInfo:
     kind: str
     metric: str
     factor: float
-    job: int
+    job: int | None
     prefix: str
     host: str | None
+
+    @property
+    def test(self) -> str:
+        return self.prefix if self.job is None else f"{self.prefix}.{self.job}"
 
 
 def log_info(path: Path) -> LogInfo | None:
@@ -201,7 +273,8 @@ def log_info(path: Path) -> LogInfo | None:
     if m is None:
         return None
     metric, factor = LOG_KINDS[m.group("kind")]
-    return LogInfo(m.group("kind"), metric, factor, int(m.group("job")), m.group("prefix"), m.group("host"))
+    job = int(m.group("job")) if m.group("job") else None
+    return LogInfo(m.group("kind"), metric, factor, job, m.group("prefix"), m.group("host"))
 
 
 def _count_lines(path: Path) -> int:
@@ -346,43 +419,74 @@ def _iter_pandas(
 
 def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats: Stats | None = None,
               max_rows: int | None = None, workers: int = 1) -> pd.DataFrame:  # fmt: skip
-    """A fio log -> tidy rows: per time bin (default; fewer than 5,000 rows) or every sample (raw=True).
+    """A fio log -> tidy rows: per time bin (default; fewer than 5,000 rows) plus whole-run summary rows
+    (time_s empty: count, mean, min, max, p50..p99.9 over every sample), or every sample (raw=True).
 
-    workers > 1 splits a big log between that many processes (flashtune.ingest.parallel).
+    Latency logs are ns since fio 3 and µs before: the unit is keyed on the fio version stated by a report
+    next to the log (same or parent folder), else inferred from Little's law, else assumed ns; the
+    `unit_basis` column says which. gzip-compressed logs are read too. workers > 1 splits a big log
+    between that many processes (flashtune.ingest.parallel).
     """
-    import numpy as np
-    import pandas as pd
-
-    from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, LogAggregator
-
     info = log_info(path)
     if info is None:
         raise bad_input(path, "cannot tell which fio log this is from its name",
                         hint="fio names its logs PREFIX_{bw,iops,lat,clat,slat}.JOB.log; keep that name")  # fmt: skip
-    base = {"tool": "fio", "format": "fio-log", "test": f"{info.prefix}.{info.job}", "metric": info.metric,
-            "source": str(path)}  # fmt: skip
+    from flashtune.ingest.textio import open_maybe_gzip
+
+    if not open_maybe_gzip(path):
+        return _parse_plain_log(path, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows,
+                                workers=workers)  # fmt: skip
+    import tempfile
+
+    from flashtune.ingest.common import note
+    from flashtune.ingest.textio import gunzip_to
+
+    with tempfile.TemporaryDirectory(prefix="flashtune-log-") as tmp:
+        plain = Path(tmp) / path.name.replace(".log.gz", ".log")
+        gunzip_to(path, plain, limit=1 << 40)
+        try:
+            df = _parse_plain_log(plain, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows,
+                                  workers=workers)  # fmt: skip
+        except FlashtuneError as e:
+            e.file = str(path)
+            raise
+    note(path, "gzip-compressed: decompressed")
+    return df
+
+
+def _parse_plain_log(path: Path, shown: Path, info: LogInfo, *, raw: bool, bin_ms: int | None,
+                     stats: Stats | None, max_rows: int | None, workers: int) -> pd.DataFrame:  # fmt: skip
+    import numpy as np
+    import pandas as pd
+
+    from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, LogAggregator
+    from flashtune.ingest.schema import conform
+
+    factor, basis = log_unit(shown, info)
+    base = {"tool": "fio", "format": "fio-log", "test": info.test, "metric": info.metric, "source": str(shown)}
     if raw:
         parts = []
         total = 0
         for t, v, d, bs in iter_log_chunks(path):
             total += len(t)
             if max_rows is not None and total > max_rows:
-                raise bad_input(path, f"fio log has more than {max_rows} rows",
+                raise bad_input(shown, f"fio log has more than {max_rows} rows",
                                 hint="leave raw off: flashtune.ingest.load() bins logs to a chartable size")  # fmt: skip
-            parts.append(pd.DataFrame({
-                "time_s": t / 1000.0, "value": v * info.factor,
-                "op": pd.Categorical.from_codes(np.clip(d, 0, 2), categories=list(DDIRS)).astype(str),
-                "block_size_bytes": pd.array(np.where(bs > 0, bs, 0), dtype="Int64"),
-            }))  # fmt: skip
+            parts.append(pd.DataFrame({"time_s": t / 1000.0, "value": v.astype(np.float64), "op": pd.Categorical.from_codes(np.clip(d, 0, 2), categories=list(DDIRS)).astype(str),
+                                       "block_size_bytes": pd.array(np.where(bs > 0, bs, 0), dtype="Int64")}))  # fmt: skip
         df = pd.concat(parts, ignore_index=True)
+        if factor is None:
+            factor, basis = _infer_log_unit(shown, info, df["value"].to_numpy(), df["time_s"].to_numpy() * 1000,
+                                            per_io=bool((df["block_size_bytes"].fillna(0) > 0).any()))  # fmt: skip
+        df["value"] = df["value"] * factor
         df.loc[df["block_size_bytes"] == 0, "block_size_bytes"] = pd.NA
         for k, val in base.items():
             df[k] = val
         df["stat"] = "sample"
-        from flashtune.ingest.schema import conform
-
+        df["unit_basis"] = basis
         return conform(df)
-    agg = LogAggregator(bin_ms=bin_ms, stats=stats or DEFAULT_STATS, max_rows=max_rows or MAX_CHART_ROWS)
+    agg = LogAggregator(bin_ms=bin_ms, stats=stats or DEFAULT_STATS, max_rows=max_rows or MAX_CHART_ROWS,
+                        summary=True)  # fmt: skip
     from flashtune.ingest.parallel import aggregate_parallel, first_and_last_time
 
     ends = first_and_last_time(path)
@@ -397,11 +501,146 @@ def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats
             for t, v, d, _bs in iter_log_chunks(path, with_bs=False, engine=engine):
                 agg.add(t, v, d)
         except FlashtuneError as e:
-            e.file = e.file or str(path)  # the aggregator's own complaints (bin limits) name no file
+            e.file = str(shown) if (e.file in (None, str(path))) else e.file
             raise
-    out = agg.frame(factor=info.factor, ddir_names=DDIRS)
+    if factor is None:
+        factor, basis = _infer_from_agg(shown, info, agg, path)
+    summary = agg.summary_frame(factor=factor, ddir_names=DDIRS)
+    out = pd.concat([agg.frame(factor=factor, ddir_names=DDIRS), summary], ignore_index=True)
     for k, val in base.items():
         out[k] = val
-    from flashtune.ingest.schema import conform
-
+    out["unit_basis"] = basis
     return conform(out)
+
+
+LATENCY_KINDS = ("lat", "clat", "slat")
+
+
+def log_unit(path: Path, info: LogInfo) -> tuple[float | None, str | None]:
+    """Factor from the log's numbers to the schema unit, and how it is known; (None, None) when the
+    log must be read first to infer it (a latency log with no fio version stated beside it)."""
+    if info.kind not in LATENCY_KINDS:
+        return info.factor, None  # bw KiB/s and iops: the same in every fio version
+    found = sibling_version(path.parent)
+    if found is None:
+        return None, None
+    (major, minor), where = found
+    return (1e-3 if major < 3 else 1e-6), f"stated: fio-{where} ({'µs' if major < 3 else 'ns'})"
+
+
+_VERSION_CACHE: dict[str, tuple[tuple[int, int], str] | None] = {}
+
+
+def sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
+    """((major, minor), 'X.Y.Z in FILE') of the fio report next to a log; see _sibling_version."""
+    return _sibling_version(folder)
+
+
+def _sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
+    """The fio version a report in this folder or its parent states (fio's JSON or normal output next to
+    its logs: CBT's json_output.N, a `fio --output` file). None when there is none or they disagree."""
+    key = str(folder.resolve())
+    if key in _VERSION_CACHE:
+        return _VERSION_CACHE[key]
+    from flashtune.ingest.textio import head_text
+
+    found: dict[tuple[int, int], str] = {}
+    for d in (folder, folder.parent):
+        try:
+            files = sorted(f for f in d.iterdir() if f.is_file() and log_info(f) is None)[:400]
+        except OSError:
+            continue
+        for f in files:
+            try:
+                if f.stat().st_size > 64 * 1024 * 1024:
+                    continue
+                head = head_text(f, 16 * 1024)
+            except OSError:
+                continue
+            m = re.search(r'"fio version"\s*:\s*"fio-(\d+\.\d+[\w.-]*)|^fio-(\d+\.\d+[\w.-]*)', head, re.M)
+            if m:
+                full = m.group(1) or m.group(2)
+                major, minor = (int(x) for x in re.findall(r"\d+", full)[:2])
+                found.setdefault((major, minor), f"{full} in {f.name}")
+        if found:
+            break
+    majors = {v[0] >= 3 for v in found}
+    result = (min(found), found[min(found)]) if found and len(majors) == 1 else None
+    _VERSION_CACHE[key] = result
+    return result
+
+
+# Little's law: I/Os in flight = IOPS x latency. A fio job keeps between a fraction of one and a few
+# thousand I/Os in flight; reading µs as ns (or ns as µs) moves that 1000x out of the range.
+_INFLIGHT = (0.05, 4096.0)
+
+
+def _plausible(iops: float, mean_raw: float) -> list[tuple[float, str]]:
+    got = []
+    for factor, name in ((1e-6, "ns"), (1e-3, "µs")):
+        inflight = iops * mean_raw * factor / 1000.0  # ms -> s
+        if _INFLIGHT[0] <= inflight <= _INFLIGHT[1]:
+            got.append((factor, f"{name}: {inflight:.3g} I/Os in flight"))
+    return got
+
+
+def _infer_log_unit(path: Path, info: LogInfo, values: Any, times_ms: Any, *, per_io: bool) -> tuple[float, str]:
+    import numpy as np
+
+    mean = float(np.mean(values)) if len(values) else 0.0
+    iops = None
+    if per_io and len(times_ms) > 1:
+        span = (float(np.max(times_ms)) - float(np.min(times_ms))) / 1000.0
+        iops = len(values) / span if span > 0 else None
+    return _decide(path, info, mean, iops)
+
+
+def _infer_from_agg(shown: Path, info: LogInfo, agg: Any, path: Path) -> tuple[float, str]:
+    import numpy as np
+
+    n = int(agg.count.sum())
+    mean = float(agg.sum.sum()) / n if n else 0.0
+    iops = None
+    with path.open("rb") as f:
+        first = f.readline().split(b",")
+    per_io = len(first) >= 4 and first[3].strip() not in (b"0", b"")
+    ends = None
+    if per_io:
+        from flashtune.ingest.parallel import first_and_last_time
+
+        ends = first_and_last_time(path)
+        if ends and ends[1] > ends[0]:
+            iops = n / ((ends[1] - ends[0]) / 1000.0)
+    del np
+    return _decide(shown, info, mean, iops)
+
+
+def _decide(path: Path, info: LogInfo, mean: float, iops: float | None) -> tuple[float, str]:
+    how = "per-I/O samples per second"
+    if iops is None:
+        iops, how = _sibling_iops(path, info), "the job's IOPS log"
+    if iops:
+        ok = _plausible(iops, mean)
+        if len(ok) == 1:
+            return ok[0][0], f"inferred: Little's law with {how} ({ok[0][1]})"
+    return 1e-6, "assumed: fio 3 log units (ns); no fio version beside the log and Little's law inconclusive"
+
+
+def _sibling_iops(path: Path, info: LogInfo) -> float | None:
+    """Mean IOPS from the same job's iops log, if fio wrote one."""
+    import numpy as np
+
+    job = "" if info.job is None else f".{info.job}"
+    host = "" if info.host is None else f".{info.host}"
+    for name in (f"{info.prefix}_iops{job}.log{host}", f"{info.prefix}_iops{job}.log.gz{host}"):
+        f = path.parent / name
+        if f.is_file():
+            try:
+                total, n = 0.0, 0
+                for _t, v, _d, _bs in iter_log_chunks(f, with_bs=False):
+                    total += float(np.sum(v))
+                    n += len(v)
+                return total / n if n else None
+            except FlashtuneError:
+                return None
+    return None

@@ -35,6 +35,20 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _OPS = ("write", "read")
+_BANNER = re.compile(r"^IOR-(\d+)\.(\d+)[^:\n]*: MPI Coordinated Test", re.M)
+_MAX_LINE = re.compile(r"^Max (Write|Read):\s*([\d.]+) MiB/sec", re.M)
+# summary-table column -> (metric, stat, factor); StdDev is bandwidth's or IOPS's by the column before it
+_SUMMARY_COLS: dict[str, tuple[str, str, float]] = {
+    "Max(MiB)": ("bandwidth", "max", 1.0), "Min(MiB)": ("bandwidth", "min", 1.0),
+    "Mean(MiB)": ("bandwidth", "mean", 1.0), "Max(OPs)": ("iops", "max", 1.0), "Min(OPs)": ("iops", "min", 1.0),
+    "Mean(OPs)": ("iops", "mean", 1.0), "Mean(s)": ("runtime", "mean", 1.0), "aggs(MiB)": ("io", "sum", 1.0),
+    "aggsize": ("io", "sum", 1 / 2**20),
+}  # fmt: skip
+# per-iteration `Results:` table column -> (metric, factor)
+_RESULT_COLS: dict[str, tuple[str, float]] = {
+    "bw(MiB/s)": ("bandwidth", 1.0), "IOPS": ("iops", 1.0), "Latency(s)": ("latency", 1000.0),
+    "total(s)": ("runtime", 1.0),
+}  # fmt: skip
 
 
 def looks_like(text: str) -> bool:
@@ -45,104 +59,172 @@ def looks_like(text: str) -> bool:
 
 
 def parse(path: Path) -> pd.DataFrame:
+    """Every run in the file (IOR run several times into one log: one banner each), each from its
+    summary table by column names (3.0/3.1 have no OPs columns), else from its per-iteration Results
+    lines (io500 runs print no summary), else from its `Max Write:` lines."""
     text = read_tool_output(path, looks_like, "IOR", "save the stdout of an IOR run to a file")
-    version_m = re.search(r"IOR-(\d+)\.(\d+)(?:\.(\d+))?", text)
-    major = int(version_m.group(1)) if version_m else (3 if "Summary of all tests:" in text else 2)
-    rows = _parse_v3(path, text) if major >= 3 else _parse_v2(path, text)
-    return results_frame(path, rows, f"ior-{major}", line=last_line(text),
-                         problem="IOR output without a results summary table",
-                         hint="the run did not finish (no 'Summary of all tests:' / 'Max (MiB)' table)")  # fmt: skip
-
-
-def _stat_rows(base: dict[str, Any], cells: list[str], path: Path, line: int) -> list[dict[str, Any]]:
-    """Max/Min/Mean/StdDev MiB, Max/Min/Mean/StdDev OPs, Mean(s) -> rows."""
-    nums = [as_float(c) for c in cells[:9]]
-    if len(cells) < 9 or any(n is None for n in nums):
-        raise bad_input(path, "IOR summary line has fewer than 9 numbers", line=line,
-                        hint="the line is cut off; keep IOR's whole stdout")  # fmt: skip
-    names = [("bandwidth", "max"), ("bandwidth", "min"), ("bandwidth", "mean"), ("bandwidth", "stddev"),
-             ("iops", "max"), ("iops", "min"), ("iops", "mean"), ("iops", "stddev"), ("runtime", "mean")]  # fmt: skip
-    return [dict(base, metric=m, stat=s, value=v) for (m, s), v in zip(names, nums, strict=True)]
-
-
-def _parse_v2(path: Path, text: str) -> list[dict[str, Any]]:
+    banners = list(_BANNER.finditer(text))
+    starts = [m.start() for m in banners] or [0]
+    if starts[0] != 0 and not text[: starts[0]].strip():
+        starts[0] = 0
     rows: list[dict[str, Any]] = []
-    setup: dict[str, str] = {}
-    test_no = 0
-    offset = 0
-    in_table = False
-    for line in text.splitlines(keepends=True):
+    majors = set()
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        m = banners[k] if banners else None
+        major = int(m.group(1)) if m else (3 if "Summary of all tests:" in text else 2)
+        majors.add(major)
+        got = _parse_run(path, text, start, end)
+        if len(starts) > 1:
+            for r in got:
+                r["run"] = str(k + 1)
+        rows += got
+    return results_frame(path, rows, f"ior-{max(majors)}", line=last_line(text),
+                         problem="IOR output without results (no summary table, no per-iteration results, no 'Max Write/Read' line)",
+                         hint="the run did not finish or the output is cut off; keep IOR's whole stdout")  # fmt: skip
+
+
+def _setup(chunk: str) -> dict[str, str]:
+    """Key/value lines of the `Summary:` (2.x/3.0/3.1, `key = value`) and `Options:` (3.2+, `key : value`)
+    blocks, plus `TestID : N`."""
+    out: dict[str, str] = {}
+    block = False
+    for line in chunk.splitlines():
         s = line.strip()
-        lineno = line_of_offset(text, offset)
-        offset += len(line)
-        if s == "Summary:":
-            setup = {}
-            in_table = False
+        if s in ("Summary:", "Options:"):
+            block = True
             continue
-        m = re.match(r"^(\w[\w ]*?)\s*=\s*(.*)$", s)
-        if m and not in_table and line.startswith(("\t", " ")):
-            setup[m.group(1).strip().lower()] = m.group(2).strip()
-            continue
-        if s.startswith("Operation") and "Max (MiB)" in s:
-            in_table = True
-            test_no += 1
-            continue
-        if in_table and s.split(" ", 1)[0] in _OPS:
-            cells = s.split()
-            op = cells[0]
-            api = setup.get("api", "").split(" ")[0] or None
-            clients_m = re.match(r"(\d+)\s*\((\d+) per node\)", setup.get("clients", ""))
-            tasks = int(clients_m.group(1)) if clients_m else None
-            per_node = int(clients_m.group(2)) if clients_m else None
-            base = {"tool": "ior", "test": f"test {test_no}", "workload": op, "op": op, "interface": api,
-                    "block_size_bytes": parse_size(setup.get("xfersize", "")), "threads": tasks,
-                    "clients": (tasks // per_node) if tasks and per_node else None, "iodepth": 1,
-                    "source": str(path)}  # fmt: skip
-            rows += _stat_rows(base, cells[1:], path, lineno)
-        elif in_table and s and not s.startswith("---") and s.split(" ", 1)[0] not in _OPS:
-            in_table = False
-    return rows
+        if s.startswith(("Results:", "Operation")) or "bw(MiB/s)" in s or (block and not s and len(out) > 1):
+            block = False
+        m = re.match(r"^([A-Za-z#][\w #/-]*?)\s*(=|:)\s*(.*)$", s)
+        if m and (block or m.group(1) == "TestID"):
+            out.setdefault(m.group(1).strip().lower(), m.group(3).strip())
+    return out
 
 
-def _parse_v3(path: Path, text: str) -> list[dict[str, Any]]:
-    start = text.find("Summary of all tests:")
-    if start < 0:
-        return []
-    options: dict[str, str] = {}
-    opt = text.rfind("Options:", 0, start)
-    if opt >= 0:
-        for line in text[opt:start].splitlines()[1:]:
-            key, sep, val = line.partition(":")
-            if sep and key.strip():
-                options.setdefault(key.strip().lower(), val.strip())
-    lines = text[start:].splitlines()
-    if len(lines) < 2 or not lines[1].strip().startswith("Operation"):
-        raise bad_input(path, "IOR 'Summary of all tests:' is not followed by its header line",
-                        line=line_of_offset(text, start) + 1, hint="the output is cut off")  # fmt: skip
-    header = lines[1].split()
-    col = {name: i for i, name in enumerate(header)}
-    rows: list[dict[str, Any]] = []
-    for k, line in enumerate(lines[2:], start=2):
-        cells = line.split()
-        if not cells or cells[0] not in _OPS:
-            if cells and cells[0] in ("remove", "stat", "create"):
+def _norm_header(line: str) -> list[str]:
+    line = re.sub(r"(\w+) \((\w+)\)", r"\1(\2)", line)  # IOR 2.10: "Max (MiB)" -> "Max(MiB)"
+    return line.replace("Std Dev", "StdDev").split()
+
+
+def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, Any]]:
+    chunk = text[start:end]
+    first_line = line_of_offset(text, start)
+    setup = _setup(chunk)
+    api = (setup.get("api") or "").split(" ")[0] or None
+    tasks = as_int(setup.get("tasks"))
+    per_node = as_int(setup.get("clients per node"))
+    nodes = as_int(setup.get("nodes"))
+    clients_m = re.match(r"(\d+)\s*\((\d+) per node\)", setup.get("clients", ""))
+    if clients_m:
+        tasks, per_node = int(clients_m.group(1)), int(clients_m.group(2))
+    if nodes is None and tasks and per_node:
+        nodes = tasks // per_node
+    test_id = setup.get("testid", "0")
+    base: dict[str, Any] = {"tool": "ior", "test": f"test {test_id}", "interface": api, "threads": tasks,
+                            "clients": nodes, "iodepth": 1, "source": str(path),
+                            "block_size_bytes": parse_size(setup.get("xfersize", ""))}  # fmt: skip
+    lines = chunk.splitlines()
+    summary: list[dict[str, Any]] = []
+    samples: list[dict[str, Any]] = []
+    header: list[str] | None = None
+    table: str | None = None
+    for i, line in enumerate(lines):
+        s = line.strip()
+        cells = s.split()
+        if not cells:
+            continue
+        if cells[0] == "access" and "bw(MiB/s)" in cells:
+            header, table = cells, "results"
+            continue
+        if cells[0] == "Operation" and any(c.startswith("Max") for c in cells[1:]):
+            header, table = _norm_header(s), "summary"
+            continue
+        if header is None or cells[0] not in _OPS:
+            if table == "summary" and cells[0] not in ("remove", "stat", "create", "---------", "Operation"):
+                header, table = None, None
+            continue
+        lineno = first_line + i
+        if len(cells) < len(header) - 1:  # IOR 2.10 rows end in EXCEL; a short row is cut
+            raise bad_input(path, f"IOR {table} line has {len(cells)} fields, its header {len(header)}",
+                            line=lineno, hint="the line is cut off; keep IOR's whole stdout")  # fmt: skip
+        named = dict(zip(header, cells, strict=False))
+        row = dict(base, workload=cells[0], op=cells[0])
+        if table == "summary":
+            summary += _summary_rows(row, header, cells, path, lineno)
+        else:
+            xfer = as_float(named.get("xfer(KiB)"))
+            if xfer:
+                row["block_size_bytes"] = round(xfer * 1024)
+            it = named.get("iter", "0")
+            for col, (metric, factor) in _RESULT_COLS.items():
+                v = as_float(named.get(col))
+                if v is not None:
+                    samples.append(dict(row, test=f"test {test_id} iter {it}", metric=metric, stat="sample",
+                                        value=v * factor))  # fmt: skip
+    if summary:
+        return summary + samples
+    if samples:
+        return samples + _from_samples(samples, base)
+    out = []
+    for m in _MAX_LINE.finditer(chunk):
+        op = m.group(1).lower()
+        out.append(dict(base, workload=op, op=op, metric="bandwidth", stat="max", value=float(m.group(2))))
+    return out
+
+
+def _summary_rows(row: dict[str, Any], header: list[str], cells: list[str], path: Path,
+                  lineno: int) -> list[dict[str, Any]]:  # fmt: skip
+    out: list[dict[str, Any]] = []
+    named: dict[str, str] = {}
+    last_unit = "MiB"
+    for name, cell in zip(header, cells, strict=False):
+        if name == "StdDev":
+            metric = "bandwidth" if last_unit == "MiB" else "iops"
+            v = as_float(cell)
+            if v is not None:
+                out.append(dict(row, metric=metric, stat="stddev", value=v))
+            continue
+        if name.endswith("(MiB)"):
+            last_unit = "MiB"
+        elif name.endswith("(OPs)"):
+            last_unit = "OPs"
+        named[name] = cell
+        spec = _SUMMARY_COLS.get(name)
+        if spec:
+            v = as_float(cell)
+            if v is None and cell not in ("NA", "-"):
+                raise bad_input(path, f"IOR summary value {cell!r} under {name} is not a number", line=lineno,
+                                hint="keep IOR's whole stdout, unedited")  # fmt: skip
+            if v is not None:
+                out.append(dict(row, metric=spec[0], stat=spec[1], value=v * spec[2]))
+    tasks, tpn = as_int(named.get("#Tasks")), as_int(named.get("tPN"))
+    xsize = as_int(named.get("xsize"))
+    for r in out:
+        if tasks:
+            r["threads"] = tasks
+        if tasks and tpn:
+            r["clients"] = tasks // tpn
+        if xsize:
+            r["block_size_bytes"] = xsize
+        if named.get("API"):
+            r["interface"] = named["API"]
+        if named.get("Test#") is not None:
+            r["test"] = f"test {named['Test#']}"
+    return out
+
+
+def _from_samples(samples: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
+    """IOR's own summary (max/min/mean over iterations) when it printed none (io500 runs)."""
+    out: list[dict[str, Any]] = []
+    for op in _OPS:
+        for metric in ("bandwidth", "iops", "runtime"):
+            vals = [r["value"] for r in samples if r["op"] == op and r["metric"] == metric]
+            if not vals:
                 continue
-            break
-        lineno = line_of_offset(text, start) + k
-
-        def cell(name: str, cells: list[str] = cells) -> str | None:
-            i = col.get(name)
-            return cells[i] if i is not None and i < len(cells) else None
-
-        tasks = as_int(cell("#Tasks"))
-        tpn = as_int(cell("tPN"))
-        xsize = as_int(cell("xsize")) or parse_size(options.get("xfersize", ""))
-        base = {"tool": "ior", "test": f"test {cell('Test#') or 0}", "workload": cells[0], "op": cells[0],
-                "interface": cell("API") or options.get("api"), "block_size_bytes": xsize, "threads": tasks,
-                "clients": (tasks // tpn) if tasks and tpn else as_int(options.get("nodes")), "iodepth": 1,
-                "source": str(path)}  # fmt: skip
-        rows += _stat_rows(base, cells[1:], path, lineno)
-        agg = as_float(cell("aggs(MiB)"))
-        if agg is not None:
-            rows.append(dict(base, metric="io", stat="sum", value=agg))
-    return rows
+            row = next(r for r in samples if r["op"] == op and r["metric"] == metric)
+            row = dict(row, test=base["test"])
+            stats = {"mean": sum(vals) / len(vals)} if metric == "runtime" else {
+                "max": max(vals), "min": min(vals), "mean": sum(vals) / len(vals)}  # fmt: skip
+            out += [dict(row, stat=stat, value=v) for stat, v in stats.items()]
+    return out

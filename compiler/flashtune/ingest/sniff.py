@@ -39,24 +39,29 @@ def detect(path: Path) -> str:
             return "cbt"
         if path.is_dir():
             return "directory"
-        raise bad_input(path, "a tarball, but not of a CBT results archive (no results/*/id-*/benchmark_config.yaml)",
-                        hint="pass the result files themselves, or a tarball of the directory given to `cbt.py -a`")  # fmt: skip
+        raise UnknownFormat("a tarball, but not of a CBT results archive (no results/*/id-*/benchmark_config.yaml)",
+                        file=str(path), suggestion="pass the result files themselves, or a tarball of the directory given to `cbt.py -a`")  # fmt: skip
     if fio.log_info(path) is not None:
         return "fio-log"
+    from flashtune.ingest.common import read_bytes
+    from flashtune.ingest.textio import decode, head_text
+
     try:
-        with path.open("rb") as f:
-            raw = f.read(SNIFF_BYTES)
+        text = head_text(path, SNIFF_BYTES)
     except OSError as e:
         raise bad_input(path, f"cannot read: {e.strerror}", hint="check the file's permissions") from None
-    if not raw.strip():
-        raise bad_input(path, "file is empty", line=1, hint="the benchmark wrote nothing; re-run it")
-    if b"\x00" in raw:
-        raise bad_input(
-            path, "binary file, not a benchmark's text output", hint="pass the tool's text/JSON output"
-        )
-    text = raw.decode("utf-8", "replace")
+    if not text.strip():
+        raw = read_bytes(path)
+        if not raw.strip():
+            raise bad_input(path, "file is empty", line=1, hint="the benchmark wrote nothing; re-run it")
+        decode(raw, path, limit=len(raw) * 64 + 1)  # raises with what the content is
+    if "\x00" in text:
+        decode(read_bytes(path), path, limit=SNIFF_BYTES * 64)  # names binary content
     if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
         return "fio-json"
+    if re.search(r"^fio-\d", text, re.M) and "(groupid=" in text:
+        raise UnknownFormat("fio's human-readable (normal) output; flashtune reads fio's JSON", file=str(path),
+                            line=1, suggestion="re-run fio with --output-format=json (or json,normal) --output=FILE")  # fmt: skip
     if sysbench.looks_like(text):
         return "sysbench"
     if ior.looks_like(text):
@@ -65,7 +70,7 @@ def detect(path: Path) -> str:
         return "iozone"
     if radosbench.looks_like(text):
         return "rados-bench"
-    if _LOG_LINE.match(raw):
+    if _LOG_LINE.match(text.encode()):
         raise bad_input(path, "looks like a fio log, but its name does not say which one",
                         hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log so the metric is known")  # fmt: skip
     if text.lstrip().startswith("{") and "jobs" in text:
