@@ -91,7 +91,9 @@ def test_text_report_summary_and_intervals(sysbench_outputs: Path) -> None:
     assert list(intervals["time_s"]) == [1.0, 2.0, 3.0]
     # the per-second rates average to the run's rate (same run, two views)
     assert intervals["value"].mean() == pytest.approx(tps, rel=0.25)
-    assert set(df["threads"]) == {2}
+    # summary rows carry --threads; an interval line carries the threads still running, and the last
+    # one can report fewer (sysbench prints "thds: 1" once a thread has finished): that was a flaky check
+    assert set(summary["threads"]) == {2} and set(df["threads"]) <= {1, 2}
     assert set(df[(df["time_s"].notna()) & (df["metric"] == "latency")]["stat"]) == {"p99"}
 
 

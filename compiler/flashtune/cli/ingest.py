@@ -6,6 +6,7 @@ pandas is imported only when the command runs, so `flashtune --help` and the oth
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,27 +40,37 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flashtune.ingest import load_many
+    """Read every input; a bad one is reported (file:line, why) and the rest are still written.
+    Exit 0 when all inputs were read, 2 when some were bad (the others' rows are in --out)."""
+    from flashtune.ingest import collect
 
     if args.raw and (args.bin_ms is not None or args.stats):
         raise UsageError("--raw keeps every sample; it cannot be combined with --bin-ms or --stats",
                          suggestion="drop --raw to bin, or drop --bin-ms/--stats")  # fmt: skip
     stats = tuple(s.strip() for s in args.stats.split(",") if s.strip()) if args.stats else None
     out = Path(args.out) if args.out else None
+    from flashtune.fileio import write_atomic
+
     if out is not None and out.exists() and not args.force:
-        # fail before parsing gigabytes of logs
-        from flashtune.fileio import write_atomic
-
-        write_atomic(out, "", force=False)
-    df = load_many(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+        write_atomic(out, "", force=False)  # fail before parsing gigabytes of logs
+    got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+    for path, message in got.notes:
+        print(f"{path}: note: {message}", file=sys.stderr)
+    for s in got.skipped:
+        print(f"{s.path}: skipped: {s.reason}", file=sys.stderr)
+    for e in got.errors:
+        print(str(e), file=sys.stderr)
+    df = got.frame
+    counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors)} bad"
     if out is not None:
-        from flashtune.fileio import write_atomic
-
-        write_atomic(out, df.to_csv(index=False), force=args.force)
-        print(f"{out}: {len(df)} rows from {len(args.files)} input(s)")
-        return 0
-    summary = df.groupby(["source", "format"], dropna=False).size().reset_index(name="rows")
-    print(summary.to_string(index=False))
-    print(f"{len(df)} rows; pass --out FILE.csv to save them")
-    return 0
-
+        if got.files_read:
+            write_atomic(out, df.to_csv(index=False), force=args.force)
+            print(f"{out}: {len(df)} rows; {counts}")
+        else:
+            print(f"nothing written to {out}: {counts}", file=sys.stderr)
+    else:
+        summary = df.groupby(["source", "format"], dropna=False).size().reset_index(name="rows")
+        if len(summary):
+            print(summary.to_string(index=False))
+        print(f"{len(df)} rows; {counts}; pass --out FILE.csv to save them")
+    return 2 if got.errors or not got.files_read else 0

@@ -39,6 +39,7 @@ def auto_workers(path: Path) -> int:
         return 1
     return 2 if big and (os.cpu_count() or 1) >= 2 else 1
 
+
 __all__ = [
     "COLUMNS",
     "COLUMN_NAMES",
@@ -47,11 +48,11 @@ __all__ = [
     "METRIC_UNITS",
     "Column",
     "bin_frame",
+    "collect",
     "detect",
     "limit_rows",
     "load",
     "load_many",
-    "collect",
 ]
 
 
@@ -85,7 +86,11 @@ def load(path: str | Path, *, fmt: str | None = None, raw: bool = False, bin_ms:
             "no benchmark output found in this directory",
             file=str(path),
             suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench output, CBT archives"
-            + ("; skipped: " + "; ".join(f"{s.path}: {s.reason}" for s in got.skipped[:5]) if got.skipped else ""),
+            + (
+                "; skipped: " + "; ".join(f"{s.path}: {s.reason}" for s in got.skipped[:5])
+                if got.skipped
+                else ""
+            ),
         )
     return got.frame
 

@@ -139,7 +139,9 @@ def _permutation(cfg: dict[str, Any], sub: Path) -> dict[str, Any]:
     if not isinstance(workloads, dict) or not sub.parts:
         return cfg
     first = sub.parts[0]
-    name = next((w for w in sorted(workloads, key=len, reverse=True) if first == w or first.startswith(f"{w}.")), None)
+    name = next(
+        (w for w in sorted(workloads, key=len, reverse=True) if first == w or first.startswith(f"{w}.")), None
+    )
     spec = workloads.get(name) if name else None
     if not isinstance(spec, dict):
         return cfg

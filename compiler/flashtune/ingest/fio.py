@@ -201,7 +201,9 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
             for stat, key in (("min", "iops_min"), ("max", "iops_max"), ("stddev", "iops_stddev")):
                 add("iops", stat, as_float(st.get(key)))
             io_bytes = as_float(st.get("io_bytes"))
-            add("io", "sum", io_bytes * io_factor / MiB if io_bytes is not None else None, unit_basis=io_basis)
+            add(
+                "io", "sum", io_bytes * io_factor / MiB if io_bytes is not None else None, unit_basis=io_basis
+            )
             runtime = as_float(st.get("runtime"))
             add("runtime", "value", runtime / 1000 if runtime is not None else None)
             for metric, key_ns, key_us in (("latency", "lat_ns", "lat"), ("clat", "clat_ns", "clat"),
@@ -463,7 +465,13 @@ def _parse_plain_log(path: Path, shown: Path, info: LogInfo, *, raw: bool, bin_m
     from flashtune.ingest.schema import conform
 
     factor, basis = log_unit(shown, info)
-    base = {"tool": "fio", "format": "fio-log", "test": info.test, "metric": info.metric, "source": str(shown)}
+    base = {
+        "tool": "fio",
+        "format": "fio-log",
+        "test": info.test,
+        "metric": info.metric,
+        "source": str(shown),
+    }
     if raw:
         parts = []
         total = 0
@@ -524,7 +532,7 @@ def log_unit(path: Path, info: LogInfo) -> tuple[float | None, str | None]:
     found = sibling_version(path.parent)
     if found is None:
         return None, None
-    (major, minor), where = found
+    (major, _minor), where = found
     return (1e-3 if major < 3 else 1e-6), f"stated: fio-{where} ({'µs' if major < 3 else 'ns'})"
 
 
@@ -584,7 +592,9 @@ def _plausible(iops: float, mean_raw: float) -> list[tuple[float, str]]:
     return got
 
 
-def _infer_log_unit(path: Path, info: LogInfo, values: Any, times_ms: Any, *, per_io: bool) -> tuple[float, str]:
+def _infer_log_unit(
+    path: Path, info: LogInfo, values: Any, times_ms: Any, *, per_io: bool
+) -> tuple[float, str]:
     import numpy as np
 
     mean = float(np.mean(values)) if len(values) else 0.0

@@ -44,36 +44,76 @@ _INTERVAL = re.compile(
 )
 
 
+_BANNER = re.compile(r"^sysbench \d+\.\d+[^\n]*(?:multi-threaded system evaluation benchmark|\(using )", re.M)
+# sysbench 0.5 / early 1.0 interval lines: "[   5s] threads: 64, tps: 4829.91, reads/s: 67739.61, writes/s: 0.00,
+# response time: 18.77ms (99%)[, errors: 0.00, reconnects:  0.00]" (0.5 also "reads:"/"writes:")
+_INTERVAL_05 = re.compile(r"^\[\s*([0-9.]+)s\s*\]\s+threads:\s*(\d+),\s*(.*)$")
+
+
 def looks_like(text: str) -> bool:
-    return text.startswith("sysbench ") or "SQL statistics:" in text or '{"type":"interval"' in text
+    return (text.startswith("sysbench ") or bool(_BANNER.search(text[:200000])) or "SQL statistics:" in text
+            or "OLTP test statistics:" in text or '{"type":"interval"' in text)  # fmt: skip
 
 
-def _workload(path: Path, text: str) -> str:
+def _workload(path: Path, text: str) -> str | None:
+    m = re.search(r"^Doing (\w+) test", text, re.M)  # sysbench 0.4/0.5: "Doing OLTP test."
+    if "Extra file open flags" in text or "File operations:" in text or "Operations performed:" in text:
+        mode = re.search(r"^Doing (random|sequential) (r/w|read|write|rewrite)", text, re.M)
+        if mode:
+            kind = {"r/w": "rw", "read": "rd", "write": "wr", "rewrite": "rewr"}[mode.group(2)]
+            return f"fileio_{'rnd' if mode.group(1) == 'random' else 'seq'}{kind}"
+        return "fileio"
     name = path.name.lower()
     for t in sorted(KNOWN_TESTS, key=len, reverse=True):
         if t in name:
             return t
-    return "oltp" if "SQL statistics:" in text or '"qps"' in text else "sysbench"
+    if m and m.group(1) == "OLTP":
+        ro = re.search(r"^Doing read-only test", text, re.M)
+        return "oltp_read_only" if ro else "oltp"
+    return "oltp" if "SQL statistics:" in text or '"qps"' in text else None
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_tool_output(path, looks_like, "sysbench", "pass the stdout of `sysbench ... run` saved to a file")
-    threads_m = re.search(r"^Number of threads:\s*(\d+)", text, re.M)
-    threads = int(threads_m.group(1)) if threads_m else None
-    base: dict[str, Any] = {"tool": "sysbench", "test": _workload(path, text), "workload": _workload(path, text),
-                            "interface": "mysql" if ("SQL statistics:" in text or '"qps"' in text) else None,
-                            "threads": threads, "source": str(path)}  # fmt: skip
+    """One sysbench output, or several concatenated (one banner each: their `run` is 1, 2, ...)."""
+    text = read_tool_output(
+        path, looks_like, "sysbench", "pass the stdout of `sysbench ... run` saved to a file"
+    )
+    starts = [0, *(m.start() for m in _BANNER.finditer(text))][:1] + [
+        m.start() for m in _BANNER.finditer(text)
+    ][1:]
     rows: list[dict[str, Any]] = []
     fmt = "sysbench-text"
-    rows += _intervals_text(text, base)
-    json_rows, json_fmt = _json_reports(path, text, base)
-    if json_rows:
-        rows += json_rows
-        fmt = json_fmt
-    rows += _summary_text(path, text, base)
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        got, got_fmt = _parse_one(path, text, start, end)
+        if len(starts) > 1:
+            for r in got:
+                r["run"] = str(k + 1)
+        rows += got
+        if got_fmt != "sysbench-text":
+            fmt = got_fmt
     return results_frame(path, rows, fmt, line=last_line(text),
                          problem="sysbench output without results (no interval lines and no summary)",
                          hint="the run was cut short or failed: check its stderr; let it finish")  # fmt: skip
+
+
+def _parse_one(path: Path, full: str, start: int, end: int) -> tuple[list[dict[str, Any]], str]:
+    text = full[start:end]
+    threads_m = re.search(r"^Number of threads:\s*(\d+)", text, re.M)
+    threads = int(threads_m.group(1)) if threads_m else None
+    workload = _workload(path, text)
+    sql = "SQL statistics:" in text or '"qps"' in text or "OLTP test statistics:" in text
+    base: dict[str, Any] = {"tool": "sysbench", "test": workload or "sysbench", "workload": workload,
+                            "interface": "mysql" if sql else None, "threads": threads, "source": str(path)}  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    fmt = "sysbench-text"
+    rows += _intervals_text(text, base)
+    json_rows, json_fmt = _json_reports(path, full, base, start, end)
+    if json_rows:
+        rows += json_rows
+        fmt = json_fmt
+    rows += _summary_text(path, full, base, start, end)
+    return rows, fmt
 
 
 def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
@@ -81,6 +121,7 @@ def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     for line in text.splitlines():
         m = _INTERVAL.match(line.strip())
         if not m:
+            rows += _interval_05(line.strip(), base)
             continue
         t, thds, tps, qps, r, w, o, pct, lat, err, rec = m.groups()
         row = dict(base, time_s=float(t), threads=int(thds))
@@ -97,9 +138,39 @@ def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _json_reports(path: Path, text: str, base: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sysbench 0.5 / early 1.0 interval line, read by its `key: value` pairs."""
+    m = _INTERVAL_05.match(line)
+    if not m:
+        return []
+    row = dict(base, time_s=float(m.group(1)), threads=int(m.group(2)))
+    out: list[dict[str, Any]] = []
+    for key, val in re.findall(r"([a-z/ ]+?):\s*([0-9.]+(?:ms)?(?:\s*\(\d+(?:\.\d+)?%\))?)", m.group(3)):
+        key = key.strip().strip(",").strip()
+        num = float(re.match(r"[0-9.]+", val).group(0))  # type: ignore[union-attr]
+        if key == "tps":
+            out.append(dict(row, op="total", metric="tps", stat="mean", value=num))
+        elif key in ("reads", "reads/s"):
+            out.append(dict(row, op="read", metric="qps", stat="mean", value=num))
+        elif key in ("writes", "writes/s"):
+            out.append(dict(row, op="write", metric="qps", stat="mean", value=num))
+        elif key == "response time":
+            pct = re.search(r"\((\d+(?:\.\d+)?)%\)", val)
+            stat = percentile_stat(float(pct.group(1))) if pct else "value"
+            out.append(dict(row, op="total", metric="latency", stat=stat, value=num))
+        elif key == "errors":
+            out.append(dict(row, op="total", metric="errors", stat="mean", value=num))
+        elif key == "reconnects":
+            out.append(dict(row, op="total", metric="reconnects", stat="mean", value=num))
+    return out
+
+
+def _json_reports(path: Path, full: str, base: dict[str, Any], start: int = 0,
+                  end: int | None = None) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
+    end = len(full) if end is None else end
+    text = full[start:end]
     rows: list[dict[str, Any]] = []
-    offset = 0
+    offset = start
     lines_fmt = False
     for line in text.splitlines(keepends=True):
         s = line.strip()
@@ -108,7 +179,7 @@ def _json_reports(path: Path, text: str, base: dict[str, Any]) -> tuple[list[dic
             try:
                 obj = json.loads(s)
             except json.JSONDecodeError as e:
-                raise bad_input(path, f"broken sysbench JSON line: {e.msg}", line=line_of_offset(text, offset),
+                raise bad_input(path, f"broken sysbench JSON line: {e.msg}", line=line_of_offset(full, offset),
                                 hint="a cut-off line means the run was interrupted") from None  # fmt: skip
             rows += _json_obj(obj, base)
         offset += len(line)
@@ -116,12 +187,21 @@ def _json_reports(path: Path, text: str, base: dict[str, Any]) -> tuple[list[dic
         return rows, "sysbench-jsonl"
     m = re.search(r"^\[\s*$", text, re.M)
     if m:
-        try:
-            arr, _ = json.JSONDecoder().raw_decode(text, m.start())
-        except json.JSONDecodeError as e:
-            raise bad_input(path, f"broken sysbench JSON report: {e.msg}", line=line_of_offset(text, e.pos),
-                            hint="a cut-off report means the run was interrupted") from None  # fmt: skip
-        for obj in arr if isinstance(arr, list) else []:
+        # sysbench.report_json prints "[" then objects joined by ",\n"; the closing "]" comes from a Lua
+        # garbage-collection hook, so it may come after the summary text, or never: read the objects one
+        # by one and stop at the first thing that is not one (the "]", a trailing comma, the summary).
+        decoder = json.JSONDecoder()
+        pos = m.end()
+        while True:
+            while pos < len(text) and text[pos] in " \t\r\n,":
+                pos += 1
+            if pos >= len(text) or text[pos] != "{":
+                break
+            try:
+                obj, pos = decoder.raw_decode(text, pos)
+            except json.JSONDecodeError as e:
+                raise bad_input(path, f"broken sysbench JSON report: {e.msg}", line=line_of_offset(full, start + e.pos),
+                                hint="a cut-off report means the run was interrupted") from None  # fmt: skip
             if isinstance(obj, dict):
                 qps = obj.get("qps")
                 flat = dict(obj, type="interval")
@@ -168,7 +248,13 @@ def _json_obj(obj: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]
     return out
 
 
-def _summary_text(path: Path, text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
+def _summary_text(path: Path, full: str, base: dict[str, Any], start: int = 0,
+                  end: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """The end-of-run summary: sysbench 1.0 (`SQL statistics:`, `Latency (ms):`), 0.4/0.5 (`OLTP test
+    statistics:`, `per-request statistics:` / `response time:` blocks with `ms` after each number) and
+    fileio (1.0 `File operations:`/`Throughput:`; 0.4 `Operations performed:` and `Mb/sec`)."""
+    end = len(full) if end is None else end
+    text = full[start:end]
     rows: list[dict[str, Any]] = []
 
     def find(pattern: str) -> re.Match[str] | None:
@@ -176,9 +262,12 @@ def _summary_text(path: Path, text: str, base: dict[str, Any]) -> list[dict[str,
 
     total = find(r"^\s*total time:\s*" + _NUM + "s")
     if not total:
-        if "SQL statistics:" in text or "Latency (ms):" in text:
+        if any(
+            k in text
+            for k in ("SQL statistics:", "Latency (ms):", "OLTP test statistics:", "Test execution summary:")
+        ):
             raise bad_input(path, "sysbench summary is incomplete (no 'total time:' line)",
-                            line=last_line(text),
+                            line=last_line(full[:end]),
                             hint="the output was truncated: save the whole stdout of the run")  # fmt: skip
         return rows
     seconds = float(total.group(1))
@@ -190,6 +279,8 @@ def _summary_text(path: Path, text: str, base: dict[str, Any]) -> list[dict[str,
     m = find(r"^\s*queries:\s*\d+\s*\(" + _NUM + r" per sec")
     if m:
         rows.append(dict(row, op="total", metric="qps", stat="mean", value=float(m.group(1))))
+    elif (m := find(r"^\s*total:\s*(\d+)\s*$")) and seconds > 0:  # 0.4/0.5: queries performed ... total
+        rows.append(dict(row, op="total", metric="qps", stat="mean", value=int(m.group(1)) / seconds))
     for op, label in (("read", "read"), ("write", "write"), ("other", "other")):
         m = find(rf"^\s*{label}:\s*(\d+)\s*$")
         if m and seconds > 0:
@@ -200,20 +291,66 @@ def _summary_text(path: Path, text: str, base: dict[str, Any]) -> list[dict[str,
     m = find(r"^\s*reconnects:\s*\d+\s*\(" + _NUM + r" per sec")
     if m:
         rows.append(dict(row, op="total", metric="reconnects", stat="mean", value=float(m.group(1))))
-    m = find(r"^\s*total number of events:\s*(\d+)")
-    if m:
-        rows.append(dict(row, op="total", metric="ops", stat="sum", value=float(m.group(1))))
-        if "SQL statistics:" not in text and seconds > 0:
-            rows.append(dict(row, op="total", metric="iops", stat="mean", value=int(m.group(1)) / seconds))
-    lat = find(r"^Latency \(ms\):\s*$")
+    events = find(r"^\s*total number of events:\s*(\d+)")
+    sql = "SQL statistics:" in text or "OLTP test statistics:" in text
+    if events:
+        rows.append(dict(row, op="total", metric="ops", stat="sum", value=float(events.group(1))))
+    rows += _fileio(text, row, seconds, events, sql)
+    lat = find(r"^(?:Latency \(ms\)|\s*per-request statistics|\s*response time):\s*$")
     if lat:
         block = text[lat.end() : lat.end() + 1000]
         for label, stat in (("min", "min"), ("avg", "mean"), ("max", "max"), ("sum", "sum")):
-            m = re.search(rf"^\s*{label}:\s*{_NUM}", block, re.M)
+            m = re.search(rf"^\s*{label}:\s*{_NUM}(ms|s)?\s*$", block, re.M)
             if m:
-                rows.append(dict(row, op="total", metric="latency", stat=stat, value=float(m.group(1))))
-        m = re.search(rf"^\s*{_NUM}th percentile:\s*{_NUM}", block, re.M)
+                rows.append(dict(row, op="total", metric="latency", stat=stat, value=_ms(m)))
+        m = re.search(rf"^\s*(?:approx\.\s*)?{_NUM}(?:th)? percentile:\s*{_NUM}(ms|s)?", block, re.M)
         if m:
-            rows.append(dict(row, op="total", metric="latency", stat=percentile_stat(float(m.group(1))),
-                             value=float(m.group(2))))  # fmt: skip
+            v = float(m.group(2)) * (1000.0 if m.group(3) == "s" else 1.0)
+            rows.append(
+                dict(row, op="total", metric="latency", stat=percentile_stat(float(m.group(1))), value=v)
+            )
     return rows
+
+
+def _ms(m: re.Match[str]) -> float:
+    return float(m.group(1)) * (1000.0 if m.group(2) == "s" else 1.0)
+
+
+def _fileio(text: str, row: dict[str, Any], seconds: float, events: re.Match[str] | None,
+            sql: bool) -> list[dict[str, Any]]:  # fmt: skip
+    out: list[dict[str, Any]] = []
+    if sql:
+        return out
+    # sysbench 1.0 fileio
+    for op, label in (("read", "reads/s"), ("write", "writes/s"), ("other", "fsyncs/s")):
+        m = re.search(rf"^\s*{re.escape(label)}:\s*{_NUM}", text, re.M)
+        if m:
+            out.append(dict(row, op=op, metric="iops", stat="mean", value=float(m.group(1))))
+    for op, label in (("read", "read, MiB/s"), ("write", "written, MiB/s")):
+        m = re.search(rf"^\s*{re.escape(label)}:\s*{_NUM}", text, re.M)
+        if m:
+            out.append(dict(row, op=op, metric="bandwidth", stat="mean", value=float(m.group(1))))
+    # sysbench 0.4/0.5 fileio: "Operations performed:  6000 Read, 4000 Write, 12800 Other = 22800 Total",
+    # "Read 93.75Mb  Written 62.5Mb  Total transferred 156.25Mb  (15.551Mb/sec)", "995.23 Requests/sec executed"
+    # (its "Mb" is 2^20 bytes: sysbench 0.4 divides by 1024*1024)
+    m = re.search(r"^Operations performed:\s*(\d+) Reads?, (\d+) Writes?, (\d+) Other", text, re.M)
+    if m and seconds > 0:
+        for op, n in zip(("read", "write", "other"), m.groups(), strict=True):
+            out.append(dict(row, op=op, metric="iops", stat="mean", value=int(n) / seconds))
+    m = re.search(r"Total transferred\s*([0-9.]+)([KMGT]?)b\s*\(([0-9.]+)([KMGT]?)b/sec\)", text)
+    if m:
+        scale = {"": 1 / 2**20, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2}
+        out.append(
+            dict(
+                row, op="total", metric="bandwidth", stat="mean", value=float(m.group(3)) * scale[m.group(4)]
+            )
+        )
+        out.append(
+            dict(row, op="total", metric="io", stat="sum", value=float(m.group(1)) * scale[m.group(2)])
+        )
+    m = re.search(r"^\s*([0-9.]+) Requests/sec executed", text, re.M)
+    if m:
+        out.append(dict(row, op="total", metric="iops", stat="mean", value=float(m.group(1))))
+    elif events and seconds > 0 and not out:
+        out.append(dict(row, op="total", metric="iops", stat="mean", value=int(events.group(1)) / seconds))
+    return out

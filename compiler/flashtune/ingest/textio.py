@@ -100,9 +100,9 @@ def decode(raw: bytes, path: Path, *, limit: int) -> Decoded:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise NotText(f"this is {kind}", file=str(path), line=line,
                              suggestion="pass the tool's text or JSON output (gzip-compressed is fine)")  # fmt: skip
-    kind = what_it_is(raw)
-    if kind:
-        raise NotText(f"this is {kind}", file=str(path), line=1,
+    magic = what_it_is(raw)
+    if magic:
+        raise NotText(f"this is {magic}", file=str(path), line=1,
                              suggestion="unpack it and pass the result files inside (gzip and CBT tarballs are read directly)")  # fmt: skip
     try:
         text = raw.decode("utf-8")
@@ -159,7 +159,9 @@ def strip_line_prefixes(text: str) -> tuple[str, str | None]:
                 if len(heads) > max(2, len(lines) // 50):
                     continue
             out = "\n".join(pat.sub("", ln, count=1) for ln in text.splitlines())
-            return out + ("\n" if text.endswith("\n") else ""), f"removed per-line prefixes like {lines[0][: pat.match(lines[0]).end()].strip()!r}"  # type: ignore[union-attr]
+            return out + (
+                "\n" if text.endswith("\n") else ""
+            ), f"removed per-line prefixes like {lines[0][: pat.match(lines[0]).end()].strip()!r}"  # type: ignore[union-attr]
     return text, None
 
 
