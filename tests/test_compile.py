@@ -16,6 +16,7 @@ from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.compile.profiles import compose, merge, read_profile
 from flashtune.datapackage import resolve
+from flashtune.emit import formats
 from flashtune.errors import FlashtuneError
 from flashtune.lint import lint_text
 from flashtune.parse import parse_text
@@ -53,8 +54,7 @@ def test_every_ceph_key_exists_in_its_release_and_every_file_lints_clean(bundles
         unknown = {k for (_, k) in conf if k not in names(release)}
         assert not unknown, f"{tier}/{workload}/{release}: {unknown}"
         for name, text in b.files.items():
-            kind = {"ceph.conf": "ceph.conf", "my.cnf": "my.cnf", "sysctl.conf": "sysctl.conf"}.get(name)
-            kind = kind or ("cbt.yaml" if name.endswith(".yaml") else None)
+            kind = formats.BY_KIND[b.kinds[name]].lint_kind
             if kind:
                 errors = [f.render() for f in lint_text(text, kind, filename=name, ceph_release=release,
                           mysql_flavour=b.request.mysql_flavour) if f.severity == "error"]  # fmt: skip

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flashtune.catalog import load_catalog
 from flashtune.compile import CompileRequest, compile_bundle, layout
 from flashtune.compile.hardware import load_hardware, tier_names
 from flashtune.compile.pipeline import WORKLOADS, cluster_shape, layer_names
@@ -78,8 +79,6 @@ def test_random_hardware_keeps_the_budget_a_spare_host_and_the_osds_per_device(
     req = CompileRequest(
         workload=workload, hardware_file=path, ceph_release=release, osds_per_device=per_device
     )
-    from flashtune.catalog import load_catalog
-
     try:
         shape = cluster_shape(req, hwd, compose(layer_names(req, hwd)), load_catalog())
     except FlashtuneError as e:

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flashtune import __version__
@@ -180,6 +179,14 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     }
     if ec is not None and "WARNING" in ec.reason:
         shape["warnings"].append(ec.reason)
+    default_target = int(_catalog_default(catalog, "osd_memory_target", req.ceph_release))
+    if mem.value < default_target:
+        shape["warnings"].append(
+            f"osd_memory_target {mem.value / GiB:.2f} GiB is below the {default_target / GiB:g} GiB default: it works, "
+            "but BlueStore may read metadata from disk unless the active data set is small "
+            "(https://docs.ceph.com/en/latest/start/hardware-recommendations/#memory). More RAM per OSD, or "
+            "fewer daemons on the OSD nodes, would lift it."
+        )
     shape["pools"] = _pools(req, shape, target, max_pg)
     return shape
 
@@ -333,9 +340,3 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
     bundle.cases = cases
     bundle.derived.update(derived)
     bundle.plans.update(docs)
-
-
-def manifest_dict(bundle: Bundle) -> dict[str, Any]:
-    """The manifest as a dict (for --format json and tests)."""
-    loaded: dict[str, Any] = json.loads(bundle.files["manifest.json"])
-    return loaded
