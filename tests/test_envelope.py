@@ -324,3 +324,48 @@ def test_real_fio_results_against_the_envelope(tmp_path: Path, capsys: pytest.Ca
     assert rec["of_ceiling_pct"] == pytest.approx(100 * measured / rec["predicted_IOPS"], rel=1e-2)
     assert main(["envelope", "--tier", "tco", "--results", str(csv)]) == 0
     assert "% of the" in capsys.readouterr().out
+
+
+# ---- the compiled bundle carries the envelope
+
+
+def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
+    from flashtune.compile import CompileRequest, compile_bundle
+    from flashtune.compile.pipeline import manifest_dict
+    from flashtune.envelope.bundle import cluster_for
+    from flashtune.envelope.model import STANDARD_CASES
+    from flashtune.envelope.report import constants
+
+    b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
+    env = manifest_dict(b)["envelope"]
+    c = cluster_for(tiers_dir() / "iops.yaml", b.shape)
+    assert c.nodes == b.shape["nodes"] and c.protection.size == b.shape["pool_size"]
+    for row, case in zip(env["standard"], STANDARD_CASES, strict=True):
+        direct = envelope(c, case, constants())
+        assert row["predicted_IOPS"] == round(direct.iops) and row["limit"] == direct.bottleneck
+    cbt = b.files["cbt.yaml"]
+    rows = {r["case"]: r for r in env["benchmarks"]["cbt.yaml"]}
+    assert set(rows) == set(b.cases)
+    for name, r in rows.items():
+        assert f"#   {name}: {r['predicted_IOPS']:,} IOPS" in cbt
+    # 4k-read0 is the 4k random-write case: the same ceiling as the standard one
+    assert rows["4k-read0"]["predicted_IOPS"] == env["standard"][1]["predicted_IOPS"]
+    assert "## Performance envelope (predicted ceilings)" in b.files["explain.md"]
+    assert f"| 4k randwrite | {env['standard'][1]['predicted_IOPS']:,} |" in b.files["explain.md"]
+
+
+def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:
+    from flashtune.compile import CompileRequest, compile_bundle
+
+    b = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
+    one = b.envelope["benchmarks"]["cbt/10-read-clients1-jobs1.yaml"][0]
+    every = b.envelope["benchmarks"][f"cbt/16-read-clients{b.shape['clients']}-jobs1.yaml"][0]
+    assert one["ceilings_IOPS"]["client network"] * b.shape["clients"] == pytest.approx(
+        every["ceilings_IOPS"]["client network"], rel=1e-3
+    )
+    ec = compile_bundle(
+        CompileRequest(workload="rgw", tier="iops", ceph_release="tentacle", nodes=8, ec=(4, 2))
+    )
+    assert "EC 4+2" in ec.envelope["cluster"]
+    put = ec.envelope["benchmarks"]["cbt/04-obj4M.yaml"][0]
+    assert put["case"] == "obj4M PUT" and put["read_fraction"] == 0.0

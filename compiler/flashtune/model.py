@@ -183,6 +183,7 @@ class Bundle:
     warnings: list[str] = field(default_factory=list)  # sizing concerns that did not stop the compile
     lint: dict[str, list[str]] = field(default_factory=dict)  # linter findings per emitted file
     legacy: bool = False
+    envelope: dict[str, Any] = field(default_factory=dict)  # predicted ceilings (flashtune.envelope.bundle)
 
     def memory_budget(self) -> list[tuple[str, float]]:
         """The busiest OSD node's memory, item by item (GiB): OSDs, each other daemon, the OS reserve."""

@@ -16,6 +16,7 @@ from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.emit import formats
+from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.releases import ceph_index
@@ -271,6 +272,9 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     validate_settings(bundle, catalog)
     inputs = {**req.echo(), "flashtune": __version__}
     _benchmarks(bundle, chain, merged)
+    bundle.envelope = envelope_bundle.for_bundle(
+        envelope_bundle.hardware_path(req.hardware_file, req.tier), shape, bundle.plans
+    )
     formats.render(bundle, "config", inputs)
     formats.render(bundle, "plan", inputs)
     bundle.differences = [d for p in chain for d in p.differences if _applies(d, req)]

@@ -96,6 +96,10 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.append(f"\n## Benchmark cases ({len(bundle.cases)})\n\nCurrent CBT runs only the first permutation of "
                    "a benchmark, so every case below is its own librbdfio `workloads:` entry or its own file:\n\n")
         out.extend(f"- {c}\n" for c in bundle.cases)
+    if bundle.envelope:
+        from flashtune.envelope.bundle import markdown
+
+        out.append(markdown(bundle.envelope))
     if bundle.omitted:
         out.append("\n## Not emitted\n\n")
         out.extend(f"- {o['file']} [{o['section']}] `{o['key']}`: {o['why']}\n" for o in bundle.omitted)

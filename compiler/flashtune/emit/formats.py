@@ -64,8 +64,13 @@ LEGACY_CBT_NOTE = "CBT plan of the 2017 study, corrected (see explain.md)."
 
 
 def _cbt_files(b: Bundle, _s: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
+    from flashtune.envelope.bundle import cbt_comment
+
     note = LEGACY_CBT_NOTE if b.legacy else CBT_NOTE
-    return {name: cbt.emit(doc, inputs, note) for name, doc in b.plans.items()}
+    return {
+        name: cbt.emit(doc, inputs, "\n".join(x for x in (note, cbt_comment(b.envelope, name)) if x))
+        for name, doc in b.plans.items()
+    }
 
 
 FORMATS: tuple[OutputFormat, ...] = (

@@ -62,6 +62,7 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "omitted": bundle.omitted,
         "differences_from_seed": bundle.differences,
         "benchmark_cases": bundle.cases,
+        "envelope": bundle.envelope,
         "lint": bundle.lint,
     }  # fmt: skip
 

@@ -1,0 +1,139 @@
+"""The envelope of a compiled bundle: the four standard ceilings and the expected figure of every CBT case.
+
+compile-config calls `for_bundle` once the CBT plans exist; explain.md, manifest.json and the CBT files show
+its result (`markdown`, the manifest's `envelope` key, `cbt_comment`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from flashtune.envelope.hardware import load_cluster
+from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Protection, envelope
+from flashtune.envelope.report import NOTE, case_dict, constants, shape
+from flashtune.paths import tiers_dir
+from flashtune.units import IEC
+
+FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
+
+
+def _bytes(size: Any) -> int:
+    """'4K', '64K', '1M', 4096 -> bytes (CBT and fio sizes are powers of 1024)."""
+    text = str(size).strip().lower().rstrip("b")
+    if text.isdigit():
+        return int(text)
+    return int(float(text[:-1]) * IEC[text[-1]])
+
+
+def plan_cases(doc: Mapping[str, Any], name: str) -> list[tuple[Case, int | None]]:
+    """The client workloads of one CBT document: (case, client count if the document sets one)."""
+    bench = doc.get("benchmarks") or {}
+    clients = doc.get("cluster", {}).get("clients")
+    n = len(clients) if isinstance(clients, list) else None
+    out: list[tuple[Case, int | None]] = []
+    for module, b in bench.items():
+        if module == "librbdfio":
+            for wname, w in (b.get("workloads") or {}).items():
+                share = float(w.get("rwmixread", 100 if "read" in str(b.get("mode", "")) else 0)) / 100
+                out.append((Case(str(wname), int(w.get("op_size", b.get("op_size", 4096))), share), n))
+        elif module == "hsbench":
+            size = _bytes(b.get("size", "4M"))
+            out += [
+                (Case(f"{name} PUT", size, 0.0, sequential=True), n),
+                (Case(f"{name} GET", size, 1.0, True), n),
+            ]
+        elif module == "fio":
+            mode = str(b.get("mode", "read"))
+            share = FIO_READ.get(mode, float(b.get("rwmixread", 50)) / 100)
+            out.append(
+                (Case(name, _bytes(b.get("bs", "4K")), share, sequential=not mode.startswith("rand")), n)
+            )
+    return out
+
+
+def hardware_path(hardware_file: Path | None, tier: str | None) -> Path:
+    return Path(hardware_file) if hardware_file else tiers_dir() / f"{tier or 'iops'}.yaml"
+
+
+def cluster_for(path: Path, shape_facts: Mapping[str, Any]) -> Cluster:
+    """The hardware file's cluster with the compiled shape: nodes, clients and the pools' protection."""
+    c = load_cluster(path)
+    ec = shape_facts.get("ec")
+    if ec is not None:
+        prot = Protection("erasure", 1, int(ec.value.k), int(ec.value.m))
+    else:
+        prot = Protection("replicated", int(shape_facts.get("pool_size", 3)))
+    return replace(c, nodes=int(shape_facts["nodes"]), clients=int(shape_facts["clients"]), protection=prot)
+
+
+def for_bundle(
+    path: Path, shape_facts: Mapping[str, Any], plans: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    c = cluster_for(path, shape_facts)
+    k = constants()
+    benchmarks: dict[str, list[dict[str, Any]]] = {}
+    for file, doc in plans.items():
+        stem = Path(file).stem.split("-", 1)[-1] if file.startswith("cbt/") else Path(file).stem
+        rows = []
+        for case, n in plan_cases(doc, stem):
+            cc = replace(c, clients=n) if n else c
+            rows.append(case_dict(envelope(cc, case, k)))
+        benchmarks[file] = rows
+    return {
+        "cluster": shape(c),
+        "standard": [case_dict(envelope(c, case, k)) for case in STANDARD_CASES],
+        "benchmarks": benchmarks,
+        "constants": {
+            "net_efficiency": round(k.net_efficiency, 4),
+            "message_overhead_bytes": k.message_overhead_bytes,
+            **{f"cpu_{n}_cycles": (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
+        },
+        "notes": [*c.notes, NOTE],
+    }
+
+
+def _line(r: Mapping[str, Any]) -> str:
+    return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}"
+
+
+def cbt_comment(env: Mapping[str, Any], file: str) -> str:
+    """Comment lines for one CBT file: the expected ceiling beside each of its cases."""
+    rows = (env.get("benchmarks") or {}).get(file) or []
+    if not rows:
+        return ""
+    lines = ["Expected ceiling per case (flashtune envelope; measured results should stay below it):"]
+    lines += [f"  {r['case']}: {_line(r)}" for r in rows]
+    return "\n".join(lines)
+
+
+def markdown(env: Mapping[str, Any]) -> str:
+    """The explain.md section."""
+    if not env:
+        return ""
+    out = [
+        "\n## Performance envelope (predicted ceilings)\n\n",
+        f"Cluster as modelled: {env['cluster']}. Each resource's ceiling is the client IOPS at which it would be "
+        "fully busy; the smallest is the prediction, the others' headroom is how much further they could go. "
+        "`flashtune envelope --validation` compares the model with every published result.\n\n",
+        "| case | predicted IOPS | MB/s | limited by | headroom of the others |\n|---|---|---|---|---|\n",
+    ]
+    out += [
+        f"| {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} | {r['headroom']} |\n"
+        for r in env["standard"]
+    ]
+    bench = env.get("benchmarks") or {}
+    if any(bench.values()):
+        out.append(
+            "\nExpected ceiling beside each benchmark case (also written as comments in the CBT files):\n\n"
+            "| file | case | expected IOPS | MB/s | limited by |\n|---|---|---|---|---|\n"
+        )
+        for file, rows in bench.items():
+            out += [
+                f"| {file} | {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} |\n"
+                for r in rows
+            ]
+    out += [f"\nNote: {n}.\n" for n in env.get("notes", [])]
+    return "".join(out)
