@@ -331,13 +331,12 @@ def test_real_fio_results_against_the_envelope(tmp_path: Path, capsys: pytest.Ca
 
 def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
     from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.compile.pipeline import manifest_dict
     from flashtune.envelope.bundle import cluster_for
     from flashtune.envelope.model import STANDARD_CASES
     from flashtune.envelope.report import constants
 
     b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
-    env = manifest_dict(b)["envelope"]
+    env = json.loads(b.files["manifest.json"])["envelope"]
     c = cluster_for(tiers_dir() / "iops.yaml", b.shape)
     assert c.nodes == b.shape["nodes"] and c.protection.size == b.shape["pool_size"]
     for row, case in zip(env["standard"], STANDARD_CASES, strict=True):
