@@ -3,18 +3,23 @@ explain.md and manifest.json (every value with the rule, rationale, evidence and
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from flashtune.cli.common import Parser, guarded
-from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.compile import Bundle, CompileRequest, compile_bundle
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.fileio import write_atomic
+
+if TYPE_CHECKING:
+    from flashtune.compile.central import CentralConfig
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,
@@ -34,7 +39,10 @@ def build_parser() -> Parser:
     p = Parser(prog="compile-config", description=__doc__)
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
-    hw.add_argument("--hardware", type=Path, metavar="FILE.yaml", help="your own hardware file")
+    hw.add_argument("--hardware", type=Path, metavar="FILE.yaml", action="append",
+                    help="your own hardware file; several (each with hosts:) make a fleet plan")
+    hw.add_argument("--fleet", type=Path, metavar="FLEET.yaml",
+                    help="host groups (name, tier or hardware, hosts) compiled into one central-config plan")
     p.add_argument("--workload", required=True, choices=WORKLOADS)
     p.add_argument("--ceph-release", default=DEFAULT_CEPH_RELEASE, choices=SUPPORTED_CEPH_RELEASES,
                    help=f"target Ceph release (default {DEFAULT_CEPH_RELEASE}; jewel = the 2017 legacy setup)")
@@ -50,6 +58,10 @@ def build_parser() -> Parser:
                    "client_ram_gib)")
     p.add_argument("--osds-per-device", type=int, metavar="N",
                    help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)")
+    p.add_argument("--encrypted", action="store_true", help="cephadm/Rook OSDs on dm-crypt (default: not)")
+    p.add_argument("--against", type=Path, metavar="FILE",
+                   help="plan against a live cluster: `ceph config dump --format json` output or a ceph.conf; "
+                        "writes plan.txt and ceph-config-delta.sh (nothing is applied)")
     p.add_argument("--out", type=Path, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)")
     p.add_argument("--force", action="store_true", help="overwrite files in an existing output folder")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
@@ -59,35 +71,85 @@ def build_parser() -> Parser:
     return p  # fmt: skip
 
 
+def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
+    from flashtune.compile import fleet
+    from flashtune.emit import fleet as emit_fleet
+
+    groups = fleet.load_fleet(args.fleet) if args.fleet else fleet.groups_from_hardware(args.hardware)
+    f = fleet.compile_fleet(groups, args.workload, args.ceph_release, mysql_flavour=args.mysql_flavour,
+                            allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
+                            replication=args.replication, ec=_ec(args.ec) if args.ec else None,
+                            db_ram_gib=args.db_ram_gib, encrypted=args.encrypted)
+    label = args.fleet.stem if args.fleet else "fleet"
+    inputs = {"fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
+              "workload": args.workload, "ceph_release": args.ceph_release, "hosts": f.hosts}
+    files = emit_fleet.files(f, inputs, encrypted=args.encrypted)
+    report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
+    return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
+
+
 @guarded
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.fleet or (args.hardware and len(args.hardware) > 1):
+        files, report, fleet_out = _fleet(args)
+        return _write(args, files, report, fleet_out, None)
+    args.hardware = args.hardware[0] if args.hardware else None
     req = CompileRequest(workload=args.workload, tier=args.tier or "iops", hardware_file=args.hardware,
                          ceph_release=args.ceph_release, mysql_flavour=args.mysql_flavour,
                          allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
                          replication=args.replication, ec=_ec(args.ec) if args.ec else None,
-                         db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device)  # fmt: skip
+                         db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device,
+                         encrypted=args.encrypted)  # fmt: skip
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
         raise UsageError(f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64")
     bundle = compile_bundle(req)
+    report = ""
+    if args.against is not None:
+        report = against(bundle, args.against)
     label = args.hardware.stem if args.hardware else req.tier
     out: Path = args.out or Path(f"flashtune-{label}-{req.workload}-{req.ceph_release}")
-    clashes = [out / name for name in bundle.files if (out / name).exists()]
+    return _write(args, bundle.files, report, out, bundle.files.get("manifest.json"))
+
+
+def _write(args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None) -> int:
+    clashes = [out / name for name in files if (out / name).exists()]
     if clashes and not args.force:
         raise FlashtuneError("exists already; refusing to overwrite it", file=str(clashes[0]),
                              suggestion="choose another --out folder or pass --force")  # fmt: skip
     written = []
-    for name, text in bundle.files.items():
+    for name, text in files.items():
         write_atomic(out / name, text, force=args.force)
         written.append(str(out / name))
     if args.format == "json":
-        print(json.dumps({"out": str(out), "files": written, "manifest": json.loads(bundle.files["manifest.json"])},
-                         indent=1))  # fmt: skip
+        print(json.dumps({"out": str(out), "files": written, "manifest": json.loads(manifest) if manifest else None,
+                          "plan": report or None}, indent=1))
     else:
         print("\n".join(written))
+        if report:
+            print(report, end="")
     if args.explain:
-        print(bundle.files["explain.md"], file=sys.stdout if args.format == "text" else sys.stderr)
+        print(files["explain.md"], file=sys.stdout if args.format == "text" else sys.stderr)
     return 0
+
+
+def against(bundle: Bundle, path: Path) -> str:
+    """Add plan.txt and ceph-config-delta.sh (only the changes) to the bundle; return the report."""
+    from flashtune.compile import central
+
+    return _plan_files(bundle.files, central.split(bundle.settings), path, bundle.request.echo())
+
+
+def _plan_files(files: dict[str, str], config: CentralConfig, path: Path, inputs: dict[str, Any]) -> str:
+    from flashtune.compile import plan
+    from flashtune.emit import cephcentral
+
+    p = plan.diff(config, plan.read_live(path), str(path))
+    files["plan.txt"] = plan.render(p)
+    files["ceph-config-delta.sh"] = cephcentral.script(
+        plan.delta_commands(p), {**inputs, "against": str(path)},
+        f"Only what differs from {path.name}: run it to reach the compiled state.")
+    return files["plan.txt"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -63,6 +63,21 @@ CBT_NOTE = (
 LEGACY_CBT_NOTE = "CBT plan of the 2017 study, corrected (see explain.md)."
 
 
+def _ceph_settings(b: Bundle) -> list[Setting]:
+    return [s for s in b.settings if s.file == "ceph.conf"]
+
+
+def _modern(b: Bundle, _s: Sequence[Setting]) -> bool:
+    """Central config and orchestrators: not for the Jewel reproduction (neither existed then)."""
+    return not b.legacy
+
+
+def _explain(b: Bundle, inputs: Mapping[str, Any]) -> str:
+    from flashtune.compile import deploy
+
+    return explain.emit(b, inputs) + deploy.explain(b)
+
+
 def _cbt_files(b: Bundle, _s: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
     from flashtune.envelope.bundle import cbt_comment
 
@@ -171,6 +186,42 @@ FORMATS: tuple[OutputFormat, ...] = (
         "CBT benchmark plan(s)",
     ),
     OutputFormat(
+        "central-config",
+        "ceph-config.sh",
+        None,
+        "ceph",
+        "client",
+        None,
+        "config",
+        lambda b, s, i: _deploy().central_files(b, _ceph_settings(b), i),
+        _modern,
+        "the ceph.conf values as `ceph config set` commands and assimilate-conf input, plus the minimal ceph.conf",
+    ),
+    OutputFormat(
+        "cephadm-osd-spec",
+        "cephadm/osd-spec.yaml",
+        None,
+        None,
+        "client",
+        None,
+        "config",
+        lambda b, s, i: _deploy().cephadm_spec(b, _ceph_settings(b), i),
+        _modern,
+        "cephadm OSD service spec (data/db devices, OSDs per device, encryption, CRUSH class)",
+    ),
+    OutputFormat(
+        "rook-cephcluster",
+        "rook/cephcluster.yaml",
+        None,
+        "ceph",
+        "client",
+        None,
+        "config",
+        lambda b, s, i: _deploy().rook_cluster(b, _ceph_settings(b), i),
+        _modern,
+        "Rook CephCluster snippet (cephConfig, OSD resources from the memory budget, storage)",
+    ),
+    OutputFormat(
         "explain.md",
         "explain.md",
         None,
@@ -178,7 +229,7 @@ FORMATS: tuple[OutputFormat, ...] = (
         "client",
         None,
         "report",
-        lambda b, s, i: explain.emit(b, i),
+        lambda b, s, i: _explain(b, i),
         _always,
         "why every value is what it is",
     ),
@@ -195,6 +246,12 @@ FORMATS: tuple[OutputFormat, ...] = (
         "every value with its provenance, as JSON",
     ),
 )
+def _deploy() -> Any:
+    from flashtune.compile import deploy  # compile.deploy imports emitters: bound late, not at import time
+
+    return deploy
+
+
 BY_KIND: dict[str, OutputFormat] = {f.kind: f for f in FORMATS}
 
 

@@ -1,0 +1,62 @@
+"""The deployment outputs of one compile: central config (script, assimilate-conf input, minimal ceph.conf),
+the cephadm OSD service spec and the Rook CephCluster snippet, all from the same Settings as ceph.conf.
+Registered as rows of the output-format table (flashtune.emit.formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flashtune.compile import central
+from flashtune.emit import cephadm, cephcentral, rook
+from flashtune.model import Bundle, Setting
+
+
+def osds_per_data_device(bundle: Bundle) -> int:
+    """OSDs per data device as the compile's node layout decided it."""
+    return int(bundle.shape["osds_per_device"])
+
+
+def _encrypted(bundle: Bundle) -> bool:
+    return bool(getattr(bundle.request, "encrypted", False))
+
+
+def central_files(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
+    cfg = central.split(settings)
+    return {
+        cephcentral.SCRIPT_NAME: cephcentral.emit_script(cfg, inputs),
+        cephcentral.ASSIMILATE_NAME: cephcentral.emit_assimilate(cfg, inputs),
+        cephcentral.MINIMAL_NAME: cephcentral.emit_minimal(cfg.local, inputs),
+    }
+
+
+def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
+    hw = bundle.hardware
+    label = bundle.request.tier if bundle.request.hardware_file is None else hw.name
+    spec = cephadm.spec(hw, osds_per_data_device(bundle), service_id=f"flashtune-{label}", encrypted=_encrypted(bundle))
+    return cephadm.emit([spec], inputs)
+
+
+def rook_cluster(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
+    cfg = central.split(settings)
+    cls = central.placement().device_class[bundle.hardware.data_type]
+    docs = [
+        rook.cluster(
+            cfg,
+            release=bundle.request.ceph_release,
+            osd_memory={cls: int(bundle.shape["osd_memory_target"])},
+            osds_per_device=osds_per_data_device(bundle),
+            encrypted=_encrypted(bundle),
+        )
+    ]
+    cm = rook.override_configmap(cfg.local)
+    if cm:
+        docs.append(cm)
+    return rook.emit(docs, inputs)
+
+
+def explain(bundle: Bundle) -> str:
+    """The explain.md section on where each ceph.conf key goes (nothing for the legacy Jewel mode)."""
+    if bundle.legacy:
+        return ""
+    return cephcentral.explain_section(central.split(s for s in bundle.settings if s.file == "ceph.conf"))

@@ -1,0 +1,276 @@
+"""Fleets: host groups with different hardware compiled into one central-config plan.
+
+Input: a fleet file (`groups:` each with `tier:` or `hardware:` and `hosts:`), or several hardware files that
+each list their `hosts:`. Each distinct kind of hardware is compiled once (hosts share the result), then
+every config-database key is placed at the widest scope that is right for all hosts:
+
+- every host agrees: one unmasked value (`osd`, `global`, ...);
+- hosts differ, but hosts of one CRUSH device class agree and the key is an OSD's: the value most hosts
+  want unmasked, `osd/class:<class>` for the other classes (a class mask only reaches OSDs:
+  src/mon/ConfigMap.cc generate_entity_map);
+- otherwise: the value most hosts want unmasked, `<who>/host:<host>` for the others (the monitors match a
+  host mask against the CRUSH host of the daemon's host, so it reaches any daemon on a host in the CRUSH
+  map: src/mon/ConfigMonitor.cc refresh_config).
+A group lacking a key another group sets gets the release default there when it needs a mask of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashtune.catalog import load_catalog
+from flashtune.compile.central import CentralConfig, CentralValue, LocalValue, placement, split
+from flashtune.compile.pipeline import compile_bundle
+from flashtune.model import Bundle, CompileRequest
+from flashtune.emit.common import render_scalar
+from flashtune.errors import DataError
+from flashtune.yamlio import line_of, load_yaml
+
+_RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class HostGroup:
+    name: str
+    hosts: tuple[str, ...]
+    tier: str | None = None
+    hardware_file: Path | None = None
+
+    @property
+    def kind(self) -> str:
+        return f"tier:{self.tier}" if self.hardware_file is None else f"file:{self.hardware_file.resolve()}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How one key was placed, for explain.md: the values per group and the scopes used."""
+
+    who: str
+    key: str
+    values: dict[str, str | None]  # group -> value (None: the group does not set it)
+    scope: str  # "shared" | "class" | "host"
+    entries: int
+
+
+@dataclass
+class Fleet:
+    groups: list[HostGroup]
+    bundles: dict[str, Bundle]  # group name -> its compile
+    config: CentralConfig
+    decisions: list[Decision] = field(default_factory=list)
+
+    @property
+    def hosts(self) -> int:
+        return sum(len(g.hosts) for g in self.groups)
+
+
+def expand_hosts(spec: Any, where: str) -> list[str]:
+    """`[node1, node2]`, `node[001-400]` (zero padding kept), or a list mixing both."""
+    items = spec if isinstance(spec, list) else [spec]
+    out: list[str] = []
+    for item in items:
+        text = str(item).strip()
+        m = _RANGE.match(text)
+        if m:
+            lo, hi = int(m["lo"]), int(m["hi"])
+            if hi < lo or hi - lo > 100_000:
+                raise DataError(
+                    f"host range {text!r} is empty or too large",
+                    file=where,
+                    suggestion="write e.g. node[001-400]",
+                )
+            width = len(m["lo"]) if m["lo"].startswith("0") else 0
+            out.extend(f"{m['pre']}{n:0{width}d}{m['post']}" for n in range(lo, hi + 1))
+        elif _HOST.match(text):
+            out.append(text)
+        else:
+            raise DataError(
+                f"{text!r} is not a host name or range",
+                file=where,
+                suggestion="host names are letters, digits, '.', '-', '_'; ranges look like node[01-40]",
+            )
+    return out
+
+
+def load_fleet(path: Path) -> list[HostGroup]:
+    doc = load_yaml(path)
+    groups = doc.get("groups") if isinstance(doc, dict) else None
+    if not isinstance(groups, list) or not groups:
+        raise DataError(
+            "a fleet file needs 'groups:', a list of {name, tier | hardware, hosts}",
+            file=str(path),
+            line=1,
+            suggestion="see the compiler guide's fleet section",
+        )
+    out = []
+    for g in groups:
+        where = f"{path}:{line_of(g) or 1}"
+        if (
+            not isinstance(g, dict)
+            or "hosts" not in g
+            or ("tier" in g) == ("hardware" in g)
+            or "name" not in g
+        ):
+            raise DataError(
+                "each group needs name, hosts and exactly one of tier or hardware",
+                file=str(path),
+                line=line_of(g),
+                suggestion="e.g. {name: nvme, tier: iops, hosts: 'node[01-40]'}",
+            )
+        hw = (path.parent / str(g["hardware"])) if "hardware" in g else None
+        if hw is not None and not hw.is_file():
+            raise DataError(
+                f"hardware file {g['hardware']!r} not found",
+                file=str(path),
+                line=line_of(g, "hardware"),
+                suggestion="paths are relative to the fleet file",
+            )
+        out.append(
+            HostGroup(
+                str(g["name"]),
+                tuple(expand_hosts(g["hosts"], where)),
+                tier=str(g["tier"]) if "tier" in g else None,
+                hardware_file=hw,
+            )
+        )
+    return _checked(out, str(path))
+
+
+def groups_from_hardware(paths: list[Path]) -> list[HostGroup]:
+    """Several hardware files, each naming its hosts (`hosts:` beside `node:`)."""
+    out = []
+    for p in paths:
+        doc = load_yaml(p)
+        if not isinstance(doc, dict) or "hosts" not in doc:
+            raise DataError(
+                "a hardware file in a fleet needs 'hosts:' (the machines that have this hardware)",
+                file=str(p),
+                line=1,
+                suggestion="add e.g. hosts: 'node[001-120]'",
+            )
+        out.append(
+            HostGroup(
+                p.stem,
+                tuple(expand_hosts(doc["hosts"], f"{p}:{line_of(doc, 'hosts') or 1}")),
+                hardware_file=p,
+            )
+        )
+    return _checked(out, ", ".join(map(str, paths)))
+
+
+def _checked(groups: list[HostGroup], where: str) -> list[HostGroup]:
+    seen: dict[str, str] = {}
+    names = Counter(g.name for g in groups)
+    dup = [n for n, c in names.items() if c > 1]
+    if dup:
+        raise DataError(
+            f"group name {dup[0]!r} is used twice", file=where, suggestion="give every group its own name"
+        )
+    for g in groups:
+        for h in g.hosts:
+            if h in seen:
+                raise DataError(
+                    f"host {h!r} is in groups {seen[h]!r} and {g.name!r}",
+                    file=where,
+                    suggestion="a host has one kind of hardware: list it in one group",
+                )
+            seen[h] = g.name
+    return groups
+
+
+def _default(key: str, release: str) -> str | None:
+    knob = load_catalog().resolve(key, "ceph")
+    d = knob.default_for(release) if knob else None
+    return None if d is None else render_scalar(d)
+
+
+def _entry(proto: CentralValue, value: str | None, mask: str, release: str) -> CentralValue | None:
+    """proto's key at this scope; a group that does not set the key gets the release default."""
+    value = value if value is not None else _default(proto.key, release)
+    return (
+        None
+        if value is None
+        else CentralValue(proto.who, mask, proto.key, value, proto.type, proto.note, proto.why)
+    )
+
+
+def merge(
+    groups: list[HostGroup], configs: dict[str, CentralConfig], release: str, data_type: dict[str, str]
+) -> tuple[CentralConfig, list[Decision]]:
+    """One config for all groups: widest scope first, masks only where hosts differ."""
+    weight = {g.name: len(g.hosts) for g in groups}
+    classes = {g.name: placement().device_class[data_type[g.name]] for g in groups}
+    per_key: dict[tuple[str, str], dict[str, CentralValue]] = {}
+    for name, cfg in configs.items():
+        for v in cfg.values:
+            per_key.setdefault((v.who, v.key), {})[name] = v
+    out = CentralConfig()
+    decisions = []
+    for (who, key), by_group in per_key.items():
+        proto = next(iter(by_group.values()))
+        values = {g.name: (by_group[g.name].value if g.name in by_group else None) for g in groups}
+        votes: Counter[str | None] = Counter()
+        for name, val in values.items():
+            votes[val] += weight[name]
+        widest = max(votes, key=lambda v: (votes[v], v is not None))
+
+        new: list[CentralValue | None] = [_entry(proto, widest, "", release)] if widest is not None else []
+        if len(votes) == 1:
+            scope = "shared"
+        else:
+            by_class: dict[str, set[str | None]] = {}
+            for name, val in values.items():
+                by_class.setdefault(classes[name], set()).add(val)
+            if who == "osd" and all(len(v) == 1 for v in by_class.values()):
+                scope = "class"
+                new += [
+                    _entry(proto, next(iter(v)), f"class:{c}", release)
+                    for c, v in sorted(by_class.items())
+                    if next(iter(v)) != widest
+                ]
+            else:
+                scope = "host"
+                new += [
+                    _entry(proto, values[g.name], f"host:{h}", release)
+                    for g in groups
+                    if values[g.name] != widest
+                    for h in g.hosts
+                ]
+        kept = [e for e in new if e is not None]
+        out.values.extend(kept)
+        decisions.append(Decision(who, key, values, scope, len(kept)))
+    local: dict[tuple[str, str], LocalValue] = {}
+    for cfg in configs.values():
+        for loc in cfg.local:
+            local.setdefault((loc.section, loc.key), loc)
+    out.local.extend(local.values())
+    return out, decisions
+
+
+def compile_fleet(groups: list[HostGroup], workload: str, release: str, **request: Any) -> Fleet:
+    """Compile each distinct kind of hardware once (the cluster is all hosts), then merge."""
+    nodes = request.pop("nodes", None) or sum(len(g.hosts) for g in groups)
+    by_kind: dict[str, tuple[Bundle, CentralConfig]] = {}
+    bundles: dict[str, Bundle] = {}
+    configs: dict[str, CentralConfig] = {}
+    for g in groups:
+        if g.kind not in by_kind:
+            b = compile_bundle(
+                CompileRequest(
+                    workload=workload,
+                    tier=g.tier,
+                    hardware_file=g.hardware_file,
+                    ceph_release=release,
+                    nodes=nodes,
+                    **request,
+                )
+            )
+            by_kind[g.kind] = (b, split(b.settings))
+        bundles[g.name], configs[g.name] = by_kind[g.kind]
+    merged, decisions = merge(groups, configs, release, {n: b.hardware.data_type for n, b in bundles.items()})
+    return Fleet(groups, bundles, merged, decisions)

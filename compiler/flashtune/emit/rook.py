@@ -1,0 +1,111 @@
+"""Rook CephCluster snippet: cephConfig (the config database, with masks), OSD resources from the memory
+budget, storage settings; plus the rook-config-override ConfigMap for keys that only work from ceph.conf.
+
+Field names and types follow the CephCluster CRD (rook/rook deploy/examples/crds.yaml, checked in tests).
+Rook applies `cephConfig` with `ceph config set WHO KEY VALUE` (pkg/operator/ceph/config/monstore.go), so a
+who may carry a mask. osd_memory_target is not put there: Rook passes the OSD pod's memory request to Ceph
+(POD_MEMORY_REQUEST), which sets osd_memory_target above the config database; resources carry it instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from flashtune.compile.central import CentralConfig, LocalValue, placement
+from flashtune.emit.cbt import dump
+from flashtune.emit.cephcentral import ordered
+from flashtune.emit.common import header
+
+NAME = "rook/cephcluster.yaml"
+MEMORY_KEY = "osd_memory_target"
+
+
+def quantity(nbytes: int) -> str:
+    """A Kubernetes memory quantity: exact binary units where they divide, else bytes."""
+    for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if nbytes % size == 0:
+            return f"{nbytes // size}{unit}"
+    return str(nbytes)
+
+
+def osd_resources(memory_target: int) -> dict[str, Any]:
+    ratio = float(placement().rook["memory_limit_ratio"])
+    limit = -(-int(memory_target / ratio) // (1 << 20)) * (1 << 20)  # round up to MiB
+    return {"requests": {"memory": quantity(memory_target)}, "limits": {"memory": quantity(limit)}}
+
+
+def cluster(
+    config: CentralConfig,
+    *,
+    release: str,
+    osd_memory: Mapping[str, int],
+    osds_per_device: int,
+    encrypted: bool = False,
+    nodes: Mapping[str, tuple[int, str]] | None = None,
+) -> dict[str, Any]:
+    """osd_memory: CRUSH device class -> osd_memory_target bytes (one entry per class in a fleet).
+    nodes: host -> (OSDs per device, device class), for fleets whose hosts differ in either."""
+    facts = placement()
+    ceph_config: dict[str, dict[str, str]] = {}
+    for v in ordered(config.values):
+        if v.key == MEMORY_KEY:
+            continue
+        ceph_config.setdefault(v.target, {})[v.key] = v.value
+    spec: dict[str, Any] = {
+        "cephVersion": {"image": facts.ceph_images[release]},
+        "dataDirHostPath": facts.rook["data_dir_host_path"],
+        "cephConfig": ceph_config,
+        "resources": {f"osd-{cls}": osd_resources(m) for cls, m in sorted(osd_memory.items())},
+        "storage": {
+            "useAllNodes": True,
+            "useAllDevices": True,
+            "config": {"osdsPerDevice": str(osds_per_device), "encryptedDevice": str(encrypted).lower()},
+        },
+    }
+    if len(osd_memory) == 1:
+        spec["storage"]["config"]["deviceClass"] = next(iter(osd_memory))
+    if nodes and len(set(nodes.values())) > 1:
+        # hosts differ: storage.config per node (Rook's nodes[] entries override the cluster-wide config)
+        spec["storage"]["useAllNodes"] = False
+        spec["storage"]["config"] = {"encryptedDevice": str(encrypted).lower()}
+        spec["storage"]["nodes"] = [
+            {"name": h, "config": {"osdsPerDevice": str(per), "deviceClass": cls}}
+            for h, (per, cls) in nodes.items()
+        ]
+    return {
+        "apiVersion": "ceph.rook.io/v1",
+        "kind": "CephCluster",
+        "metadata": {"name": facts.rook["name"], "namespace": facts.rook["namespace"]},
+        "spec": spec,
+    }
+
+
+def override_configmap(local: Iterable[LocalValue]) -> dict[str, Any] | None:
+    sections: dict[str, list[LocalValue]] = {}
+    for loc in local:
+        sections.setdefault(loc.section, []).append(loc)
+    if not sections:
+        return None
+    text = "".join(
+        f"[{s}]\n" + "".join(f"{x.key} = {x.value}\n" for x in items) for s, items in sections.items()
+    )
+    facts = placement()
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "rook-config-override", "namespace": facts.rook["namespace"]},
+        "data": {"config": text},
+    }
+
+
+def emit(docs: Iterable[Mapping[str, Any]], inputs: Mapping[str, Any]) -> str:
+    out = [
+        header("#", inputs),
+        "# Rook: merge into your CephCluster (kubectl apply --dry-run=server -f first). OSD memory is in\n",
+        "# resources (the request becomes osd_memory_target); everything else is cephConfig.\n",
+    ]
+    for i, doc in enumerate(docs):
+        out.append("---\n" if i else "")
+        out.append(dump(doc))
+    return "".join(out)

@@ -1,0 +1,215 @@
+"""Central config on a real Ceph 16.2.15 cluster (tests/support/cephlab.py): the compiled `ceph config set`
+script and the assimilate-conf file land at their intended scope, every daemon sees the values, and a plan
+against the cluster's own `ceph config dump` shows the full delta before and nothing after.
+
+The cluster is shared by the test session: every test hands the config database back as it found it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flashtune.compile import CompileRequest, central, compile_bundle, plan
+from flashtune.compile.central import CentralConfig, CentralValue
+from flashtune.compile.hardware import tier_names
+from flashtune.compile.pipeline import WORKLOADS
+from flashtune.emit import cephcentral
+from flashtune.model import Setting
+from support.cephlab import CephLab
+
+pytestmark = [pytest.mark.ceph, pytest.mark.slow]
+OSDS = ("osd.0", "osd.1", "osd.2")
+
+
+def dump(lab: CephLab) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = lab.ceph("config", "dump") or []
+    return entries
+
+
+def scoped(entries: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    return {
+        (f"{e['section']}/{e['mask']}" if e.get("mask") else e["section"], e["name"]): e["value"]
+        for e in entries
+    }
+
+
+def run_script(lab: CephLab, text: str, path: Path) -> None:
+    """Run a generated script; a key Ceph refuses fails the test with Ceph's own message."""
+    path.write_text(text)
+    r = lab.run("bash", str(path), check=False, timeout=600)
+    if r.returncode != 0:
+        pytest.fail(f"Ceph refused a generated command: {r.stderr.strip()}", pytrace=False)
+
+
+@pytest.fixture
+def config_db(ceph_lab: CephLab) -> Iterator[CephLab]:
+    """The lab with its config database restored afterwards (what other tests found before us)."""
+    before = scoped(dump(ceph_lab))
+    yield ceph_lab
+    now = scoped(dump(ceph_lab))
+    for (target, key), value in now.items():
+        if (target, key) not in before:
+            ceph_lab.run("ceph", "config", "rm", target, key)
+        elif before[(target, key)] != value:
+            ceph_lab.run("ceph", "config", "set", target, key, before[(target, key)])
+    for (target, key), value in before.items():
+        if (target, key) not in now:
+            ceph_lab.run("ceph", "config", "set", target, key, value)
+
+
+def _shown(lab: CephLab, daemon: str) -> dict[str, tuple[str, str]]:
+    """name -> (value, source) as the running daemon reports it (mgr view; rgw through its admin socket)."""
+    if daemon.startswith("client.rgw"):
+        return {k: (str(v["mon"]), "mon") for k, v in lab.config_diff(daemon).items() if "mon" in v}
+    return {e["name"]: (str(e["value"]), e["source"]) for e in lab.ceph("config", "show", daemon)}
+
+
+def daemons_for(v: CentralValue, lab: CephLab) -> list[str]:
+    if v.who == "global":
+        return [*OSDS, "mon.a", "client.rgw.gw", *(["mds.a"] if lab.mds else [])]
+    return {
+        "osd": list(OSDS),
+        "mon": ["mon.a"],
+        "mds": ["mds.a"] if lab.mds else [],
+        "client.rgw": ["client.rgw.gw"],
+        "client": ["client.rgw.gw"],
+    }.get(v.who, [])
+
+
+def assert_daemons_see(
+    lab: CephLab,
+    values: list[CentralValue],
+    expect: dict[tuple[str, str], CentralValue] | None = None,
+    timeout: float = 90,
+) -> int:
+    """Every value reaches every daemon of its scope, from the monitors. expect: (daemon, key) -> the value
+    that must win there (masks). Daemons report their config to the mgr every few seconds: poll."""
+    want: dict[tuple[str, str], CentralValue] = {}
+    for v in values:
+        if v.mask:
+            continue
+        for d in daemons_for(v, lab):
+            want.setdefault((d, v.key), v)
+    want.update(expect or {})
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = {d: _shown(lab, d) for d in {d for d, _ in want}}
+        bad = []
+        for (d, key), v in sorted(want.items(), key=lambda x: x[0]):
+            got = shown[d].get(key)
+            if (
+                got is None
+                or got[1] != "mon"
+                or central.canonical(got[0], v.type) != central.canonical(v.value, v.type)
+            ):
+                bad.append(f"{d} {key}: wants {v.value} from {v.target}, shows {got}")
+        if not bad:
+            break
+        if time.monotonic() > deadline:
+            pytest.fail("daemons do not show the compiled values:\n" + "\n".join(bad))
+        time.sleep(2)
+    # keys for plain clients (rbd_*, client_*): what the monitors hand a client entity
+    for v in values:
+        if v.who == "client" and not v.mask:
+            text = lab.run("ceph", "config", "get", "client.admin", v.key).stdout.strip()
+            assert central.canonical(text, v.type) == central.canonical(v.value, v.type), (v.key, text)
+    return len(want)
+
+
+def plan_of(lab: CephLab, cfg: CentralConfig, path: Path) -> plan.Plan:
+    path.write_text(json.dumps(dump(lab)))
+    return plan.diff(cfg, plan.read_live(path), str(path))
+
+
+RESULTS: dict[str, Any] = {}
+
+
+@pytest.mark.parametrize("tier", tier_names())
+@pytest.mark.parametrize("workload", WORKLOADS)
+def test_script_lands_every_value_at_its_scope_and_the_plan_empties(
+    config_db: CephLab, tmp_path: Path, tier: str, workload: str
+) -> None:
+    lab = config_db
+    b = compile_bundle(CompileRequest(workload=workload, tier=tier, ceph_release="pacific"))
+    cfg = central.split(b.settings)
+    before = plan_of(lab, cfg, tmp_path / "before.json")
+    assert before.count() == {"add": len(cfg.values), "change": 0, "remove": 0, "same": 0}, plan.render(
+        before
+    )
+    t0 = time.monotonic()
+    run_script(lab, b.files[cephcentral.SCRIPT_NAME], tmp_path / "ceph-config.sh")
+    seconds = time.monotonic() - t0
+    stored = scoped(dump(lab))
+    for v in cfg.values:  # in the database at the intended scope (section + mask), with the value
+        assert (v.target, v.key) in stored, f"{v.target} {v.key} not stored"
+        assert central.canonical(stored[(v.target, v.key)], v.type) == central.canonical(v.value, v.type)
+    checked = assert_daemons_see(lab, cfg.values)
+    after = plan_of(lab, cfg, tmp_path / "after.json")
+    assert after.delta == [] and after.count()["same"] == len(cfg.values), plan.render(after)
+    if (tier, workload) == ("iops", "rgw"):  # running the script again changes nothing (idempotent)
+        version = lab.ceph("config", "log", "1")[0]["version"]
+        run_script(lab, b.files[cephcentral.SCRIPT_NAME], tmp_path / "again.sh")
+        assert lab.ceph("config", "log", "1")[0]["version"] == version
+    RESULTS[f"{tier}-{workload}"] = {
+        "config_db": len(cfg.values),
+        "ceph_conf": len(cfg.local),
+        "daemon_checks": checked,
+        "script_s": round(seconds, 1),
+    }
+    print(f"\n{tier}-{workload}: {RESULTS[f'{tier}-{workload}']}")
+
+
+def test_assimilate_file_stores_the_same_values_and_hands_back_local_keys(
+    config_db: CephLab, tmp_path: Path
+) -> None:
+    lab = config_db
+    b = compile_bundle(CompileRequest(workload="rgw", tier="iops", ceph_release="pacific"))
+    local = central.split(
+        [Setting(file="ceph.conf", section="global", key="mon_host", value="[v2:10.9.9.9:3300]", rule="test")]
+    )
+    cfg = central.split(b.settings)
+    cfg.local.extend(local.local)
+    conf = tmp_path / "ceph-assimilate.conf"
+    conf.write_text(cephcentral.emit_assimilate(cfg, {}))
+    out = tmp_path / "ceph.minimal.conf"
+    lab.run("ceph", "config", "assimilate-conf", "-i", str(conf), "-o", str(out))
+    stored = scoped(dump(lab))
+    for v in cfg.values:
+        assert central.canonical(stored.get((v.target, v.key)), v.type) == central.canonical(
+            v.value, v.type
+        ), v.key
+    # what Ceph hands back is exactly what flashtune keeps in the minimal ceph.conf
+    handed_back = {(s, k) for s, k in _conf_keys(out.read_text())}
+    assert handed_back == {(x.section, x.key) for x in cfg.local} == {("global", "mon_host")}
+    assert plan_of(lab, cfg, tmp_path / "after.json").delta == []
+    assert_daemons_see(lab, cfg.values)
+
+
+def _conf_keys(text: str) -> list[tuple[str, str]]:
+    from flashtune.parse import parse_text
+
+    return [(e.section, e.key) for e in parse_text(text, "ceph.conf").entries]
+
+
+def test_a_key_ceph_refuses_fails_with_ceph_own_message(config_db: CephLab, tmp_path: Path) -> None:
+    cfg = CentralConfig(values=[CentralValue("osd", "", "osd_not_an_option", "1")])
+    with pytest.raises(pytest.fail.Exception) as e:
+        run_script(config_db, cephcentral.emit_script(cfg, {}), tmp_path / "bad.sh")
+    assert "unrecognized config option 'osd_not_an_option'" in str(e.value)
+    cfg = CentralConfig(values=[CentralValue("global", "", "mon_host", "10.9.9.9")])
+    with pytest.raises(pytest.fail.Exception) as e:
+        run_script(config_db, cephcentral.emit_script(cfg, {}), tmp_path / "bad2.sh")
+    assert "mon_host is special and cannot be stored by the mon" in str(e.value)  # why it stays local
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _results() -> Iterator[None]:
+    yield
+    if RESULTS:
+        Path("/tmp/flashtune-central-real.json").write_text(json.dumps(RESULTS, indent=1))
