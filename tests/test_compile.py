@@ -233,7 +233,7 @@ def test_default_out_folder_and_explain_flag(tmp_path: Path) -> None:
 
 def test_cbt_runs_every_intended_case(bundles: dict[Any, Any]) -> None:
     for (_tier, workload, _release), b in bundles.items():
-        docs = {n: parse_text(t, "cbt.yaml").data for n, t in b.files.items() if n.endswith(".yaml")}
+        docs = {n: parse_text(t, "cbt.yaml").data for n, t in b.files.items() if b.kinds[n] == "cbt.yaml"}
         conf = entries(b.files["ceph.conf"], "ceph.conf")
         plan = read_profile(f"workload-{workload}").benchmark or {}
         axes = {**plan["cases"].get("axes", {}), **plan["cases"].get("sweep", {})}

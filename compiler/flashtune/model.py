@@ -104,6 +104,7 @@ class CompileRequest:
     ec: tuple[int, int] | None = None
     db_ram_gib: float | None = None  # RAM of the database host, its own machine (sizes my.cnf)
     osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
+    encrypted: bool = False  # cephadm/Rook OSDs on dm-crypt
 
     def echo(self) -> dict[str, Any]:
         """The inputs as the file headers and manifest echo them (unset ones left out)."""
@@ -119,6 +120,7 @@ class CompileRequest:
             "ec": f"{self.ec[0]}+{self.ec[1]}" if self.ec else None,
             "db_ram_gib": self.db_ram_gib,
             "osds_per_device": self.osds_per_device,
+            "encrypted": True if self.encrypted else None,
             "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
         }
         return {k: v for k, v in out.items() if v is not None}

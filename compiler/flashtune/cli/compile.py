@@ -79,7 +79,8 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     f = fleet.compile_fleet(groups, args.workload, args.ceph_release, mysql_flavour=args.mysql_flavour,
                             allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
                             replication=args.replication, ec=_ec(args.ec) if args.ec else None,
-                            db_ram_gib=args.db_ram_gib, encrypted=args.encrypted)
+                            db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device,
+                            encrypted=args.encrypted)
     label = args.fleet.stem if args.fleet else "fleet"
     inputs = {"fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
               "workload": args.workload, "ceph_release": args.ceph_release, "hosts": f.hosts}

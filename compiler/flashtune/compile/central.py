@@ -18,8 +18,8 @@ from flashtune.catalog.model import canon_value
 from flashtune.emit.common import render_scalar
 from flashtune.errors import DataError
 from flashtune.lint.values import ceph_value
-from flashtune.paths import data_dir
 from flashtune.model import Setting
+from flashtune.paths import data_dir
 from flashtune.yamlio import load_yaml
 
 # Daemon types a config-database `who` can name (Ceph's entity types; src/mon/ConfigMap.cc parse_mask).

@@ -25,9 +25,9 @@ from typing import Any
 from flashtune.catalog import load_catalog
 from flashtune.compile.central import CentralConfig, CentralValue, LocalValue, placement, split
 from flashtune.compile.pipeline import compile_bundle
-from flashtune.model import Bundle, CompileRequest
 from flashtune.emit.common import render_scalar
 from flashtune.errors import DataError
+from flashtune.model import Bundle, CompileRequest
 from flashtune.yamlio import line_of, load_yaml
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flashtune.compile.central import placement
-from flashtune.model import DeviceGroup, Hardware
 from flashtune.emit.cbt import dump
 from flashtune.emit.common import header
+from flashtune.model import DeviceGroup, Hardware
 
 NAME = "cephadm/osd-spec.yaml"
 
