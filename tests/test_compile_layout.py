@@ -216,6 +216,7 @@ def test_legacy_jewel_keeps_the_seeds_four_osds_per_nvme() -> None:
     )
     assert b.shape["osds_per_device"] == 4 and b.shape["osds_per_node"] == 16
     assert "pools.sh" not in b.files  # the legacy mode reproduces the 2017 files only
+    assert "## Node memory budget" not in b.files["explain.md"]  # FileStore: no osd_memory_target to budget
     mariadb = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="jewel"))
     assert any(d["key"] == "innodb_page_cleaners" for d in mariadb.differences)
     assert not any(d["key"] == "innodb_page_cleaners" for d in b.differences)  # kept for mysql-5.7

@@ -190,7 +190,7 @@ class Bundle:
     def memory_budget(self) -> list[tuple[str, float]]:
         """The busiest OSD node's memory, item by item (GiB): OSDs, each other daemon, the OS reserve."""
         sh = self.shape
-        if "osd_memory_target" not in sh:
+        if self.legacy or "osd_memory_target" not in sh:  # the 2017 FileStore setup sets no memory target
             return []
         rows = [
             (
