@@ -13,6 +13,8 @@
 # %% tags=["parameters"]
 # Path to your own benchmark output (fio JSON with 4k random and 64k sequential jobs, ...); None = published only.
 results = None
+# Your hardware file (data/tiers/iops.yaml's format) for the envelope of your results; None = the iops tier.
+hardware = None
 
 # %%
 import altair as alt
@@ -163,3 +165,107 @@ nb.knob_table(["public_network", "cluster_network", "osd_op_num_shards_ssd", "os
 # %%
 if mine is not None:
     display(mine[["test", "workload", "block_size_bytes", "iodepth", "MB_per_s"]])
+
+# %% [markdown]
+# ## Predicting the ceiling: the envelope model against every published headline
+#
+# The bottlenecks above were read off the sources. `flashtune.envelope` computes them: per storage node
+# the **media** ceiling (drives × their data-sheet IOPS and MB/s), the **network** ceilings (client
+# ports; the storage nodes' ports, which carry client data, replica copies — size − 1 per write — and
+# erasure-code chunks — (k+m−1)/k per write, k−1 gathered per read) and the **CPU** ceiling (cycles
+# per OSD operation and per byte moved, calibrated on the published CPU-bound results and CPU
+# utilisation figures). Each headline below is predicted with constants fitted *without its own
+# study* (leave-one-study-out); where no other study measures a constant, the table says so.
+
+# %%
+import pandas as pd
+
+from flashtune.envelope.calibrate import fit, per_observation
+from flashtune.envelope.validate import table
+
+val = pd.DataFrame(table())
+val[["headline", "case", "measured_MB_s", "predicted_MB_s", "error_pct", "bottleneck_predicted", "bottleneck_stated",
+     "goal_met", "in_study_constants"]]
+
+# %%
+by_id = val.set_index("headline")
+goal = val[val.goal_applies]
+print(f"{int(goal.goal_met.sum())} of {len(goal)} goal headlines within ±25 % with the stated bottleneck")
+nb.check("64K sequential read predicted from Lustre's network efficiency (MB/s)",
+         by_id.loc["intel-64k-seqread", "predicted_MB_s"], 4987, rel=0.02)
+nb.check("64K sequential write predicted (MB/s)", by_id.loc["intel-64k-seqwrite", "predicted_MB_s"], 4987, rel=0.02)
+nb.check("lfs09 best IOzone read predicted from Intel's network efficiency (MB/s)",
+         by_id.loc["lustre-lfs09-iozone-best", "predicted_MB_s"], 46800, rel=0.02)
+nb.check("4K random read predicted (K IOPS)", by_id.loc["intel-4k-randread", "predicted_IOPS"] / 1000, 862, rel=0.02)
+assert by_id.loc["intel-64k-seqread", "bottleneck_predicted"] == "client network"
+assert by_id.loc["sandisk-2node-64k-random", "bottleneck_predicted"] == "media"
+
+# %% [markdown]
+# ## Chart: prediction error per headline
+
+# %%
+err = val.assign(result=val.goal_met.map({True: "within ±25 %, bottleneck as stated", False: "missed"})
+                 .fillna("no resource saturated (outside the goal)"))
+bars = alt.Chart(err).mark_bar().encode(
+    y=alt.Y("headline:N", sort=list(err.headline), title=None),
+    x=alt.X("error_pct:Q", title="predicted vs measured (%)", scale=alt.Scale(domain=[-100, 300], clamp=True)),
+    color=alt.Color("result:N", title=None),
+    tooltip=["headline", "measured_MB_s", "predicted_MB_s", "error_pct", "bottleneck_predicted", "bottleneck_stated",
+             "note"],
+)
+band = alt.Chart(pd.DataFrame({"error_pct": [-25, 25]})).mark_rule(strokeDash=[4, 3], color="black").encode(
+    x="error_pct:Q")
+(bars + band).properties(title=alt.Title(
+    "Envelope model vs published headlines (leave-one-study-out)",
+    subtitle="dashed: the ±25 % goal; bars past 300 % are clipped"))
+
+# %% [markdown]
+# ## The calibrated constants and where each comes from
+#
+# A constant is the mean of the values its observations imply (busy = the share of the resource the
+# source says was in use: 1.0 where it states saturation, its CPU percentage otherwise).
+
+# %%
+f = fit()
+print(f"network efficiency {f.constants.net_efficiency:.3f}; message overhead {f.constants.message_overhead_bytes:.0f} B")
+pd.DataFrame(per_observation())
+
+# %%
+nb.check("network efficiency from the two saturated-network headlines", f.constants.net_efficiency, 0.819, rel=0.01)
+
+# %% [markdown]
+# ## Reading the validation
+#
+# The network and enclosure ceilings transfer between studies: the efficiency fitted on the Lustre
+# InfiniBand system predicts Intel's Ethernet-bound 64K results within 5 %, and the reverse within
+# 5 %; SanDisk's object reads land within 20 % of their gateways' line rate. CPU does not transfer:
+# the only CPU-bound read in the data (SanDisk's 2014 FileStore build) costs at least 1.4× more
+# cycles per operation than Jewel BlueStore's reads needed on Intel's cluster, so the model wrongly
+# calls Intel's 4K random reads CPU-bound. The Lustre IOR and HDD plateaus are below every hardware
+# ceiling — client software and seek contention, which a data-sheet envelope does not model.
+#
+# ## Your results against your ceilings
+#
+# With `results` (any output `flashtune ingest` reads) and optionally `hardware`, each measured case
+# gets its share of every ceiling — the same as `flashtune envelope --hardware FILE --results CSV`.
+
+# %%
+from pathlib import Path
+
+from flashtune.envelope.hardware import load_cluster
+from flashtune.envelope.report import constants
+from flashtune.envelope.results import compare, measured_cases
+from flashtune.errors import FlashtuneError
+from flashtune.paths import tiers_dir
+
+if reader is not None:
+    yours = load_cluster(Path(hardware) if hardware else tiers_dir() / "iops.yaml")
+    try:
+        comparisons = compare(yours, constants(), measured_cases(reader))
+    except FlashtuneError as e:
+        print(e)
+        comparisons = []
+    for c in comparisons:
+        print(c.sentence())
+    if comparisons:
+        display(pd.DataFrame([c.record() for c in comparisons]))

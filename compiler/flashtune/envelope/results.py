@@ -35,6 +35,10 @@ class Measured:
         return Case(f"{self.workload} {self.block_size // 1024}k", self.block_size, round(share, 3))
 
 
+def _pct(share: float) -> str:
+    return f"{100 * share:.1f}" if share < 0.1 else f"{100 * share:.0f}"
+
+
 @dataclass(frozen=True)
 class Comparison:
     measured: Measured
@@ -48,9 +52,9 @@ class Comparison:
     def sentence(self) -> str:
         env, m = self.envelope, self.measured
         shares = env.share(m.iops)
-        parts = [f"{r} {100 * v:.0f} %" for r in RESOURCES if (v := shares.get(r)) is not None]
+        parts = [f"{r} {_pct(v)} %" for r in RESOURCES if (v := shares.get(r)) is not None]
         return (
-            f"{m.case.name} reached {100 * self.of_limit:.0f} % of the {env.bottleneck} ceiling "
+            f"{m.case.name} reached {_pct(self.of_limit)} % of the {env.bottleneck} ceiling "
             f"({m.iops:,.0f} of {env.iops:,.0f} IOPS; share of each ceiling: {', '.join(parts)})"
         )
 
