@@ -103,9 +103,16 @@ def test_tiers_differ_where_the_hardware_differs(bundles: dict[Any, Any]) -> Non
     mem = {t: int(entries(bundles[(t, "block", "pacific")].files["ceph.conf"], "ceph.conf")[("osd", "osd_memory_target")])
            for t in tier_names()}  # fmt: skip
     assert mem["standard"] < mem["iops"]  # 64 GiB over 12 HDD OSDs vs 128 GiB over 16 NVMe OSDs
-    udev = {t: bundles[(t, "block", "pacific")].files["udev/60-flashtune-blockdev.rules"] for t in tier_names()}
-    assert 'KERNEL=="nvme' in udev["iops"] and 'ATTR{queue/scheduler}="none"' in udev["iops"]
-    assert 'rotational}=="1"' in udev["standard"] and 'read_ahead_kb}="2048"' in udev["standard"]
+    tuned = {t: bundles[(t, "block", "pacific")].files["tuned/flashtune/tuned.conf"] for t in tier_names()}
+    assert "include=latency-performance" in tuned["iops"] and "include=throughput-performance" in tuned["standard"]
+    # udev read-ahead and scheduler lines are dead on BlueStore / equal to the kernel's own choice per device
+    # type, so no udev file is written and explain.md says why for each tier's device type
+    for t, device in (("iops", "nvme"), ("standard", "hdd")):
+        b = bundles[(t, "block", "pacific")]
+        assert not any(name.startswith("udev/") for name in b.files)
+        dropped = {(o["section"], o["key"]): o for o in b.omitted if o["file"] == "udev.rules"}
+        assert dropped[(device, "queue/read_ahead_kb")]["kind"] == "only-on"
+        assert dropped[(device, "queue/scheduler")]["kind"] == "derived"
 
 
 def test_no_value_equals_the_release_default(bundles: dict[Any, Any]) -> None:

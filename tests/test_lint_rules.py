@@ -23,7 +23,10 @@ def test_ceph_full_ratios_must_be_ordered() -> None:
 def test_ceph_min_size_and_size_one() -> None:
     assert ("osd_pool_default_min_size", "FT602", "error") in codes(
         "[global]\nosd_pool_default_size = 2\nosd_pool_default_min_size = 3\n", "ceph.conf")  # fmt: skip
-    assert codes("[global]\nosd_pool_default_size = 3\nosd_pool_default_min_size = 2\n", "ceph.conf") == []
+    assert codes("[global]\nosd_pool_default_size = 4\nosd_pool_default_min_size = 3\n", "ceph.conf") == []
+    # 2 of 3 is what Ceph derives on its own (size - size/2): a line that does nothing (catalog dead_when)
+    assert codes("[global]\nosd_pool_default_size = 3\nosd_pool_default_min_size = 2\n", "ceph.conf") == [
+        ("osd_pool_default_min_size", "FT401", "warning")]
     one = codes("[global]\nosd_pool_default_size = 1\n", "ceph.conf")
     assert ("osd_pool_default_size", "FT602", "warning") in one
     allowed = codes("[global]\nosd_pool_default_size = 1\nmon_allow_pool_size_one = true\n", "ceph.conf")

@@ -47,6 +47,8 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
     ],
     # The All-NVMe MySQL cluster's ceph.conf: BlueStore (experimental in 2016) with FileStore knobs left in.
     ("000-mysql-ceph.conf", "tentacle"): [
+        # rbd_cache = false: librbd read-ahead never runs (catalog dead_when)
+        ("rbd_readahead_disable_after_bytes", "FT401"), ("rbd_readahead_max_bytes", "FT401"),
         ("enable_experimental_unrecoverable_data_corrupting_features", "FT501"),
         *AUTH_NONE,
         ("filestore_xattr_use_omap", "FT102"),
@@ -65,6 +67,8 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
         ("journal_max_write_entries", "FT401"), ("journal_max_write_bytes", "FT401"),
     ],
     ("000-mysql-ceph.conf", "jewel"): [
+        # rbd_cache = false: librbd read-ahead never runs (catalog dead_when)
+        ("rbd_readahead_disable_after_bytes", "FT401"), ("rbd_readahead_max_bytes", "FT401"),
         ("enable_experimental_unrecoverable_data_corrupting_features", "FT501"),
         *AUTH_NONE,
         ("filestore_queue_committing_max_ops", "FT102"), ("filestore_queue_committing_max_bytes", "FT102"),
@@ -85,6 +89,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
     ],
     ("000-sample-sysctl.conf", "tentacle"): [
         ("net.ipv4.ip_local_port_range", "FT605"),  # 1024-65000 covers 3300, 6789 and 6800-7300
+        ("fs.file-max", "FT401"),  # 6553600 lowers what systemd sets at boot (catalog dead_when)
     ],
     ("000-my.cnf", "tentacle"): [
         ("thread_cache_size", "FT301"),  # 8, then 16

@@ -105,6 +105,7 @@ class CompileRequest:
     db_ram_gib: float | None = None  # RAM of the database host, its own machine (sizes my.cnf)
     osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
     encrypted: bool = False  # cephadm/Rook OSDs on dm-crypt
+    db_bind_address: str = "127.0.0.1"  # where the database listens (my.cnf bind_address); never all interfaces
 
     def echo(self) -> dict[str, Any]:
         """The inputs as the file headers and manifest echo them (unset ones left out)."""
@@ -121,6 +122,7 @@ class CompileRequest:
             "db_ram_gib": self.db_ram_gib,
             "osds_per_device": self.osds_per_device,
             "encrypted": True if self.encrypted else None,
+            "db_bind_address": self.db_bind_address if self.workload == "mysql" else None,
             "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
         }
         return {k: v for k, v in out.items() if v is not None}
@@ -135,7 +137,8 @@ class Setting:
     key: str
     value: Any
     rule: str  # the profile layer or derivation that produced the value
-    rationale: str = ""
+    rationale: str = ""  # what the knob does (the catalog's text)
+    why: str = ""  # why this value here (the profile's why: or the derivation's reason)
     evidence: tuple[str, ...] = ()
     safety: str = "safe"
     unsafe_opt_in: bool = False  # emitted only because the user passed --allow-unsafe

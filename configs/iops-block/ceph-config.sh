@@ -5,17 +5,13 @@
 # Stores every compiled option in the monitors' config database; safe to run again.
 # flashtune never runs this: review it, then run it where `ceph` reaches the cluster (admin key).
 set -euo pipefail
-ceph config set global debug_bluefs 0/0
-ceph config set global debug_bluestore 0/0
-ceph config set global debug_monc 0/0
-ceph config set global debug_objecter 0/0
-ceph config set global debug_osd 0/0
-ceph config set global debug_rocksdb 0/0
+ceph config set global debug_bluefs 0/5
+ceph config set global debug_bluestore 0/5
+ceph config set global debug_osd 0/5
+ceph config set global debug_rocksdb 0/5
 ceph config set global ms_dispatch_throttle_bytes 1048576000
-ceph config set global osd_pool_default_min_size 2
 ceph config set global throttler_perf_counter false
 ceph config set osd osd_mclock_profile high_client_ops
 ceph config set osd osd_memory_target 22280142848
 ceph config set client objecter_inflight_op_bytes 1048576000
 ceph config set client objecter_inflight_ops 10240
-ceph config set client rbd_cache_max_dirty_age 2

@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from flashtune.catalog import deps
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.errors import DataError
 from flashtune.paths import knobs_dir
@@ -20,6 +21,7 @@ _KNOWN = {
     "name", "domain", "location", "type", "unit", "default", "min", "max", "enum", "added", "removed",
     "renamed_to", "misspelling_of", "effect", "safety", "safety_note", "level", "applies_to", "evidence",
     "present_in", "inferred", "rationale", "flags", "aliases", "seeds", "unsafe_values", "removed_values",
+    "dead_when",
 }  # fmt: skip
 _RULE_KEYS = {"values", "safety", "note", "removed"}
 
@@ -104,6 +106,7 @@ def _knob(raw: Any, path: Path) -> Knob:
         aliases=_tuple(raw.get("aliases")), seeds=_tuple(raw.get("seeds")),
         unsafe_values=_rules(raw, "unsafe_values", name, path),
         removed_values=_rules(raw, "removed_values", name, path), source_file=str(path), source_line=line,
+        dead_when=deps.parse(raw.get("dead_when"), str(name), path, line),
     )  # fmt: skip
 
 
@@ -187,6 +190,10 @@ def _check_refs(catalog: Catalog) -> None:
         elif k.removed is not None and not k.removed.startswith("linux-"):
             raise DataError(f"knob {k.name!r}: removed {k.removed!r} should name a kernel, e.g. linux-4.12",
                             file=wfile, line=wline)  # fmt: skip
+        for rule in k.dead_when:
+            if rule.knob is not None and catalog.get(rule.knob, k.domain) is None:
+                raise DataError(f"knob {k.name!r}: dead_when names {rule.knob!r}, which is not in the catalog",
+                                suggestion="catalogue that knob too", file=wfile, line=wline)  # fmt: skip
         for field, target in (("misspelling_of", k.misspelling_of), ("renamed_to", k.renamed_to)):
             if target is not None and catalog.get(target, k.domain) is None:
                 raise DataError(f"knob {k.name!r}: {field} {target!r} is not in the catalog",

@@ -56,6 +56,8 @@ def build_parser() -> Parser:
     p.add_argument("--db-ram-gib", type=float, metavar="GIB",
                    help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
                    "client_ram_gib)")
+    p.add_argument("--db-bind-address", metavar="ADDR", default="127.0.0.1",
+                   help="address(es) the database listens on, comma-separated (default 127.0.0.1: loopback only)")
     p.add_argument("--osds-per-device", type=int, metavar="N",
                    help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)")
     p.add_argument("--encrypted", action="store_true", help="cephadm/Rook OSDs on dm-crypt (default: not)")
@@ -101,7 +103,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                          allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
                          replication=args.replication, ec=_ec(args.ec) if args.ec else None,
                          db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device,
-                         encrypted=args.encrypted)  # fmt: skip
+                         encrypted=args.encrypted, db_bind_address=args.db_bind_address)
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
         raise UsageError(f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64")
     bundle = compile_bundle(req)

@@ -128,5 +128,6 @@ def _endpoints(module: str, ctx: dict[str, Any]) -> dict[str, Any]:
         return {"s3": {"driver": "s3", "endpoints_per_client": 1, "access_key": "REPLACE-WITH-ACCESS-KEY",
                        "secret_key": "REPLACE-WITH-SECRET-KEY", "user": "cbt",
                        "urls": ["http://rgw01:8080"]}}  # fmt: skip
-    # ceph-fuse, so the [client] settings of the compiled ceph.conf apply to the benchmark's mounts
-    return {"cephfs": {"driver": "cephfs-fuse", "endpoints_per_client": 1}}
+    # the kernel client, which HPC sites mount scratch with (ceph-fuse would measure a different client); it
+    # reads no ceph.conf [client] settings, which is why the scratch profile sets none
+    return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1}}

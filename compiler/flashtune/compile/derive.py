@@ -141,7 +141,8 @@ def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
 
 
 def tcp_buffers(nic_gbps: float, default: int) -> Derived:
-    """tcp_rmem/tcp_wmem triples: the kernel's minimum and default (87380 read, 16384 write), the maximum
+    """tcp_rmem/tcp_wmem triples: the kernel's minimum and default (131072 read since Linux 4.20,
+    16384 write: net/ipv4/tcp.c), the maximum
     from socket_buffer_max so TCP autotuning may grow a socket up to it."""
     mx = socket_buffer_max(nic_gbps)
     return Derived([4096, default, mx.value], f"min 4 KiB, default {default} B, max {mx.value // MiB} MiB "
@@ -152,14 +153,14 @@ def netdev_max_backlog(nic_gbps: float) -> Derived:
     """Packets queued per CPU before the stack drops them: 25000 per 10 Gbit/s (the seed's 300000 was for a
     4x10 + 40 GbE node), at least the kernel default 1000."""
     value = max(1000, int(25000 * nic_gbps / 10))
-    return Derived(value, f"25000 packets per 10 Gbit/s of the fastest port ({nic_gbps:g} Gbit/s)",
+    return Derived(value, f"25000 packets per 10 Gbit/s of the fastest port ({nic_gbps:g} Gbit/s): {value}",
                    {"nic_gbps": nic_gbps}, ("sources/guide-sample-sysctl",))
 
 
 def rgw_thread_pool_size(cores: int) -> Derived:
-    """RGW worker threads: 16 per core, as a power of two between 256 (the seed's gateway) and 1024."""
-    value = min(1024, max(256, _pow2_nearest(16 * cores)))
-    return Derived(value, f"16 threads per core x {cores} cores, power of two within 256..1024",
+    """RGW worker threads: 16 per core, as a power of two between 512 (Ceph's default: never lower it) and 1024."""
+    value = min(1024, max(512, _pow2_nearest(16 * cores)))
+    return Derived(value, f"16 threads per core x {cores} cores, power of two within 512 (the default)..1024: {value}",
                    {"cores": cores}, ("sources/guide-rgw",))
 
 
@@ -240,7 +241,7 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     if c["ec"]
     else Derived("", "replicated pools only", {}),
     "socket_buffer_max": lambda c: socket_buffer_max(c["nic_gbps"]),
-    "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 87380),
+    "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 131072),
     "tcp_wmem": lambda c: tcp_buffers(c["nic_gbps"], 16384),
     "netdev_max_backlog": lambda c: netdev_max_backlog(c["nic_gbps"]),
     "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["cores"]),
@@ -252,3 +253,8 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "read_ahead_kb": lambda c: read_ahead_kb(c["device_type"], c["workload"]),
     "io_scheduler": lambda c: io_scheduler(c["device_type"]),
 }
+
+# Host-side derivations (kernel reserve, my.cnf) live in their own module and register here.
+from flashtune.compile import derive_host  # noqa: E402  (needs the names above)
+
+REGISTRY.update(derive_host.REGISTRY)

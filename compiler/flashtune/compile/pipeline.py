@@ -10,7 +10,7 @@ from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog
-from flashtune.compile import benchmark, layout
+from flashtune.compile import benchmark, dead, layout
 from flashtune.compile.derive import REGISTRY, ec_profile, osd_memory_target, osds_per_device, pg_num
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
@@ -40,7 +40,9 @@ def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
         names = ["legacy-jewel-iops-mysql"]
     else:
         names = ["base", f"device-{hw.data_type}", f"workload-{req.workload}", f"release-{req.ceph_release}"]
-    if req.workload == "mysql":
+    # legacy mode reproduces the seed: of the flavour layers (current redo sizing) it takes only MariaDB's,
+    # which removes what 10.11 no longer has
+    if req.workload == "mysql" and (req.ceph_release != LEGACY_RELEASE or req.mysql_flavour == "mariadb-10.11"):
         names.append(f"flavour-{req.mysql_flavour}")
     return names
 
@@ -169,6 +171,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "osds_per_device": per_device.value, "osds_per_device_reason": per_device.reason,
         "osds_per_node": osds_node, "osds": osds, "nodes": nodes, "clients": clients,
         "db_ram_gib": req.db_ram_gib or hw.client_ram_gib, "client_ram_gib": hw.client_ram_gib,
+        "db_bind_address": req.db_bind_address,
         "pool_size": size, "pool_min_size": size - 1, "pool_reason": reason,
         "protection_reason": ec.reason if ec else reason,
         "protection": "erasure" if ec else "replication", "ec": ec,
@@ -270,6 +273,7 @@ def compile_bundle(req: CompileRequest) -> Bundle:
                     legacy=req.ceph_release == LEGACY_RELEASE, warnings=list(shape["warnings"]))
     merged = _settings(bundle, chain, catalog)
     validate_settings(bundle, catalog)
+    dead.drop_dead(bundle, catalog)
     inputs = {**req.echo(), "flashtune": __version__}
     _benchmarks(bundle, chain, merged)
     bundle.envelope = envelope_bundle.for_bundle(
@@ -305,7 +309,9 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
             forced[(file, section, key)] = (raw, layer)
             for other, v in (raw.get("also") or {}).items():
                 merged[(file, section, str(other))] = ({"value": v, "why": f"goes with the unsafe {key}"}, layer)
-    for (file, section, key), (raw, layer) in [*merged.items(), *forced.items()]:
+    # an opted-in unsafe value replaces the safe one of the same key (e.g. bind_address)
+    for (file, section, key), (raw, layer) in [*((k, v) for k, v in merged.items() if k not in forced),
+                                               *forced.items()]:
         if file == "cbt.yaml":
             continue
         opt_in = (file, section, key) in forced
@@ -314,14 +320,12 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
             bundle.omitted.append({"file": file, "section": section, "key": key, "why": why or "no value here"})
             continue
         knob = _knob(catalog, key, formats.domain_of(file))
-        rationale = (knob.rationale if knob else "") or why
-        if why and rule.startswith("derive:"):
-            rationale = f"{rationale} Derived: {why}" if knob and knob.rationale else why
+        rationale = knob.rationale if knob else ""
         safety = str(raw.get("safety", "safe")) if opt_in else (knob.safety if knob else "safe")
         release = formats.release_of(file, req.ceph_release, req.mysql_flavour)
         bundle.settings.append(Setting(
             file=file, section=section, key=key, value=value, rule=rule or f"profile:{layer}",
-            rationale=rationale, evidence=evidence or (knob.evidence if knob else ()),
+            rationale=rationale, why=why, evidence=evidence or (knob.evidence if knob else ()),
             safety=safety if opt_in else "safe", unsafe_opt_in=opt_in, inputs=inputs,
             release_facts=_release_facts(knob, release), notes=(f"unsafe ({safety}): {why}",) if opt_in else (),
         ))

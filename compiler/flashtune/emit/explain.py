@@ -83,11 +83,11 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.append("Nothing data-unsafe or insecure is set (cephx stays on, checksums and CRCs stay on, InnoDB "
                    "flushes its log at every commit). `--allow-unsafe KNOB` would be needed for that.\n")
     for file in dict.fromkeys(s.file for s in bundle.settings):
-        out.append(f"\n## {file}\n\n| section | key | value | rule | why | evidence | release facts | safety |\n"
-                   "|---|---|---|---|---|---|---|---|\n")  # fmt: skip
+        out.append(f"\n## {file}\n\n| section | key | value | why this value here | what the knob does | rule | "
+                   "evidence | release facts | safety |\n|---|---|---|---|---|---|---|---|---|\n")  # fmt: skip
         for s in (x for x in bundle.settings if x.file == file):
-            out.append(f"| {s.section} | `{s.key}` | `{_cell(s.value)}` | {s.rule} | {_cell(s.rationale)} | "
-                       f"{', '.join(s.evidence)} | {_cell('; '.join(s.release_facts))} | "
+            out.append(f"| {s.section} | `{s.key}` | `{_cell(s.value)}` | {_cell(s.why)} | {_cell(s.rationale)} | "
+                       f"{s.rule} | {', '.join(s.evidence)} | {_cell('; '.join(s.release_facts))} | "
                        f"{'UNSAFE ' + s.safety if s.unsafe_opt_in else s.safety} |\n")  # fmt: skip
     if bundle.derived:
         out.append("\n## Benchmark sizing\n\n")
@@ -101,8 +101,11 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
 
         out.append(markdown(bundle.envelope))
     if bundle.omitted:
-        out.append("\n## Not emitted\n\n")
-        out.extend(f"- {o['file']} [{o['section']}] `{o['key']}`: {o['why']}\n" for o in bundle.omitted)
+        out.append("\n## Not emitted\n\nLines a profile layer asks for that would change nothing (or lower what the "
+                   "system already sets), with the catalog fact that says so:\n\n")
+        out.extend(f"- {o['file']} [{o['section']}] `{o['key']}`"
+                   f"{' = `' + _cell(o['value']) + '`' if o.get('value') is not None else ''}: {o['why']}"
+                   f"{' Source: ' + str(o['source']) if o.get('source') else ''}\n" for o in bundle.omitted)  # fmt: skip
     if bundle.differences:
         out.append("\n## Differences from the published 2017 files\n\n| file | key | seed | emitted | why |\n"
                    "|---|---|---|---|---|\n")  # fmt: skip

@@ -52,7 +52,7 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
                   if name not in ("explain.md", "manifest.json")},
         "settings": [
             {"file": s.file, "section": s.section, "key": s.key, "value": _jsonable(s.value), "rule": s.rule,
-             "rationale": s.rationale, "inputs": {k: _jsonable(v) for k, v in s.inputs.items()},
+             "why": s.why, "rationale": s.rationale, "inputs": {k: _jsonable(v) for k, v in s.inputs.items()},
              "evidence": evidence(s.evidence), "release_facts": list(s.release_facts), "safety": s.safety,
              "unsafe_opt_in": s.unsafe_opt_in, "notes": list(s.notes)}
             for s in bundle.settings

@@ -62,6 +62,10 @@ def lint_text(text: str, kind: str, *, filename: str = "<string>", ceph_release:
         crosskey.sysctl(doc, ctx)
     else:
         cbt.lint(doc, ctx)
+    if kind != "cbt.yaml" and (doc.entries or doc.problems):
+        from flashtune.lint import deadknobs  # catalog dependency facts (dead_when), shared with the compiler
+
+        deadknobs.lint(doc, ctx)
     return sorted(ctx.findings, key=sort_key)
 
 

@@ -1,0 +1,99 @@
+"""Never emit a line that does nothing: drop settings a catalog dependency (`dead_when:`) makes dead.
+
+The facts come from the knob catalog (data/knobs/*.yaml, see flashtune.catalog.deps); lint-config reads the
+same facts for users' files (flashtune.lint.deadknobs). Every dropped line is listed in explain.md and
+manifest.json with the condition that makes it dead and its source.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flashtune.catalog import Knob
+from flashtune.catalog.deps import Dead, dead_reason
+
+if TYPE_CHECKING:
+    from flashtune.model import Setting
+
+# Which catalog domain a setting's file belongs to, and how its keys are spelt there.
+FILE_DOMAIN = {"ceph.conf": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql", "udev.rules": "blockdev",
+               "tuned.conf": "cpu"}  # fmt: skip
+
+
+def catalog_name(file: str, key: str) -> str:
+    """udev writes sysfs attributes as queue/<name>; the catalog names the attribute itself."""
+    return key.removeprefix("queue/") if file == "udev.rules" else key
+
+
+def facts(bundle: Any) -> dict[str, Any]:
+    """What the compiler knows about the deployment the files are for."""
+    ctx = bundle.shape
+    include = next((s.value for s in bundle.settings if (s.file, s.section, s.key) == ("tuned.conf", "main", "include")),
+                   None)  # fmt: skip
+    return {
+        "objectstore": "filestore" if bundle.legacy else "bluestore",
+        "device_type": ctx.get("device_type"),
+        "sockets": ctx.get("sockets"),
+        "tuned_include": include,
+        "init": "systemd",
+        # the scratch plan mounts CephFS with the kernel client, as HPC sites do; other workloads use librados
+        "ceph_clients": "kernel" if ctx.get("workload") == "scratch" else "userspace",
+        "cluster": "new",
+    }
+
+
+def _knob(catalog: Any, s: Setting) -> Knob | None:
+    domain = FILE_DOMAIN.get(s.file)
+    if domain is None:
+        return None
+    k = catalog.get(catalog_name(s.file, s.key), domain)
+    return k if isinstance(k, Knob) else None
+
+
+def find_dead(settings: list[Setting], catalog: Any, facts_: dict[str, Any],
+              releases: dict[str, str | None]) -> list[tuple[Setting, Dead]]:  # fmt: skip
+    """Settings that a catalog dependency makes dead, with the reason; repeated until nothing changes,
+    because dropping one value can make another fall back to its default."""
+    live = list(settings)
+    dropped: list[tuple[Setting, Dead]] = []
+    while True:
+        found = _first_dead(live, catalog, facts_, releases)
+        if found is None:
+            return dropped
+        live.remove(found[0])
+        dropped.append(found)
+
+
+def _first_dead(live: list[Setting], catalog: Any, facts_: dict[str, Any],
+                releases: dict[str, str | None]) -> tuple[Setting, Dead] | None:  # fmt: skip
+    values = {(s.file, catalog_name(s.file, s.key)): s.value for s in live}
+    for s in live:
+        knob = _knob(catalog, s)
+        if knob is None or not knob.dead_when or s.unsafe_opt_in:
+            continue
+
+        def effective(name: str, file: str = s.file) -> Any:
+            if (file, name) in values:
+                return values[(file, name)]
+            k = catalog.get(name, FILE_DOMAIN.get(file))
+            return k.default_for(releases.get(file)) if isinstance(k, Knob) else None
+
+        why = dead_reason(knob.dead_when, s.value, effective, facts_)
+        if why is not None:
+            return s, why
+    return None
+
+
+def drop_dead(bundle: Any, catalog: Any) -> None:
+    """Remove dead settings from the bundle and record each in bundle.omitted."""
+    if bundle.legacy:  # legacy mode reproduces the 2017 files; explain.md lists their differences instead
+        return
+    req = bundle.request
+    releases = {"ceph.conf": req.ceph_release, "my.cnf": req.mysql_flavour}
+    dead = find_dead(bundle.settings, catalog, facts(bundle), releases)
+    gone = {id(s) for s, _ in dead}
+    bundle.settings[:] = [s for s in bundle.settings if id(s) not in gone]
+    for s, d in dead:
+        bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key, "value": s.value,
+                               "why": f"a no-op here ({d.kind}): {d.why} Dead because {d.condition}.",
+                               "kind": d.kind, "source": d.source})  # fmt: skip

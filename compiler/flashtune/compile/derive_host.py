@@ -1,0 +1,116 @@
+"""Derivations for the hosts around Ceph: the OSD node's kernel reserve and the database server's my.cnf.
+
+Same contract as flashtune.compile.derive: each returns a Derived whose reason names the emitted value.
+They register in derive.REGISTRY under the names the profiles use.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Callable
+from typing import Any
+
+from flashtune.compile.derive import GiB, MiB, innodb_buffer_pool_size
+from flashtune.errors import UsageError
+from flashtune.model import Derived
+
+KiB_PER_GiB = 1 << 20
+# vm.min_free_kbytes: the kernel's own value is sqrt(16 x RAM in KiB), capped at 256 MiB (mm/page_alloc.c,
+# calculate_min_free_kbytes). OSD nodes allocate network buffers in atomic context at 25-100 Gbit/s; a 1 %
+# reserve (at most 4 GiB) keeps those allocations from failing when the page cache fills RAM.
+MIN_FREE_SHARE = 0.01
+MIN_FREE_CAP_KIB = 4 * KiB_PER_GiB
+
+
+def kernel_min_free_kbytes(ram_gib: float) -> int:
+    """What the kernel sets on its own (mm/page_alloc.c: int_sqrt(lowmem_kbytes * 16), 128 KiB..256 MiB)."""
+    return max(128, min(262144, math.isqrt(int(ram_gib * KiB_PER_GiB) * 16)))
+
+
+def vm_min_free_kbytes(ram_gib: float) -> Derived:
+    kernel = kernel_min_free_kbytes(ram_gib)
+    value = max(kernel, min(MIN_FREE_CAP_KIB, int(ram_gib * KiB_PER_GiB * MIN_FREE_SHARE)))
+    return Derived(value, f"1 % of the node's {ram_gib:g} GiB RAM, at most 4 GiB and never below the kernel's own "
+                   f"{kernel} KiB: {value} KiB ({value / KiB_PER_GiB:.2f} GiB kept free for atomic network and "
+                   "block allocations)", {"ram_gib": ram_gib})  # fmt: skip
+
+
+# Background flushing budget of InnoDB (pages/s) per OSD device class behind the RBD volume. The default 200 is
+# sized for one spinning disk; MySQL 8.4 made 10000 its default for SSD-class storage. An RBD volume's write
+# latency is a network round trip plus replication, so the flash tiers get less than a local SSD would.
+IO_CAPACITY = {"nvme": 4000, "sata-ssd": 2000}
+
+
+def innodb_io_capacity(device_type: str) -> Derived:
+    value = IO_CAPACITY.get(device_type)
+    if value is None:
+        return Derived("", f"{device_type} OSDs: InnoDB's default (200 pages/s) already matches disk-class storage",
+                       {"device_type": device_type})  # fmt: skip
+    return Derived(value, f"{value} pages/s of background flushing for an RBD volume on {device_type} OSDs "
+                   "(the default 200 is sized for one spinning disk)", {"device_type": device_type})  # fmt: skip
+
+
+def innodb_io_capacity_max(device_type: str) -> Derived:
+    cap = innodb_io_capacity(device_type)
+    if cap.value == "":
+        return Derived("", cap.reason, cap.inputs)
+    value = 2 * int(cap.value)
+    return Derived(value, f"twice innodb_io_capacity ({cap.value}): {value} pages/s when InnoDB falls behind",
+                   {"innodb_io_capacity": cap.value})  # fmt: skip
+
+
+# Redo log: a quarter of the buffer pool, in 64 MiB steps, within 64 MiB..4 GiB (a larger log absorbs write
+# bursts but lengthens crash recovery and is allocated in full on disk).
+def redo_total(buffer_pool_bytes: int) -> int:
+    return min(4 * GiB, max(64 * MiB, buffer_pool_bytes // 4 // (64 * MiB) * 64 * MiB))
+
+
+def innodb_redo_log_capacity(buffer_pool_bytes: int) -> Derived:
+    value = redo_total(buffer_pool_bytes)
+    return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
+                   f"{value // MiB} MiB of redo in total (MySQL 8.0.30+ sizes redo with this variable alone)",
+                   {"innodb_buffer_pool_size": buffer_pool_bytes}, ("sources/guide-mycnf",))  # fmt: skip
+
+
+def innodb_log_file_size(buffer_pool_bytes: int, files: int) -> Derived:
+    total = redo_total(buffer_pool_bytes)
+    value = max(4 * MiB, total // files // MiB * MiB)
+    each = f", {files} files of {value // MiB} MiB (innodb_log_files_in_group)" if files > 1 else ""
+    return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
+                   f"{total // MiB} MiB of redo in total{each}", {"innodb_buffer_pool_size": buffer_pool_bytes,
+                   "files": files}, ("sources/guide-mycnf",))  # fmt: skip
+
+
+def bind_address(address: str) -> Derived:
+    """The database's listen address(es), checked: never every interface unless opted in as unsafe."""
+    parts = [a.strip() for a in address.split(",") if a.strip()]
+    for a in parts or [""]:
+        try:
+            ip = ipaddress.ip_address(a)
+        except ValueError:
+            raise UsageError(f"--db-bind-address {address!r}: {a!r} is not an IP address",
+                             suggestion="give the database network's address, e.g. --db-bind-address 10.0.1.5") from None
+        if ip.is_unspecified:
+            raise UsageError(f"--db-bind-address {a} listens on every interface",
+                             suggestion="give the database network's address, or --allow-unsafe bind_address")
+    address = ",".join(parts)
+    local = all(ipaddress.ip_address(a).is_loopback for a in parts)
+    why = ("loopback only, the safe default: give the database network's address with --db-bind-address so the "
+           "sysbench clients can connect" if local else f"the database network's address {address} (--db-bind-address)")
+    return Derived(address, f"listen on {why}; never on every interface by default", {"db_bind_address": address})
+
+
+def _pool(c: dict[str, Any]) -> int:
+    return int(innodb_buffer_pool_size(c["db_ram_gib"]).value)
+
+
+REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
+    "vm_min_free_kbytes": lambda c: vm_min_free_kbytes(c["ram_gib"]),
+    "innodb_io_capacity": lambda c: innodb_io_capacity(c["device_type"]),
+    "innodb_io_capacity_max": lambda c: innodb_io_capacity_max(c["device_type"]),
+    "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
+    "innodb_log_file_size": lambda c: innodb_log_file_size(_pool(c), 1),
+    "innodb_log_file_size_two_files": lambda c: innodb_log_file_size(_pool(c), 2),
+    "db_bind_address": lambda c: bind_address(str(c.get("db_bind_address") or "127.0.0.1")),
+}

@@ -1,0 +1,72 @@
+"""FT401/FT402 from the catalog's dependency facts (`dead_when:`): lines that change nothing where they are.
+
+The compiler drops the same lines from its own output (flashtune.compile.dead); here they are reported in
+users' files with the condition that makes them dead. A condition that needs a fact the linter cannot read
+from the file (the tuned profile in use, sockets, client type, whether the cluster exists) only fires when
+the caller passes that fact in the context (`lint-config` options, or the compiler's own run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flashtune.catalog import Knob, load_catalog
+from flashtune.catalog.deps import dead_reason
+from flashtune.lint.common import Context
+from flashtune.parse.confdoc import ConfDoc, Entry
+
+_DOMAIN = {"ceph.conf": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql"}
+# Facts the linter takes from its context when given; init defaults to systemd (every supported distro).
+_FACTS = ("device_type", "sockets", "tuned_include", "ceph_clients", "cluster")
+
+
+def _facts(doc: ConfDoc, ctx: Context) -> dict[str, Any]:
+    facts: dict[str, Any] = {k: ctx.extra.get(k) for k in _FACTS}
+    facts["init"] = ctx.extra.get("init", "systemd")
+    if doc.kind == "ceph.conf":
+        from flashtune.lint.ceph import objectstore_of
+
+        facts["objectstore"] = objectstore_of(doc, ctx)
+    return facts
+
+
+def _lookup_order(section: str) -> tuple[str, ...]:
+    """Where Ceph looks for a key a daemon in `section` reads: its own section, its type, [global]."""
+    kind = section.split(".", 1)[0]
+    return tuple(dict.fromkeys((section, kind, "global", "")))
+
+
+def lint(doc: ConfDoc, ctx: Context) -> None:
+    domain = _DOMAIN.get(doc.kind)
+    if domain is None:
+        return
+    catalog = load_catalog()
+    release = ctx.ceph_release if domain == "ceph" else ctx.mysql_flavour if domain == "mysql" else None
+    eff = doc.effective()
+    facts = _facts(doc, ctx)
+    for section, entries in eff.items():
+        for e in entries.values():
+            knob = catalog.resolve(e.key, domain)
+            if not isinstance(knob, Knob) or not knob.dead_when or e.value is None:
+                continue
+
+            def effective(name: str, sec: str = section) -> Any:
+                for s in _lookup_order(sec):
+                    hit = eff.get(s, {}).get(name)
+                    if hit is not None:
+                        return hit.value
+                other = catalog.get(name, domain)
+                return other.default_for(release) if isinstance(other, Knob) else None
+
+            dead = dead_reason(knob.dead_when, e.value, effective, facts)
+            if dead is not None:
+                _report(ctx, e, dead.kind, dead.why, dead.condition, dead.source)
+
+
+def _report(ctx: Context, e: Entry, kind: str, why: str, condition: str, source: str) -> None:
+    if kind == "create-only":
+        ctx.add(e, "info", "FT402", e.key, f"{e.key}: {why} (here {condition})", "set it per pool instead")
+        return
+    what = "lowers what the system already sets" if kind == "lowers" else "does nothing here"
+    ctx.add(e, "warning", "FT401", e.key, f"{e.key} = {e.value} {what}: {why} (because {condition}; {source})",
+            "delete the line" if kind != "requires" else "delete the line, or change the setting it depends on")
