@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flashtune import datapackage
 from flashtune.cli.main import main
@@ -106,6 +108,42 @@ def test_message_overhead_costs_small_io_more_line_rate() -> None:
     c = cluster(clients=1, client_gbps=10)
     small = ceilings(c, Case("r", 4096, 1.0), k)["client network"]
     assert small == pytest.approx(10e9 / 8 / (4096 + 256))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nodes=st.integers(1, 32),
+    size=st.integers(1, 5),
+    block=st.sampled_from([4096, 16384, 65536, 1 << 20, 1 << 22]),
+    read=st.sampled_from([0.0, 0.3, 0.7, 1.0]),
+    split=st.booleans(),
+)
+def test_ceilings_behave_as_capacities(nodes: int, size: int, block: int, read: float, split: bool) -> None:
+    c = cluster(nodes=nodes, protection=Protection("replicated", size), cluster_gbps=25.0 if split else 0.0)
+    case = Case("x", block, read)
+    env = envelope(c, case, K)
+    known = {r: v for r, v in env.ceilings.items() if v is not None}
+    assert env.iops == min(known.values()) and all(v > 0 for v in known.values())
+    assert all(h is None or h >= 0 for h in env.headroom().values())
+    # twice the nodes: every storage-side ceiling doubles, the clients' does not move
+    more = ceilings(replace(c, nodes=2 * nodes), case, K)
+    for r in ("media", "public network", "cluster network", "cpu"):
+        if known.get(r):
+            assert more[r] == pytest.approx(2 * known[r])
+    assert more["client network"] == pytest.approx(known["client network"])
+    # one more copy never raises a ceiling. A mix sits between its pure read and pure write ceilings where
+    # both directions draw on one pool (drive time, cycles); full-duplex ports carry reads out and writes in
+    # at the same time, so there a mix can exceed both, but never falls below the worse one.
+    extra = ceilings(replace(c, protection=Protection("replicated", size + 1)), case, K)
+    for r, v in known.items():
+        assert extra[r] is None or extra[r] <= v * (1 + 1e-9)
+    pure = [ceilings(c, Case("x", block, f), K) for f in (0.0, 1.0)]
+    for r, v in known.items():
+        ends = [p[r] for p in pure if p[r] is not None]
+        if len(ends) == 2:
+            assert min(ends) * (1 - 1e-9) <= v
+            if r in ("media", "cpu"):
+                assert v <= max(ends) * (1 + 1e-9)
 
 
 # ---- the data: traceable to the published tables
@@ -368,3 +406,26 @@ def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:
     assert "EC 4+2" in ec.envelope["cluster"]
     put = ec.envelope["benchmarks"]["cbt/04-obj4M.yaml"][0]
     assert put["case"] == "obj4M PUT" and put["read_fraction"] == 0.0
+
+
+def test_legacy_plan_expectations_follow_its_two_replica_pool() -> None:
+    from flashtune.compile import CompileRequest, compile_bundle
+
+    legacy = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="jewel"))
+    modern = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
+    assert "replication: 2" in legacy.files["cbt.yaml"]
+    (write_legacy,) = [r for r in legacy.envelope["benchmarks"]["cbt.yaml"] if r["read_fraction"] == 0.0]
+    (write_modern,) = [r for r in modern.envelope["benchmarks"]["cbt.yaml"] if r["case"] == "4k-read0"]
+    # the CPU ceiling of 4K writes scales with the copies each client write costs: 3 replicas -> 2
+    assert write_legacy["ceilings_IOPS"]["cpu"] > 1.4 * write_modern["ceilings_IOPS"]["cpu"]
+
+
+def test_compile_with_a_bad_performance_field_names_the_file_and_line(tmp_path: Path) -> None:
+    from flashtune.compile import CompileRequest, compile_bundle
+    from flashtune.errors import DataError
+
+    f = tmp_path / "hw.yaml"
+    f.write_text((tiers_dir() / "iops.yaml").read_text().replace("cpu_ghz: 2.2", "cpu_ghz: fast"))
+    with pytest.raises(DataError) as e:
+        compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=f))
+    assert "'cpu_ghz' must be a positive number" in str(e.value) and f"{f}:" in str(e.value)

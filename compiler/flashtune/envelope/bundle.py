@@ -54,6 +54,14 @@ def plan_cases(doc: Mapping[str, Any], name: str) -> list[tuple[Case, int | None
     return out
 
 
+def plan_replication(doc: Mapping[str, Any]) -> int | None:
+    """The replica count of the pool a librbdfio plan runs on, when its pool profile states one."""
+    bench = (doc.get("benchmarks") or {}).get("librbdfio") or {}
+    profile = ((doc.get("cluster") or {}).get("pool_profiles") or {}).get(bench.get("pool_profile"))
+    size = profile.get("replication") if isinstance(profile, Mapping) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 1 else None
+
+
 def hardware_path(hardware_file: Path | None, tier: str | None) -> Path:
     return Path(hardware_file) if hardware_file else tiers_dir() / f"{tier or 'iops'}.yaml"
 
@@ -80,6 +88,9 @@ def for_bundle(
         rows = []
         for case, n in plan_cases(doc, stem):
             cc = replace(c, clients=n) if n else c
+            size = plan_replication(doc)
+            if size is not None and cc.protection.kind == "replicated":
+                cc = replace(cc, protection=Protection("replicated", size))
             rows.append(case_dict(envelope(cc, case, k)))
         benchmarks[file] = rows
     return {
