@@ -3,6 +3,7 @@
 The fields the envelope reads besides the compiler's (all optional, so every existing hardware file works):
 
     node:
+      sockets: 2, cores: 18                # cores per socket, as the data package's cpu_cores_per_socket
       cpu_ghz: 2.3                         # base clock (default: DEFAULT_GHZ)
       nics: [{count, speed_gbps, role}]    # role: public, cluster or both (default both)
       data_devices: [{..., read_iops, write_iops, read_mb_s, write_mb_s}]   # data-sheet figures per drive
