@@ -429,3 +429,15 @@ def test_compile_with_a_bad_performance_field_names_the_file_and_line(tmp_path: 
     with pytest.raises(DataError) as e:
         compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=f))
     assert "'cpu_ghz' must be a positive number" in str(e.value) and f"{f}:" in str(e.value)
+
+
+def test_results_that_are_not_ingest_output_fail_with_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    assert main(["envelope", "--tier", "iops", "--results", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "results have no column" in err and "flashtune ingest" in err and "Traceback" not in err
+    assert main(["envelope", "--tier", "iops", "--results", str(tmp_path / "missing.csv")]) == 2
+    assert "no such file" in capsys.readouterr().err
