@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 
 from flashtune.compile import CompileRequest, central, compile_bundle, plan
-from flashtune.compile.central import CentralConfig, CentralValue
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral
-from flashtune.model import Setting
+from flashtune.model import CentralConfig, CentralValue, Setting
 from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]

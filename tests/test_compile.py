@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
-from flashtune.compile import CompileRequest, compile_bundle, matrix
+from flashtune.compile import CompileRequest, compile_bundle, formats, matrix
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.compile.profiles import compose, merge, read_profile
 from flashtune.datapackage import resolve
-from flashtune.emit import formats
 from flashtune.errors import FlashtuneError
 from flashtune.lint import lint_text
 from flashtune.parse import parse_text

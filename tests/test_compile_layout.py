@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashtune.catalog import load_catalog
-from flashtune.compile import CompileRequest, compile_bundle, layout
+from flashtune.compile import CompileRequest, compile_bundle, formats, layout
 from flashtune.compile.hardware import load_hardware, tier_names
 from flashtune.compile.pipeline import WORKLOADS, cluster_shape, layer_names
 from flashtune.compile.profiles import compose
-from flashtune.emit import formats, pools
+from flashtune.emit import pools
 from flashtune.errors import FlashtuneError
 from flashtune.model import GiB
 

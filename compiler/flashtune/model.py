@@ -132,7 +132,7 @@ class CompileRequest:
 class Setting:
     """A value destined for one output file, and why it has that value."""
 
-    file: str  # the output format's kind (see flashtune.emit.formats): ceph.conf | sysctl.conf | my.cnf | ...
+    file: str  # the output format's kind (see flashtune.compile.formats): ceph.conf | sysctl.conf | my.cnf | ...
     section: str  # ceph.conf section, my.cnf group; "" where the format has none
     key: str
     value: Any
@@ -145,6 +145,50 @@ class Setting:
     notes: tuple[str, ...] = field(default_factory=tuple)
     inputs: dict[str, Any] = field(default_factory=dict)  # the derivation's inputs, echoed in the manifest
     release_facts: tuple[str, ...] = ()  # what the catalog says about this key in the target release
+
+
+# Daemon types a config-database `who` can name (Ceph's entity types; src/mon/ConfigMap.cc parse_mask).
+DAEMON_TYPES = ("global", "mon", "mgr", "osd", "mds", "client")
+
+
+@dataclass(frozen=True)
+class CentralValue:
+    """One `ceph config set WHO[/MASK] KEY VALUE`."""
+
+    who: str  # global | mon | osd | mds | client | client.rgw | osd.3 ...
+    mask: str  # "" | class:nvme | host:node7
+    key: str
+    value: str  # as it is handed to Ceph
+    type: str | None = None  # the option's Ceph type (for comparing values)
+    note: str = ""  # e.g. "takes effect at the next restart"
+    why: str = ""  # the rationale the compiler gave
+
+    @property
+    def target(self) -> str:
+        return f"{self.who}/{self.mask}" if self.mask else self.who
+
+    @property
+    def daemon(self) -> str:
+        return self.who.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class LocalValue:
+    """A key that only works from the local ceph.conf, and why."""
+
+    section: str
+    key: str
+    value: str
+    why: str
+
+
+@dataclass
+class CentralConfig:
+    values: list[CentralValue] = field(default_factory=list)
+    local: list[LocalValue] = field(default_factory=list)
+
+    def by_target(self) -> dict[tuple[str, str], CentralValue]:
+        return {(v.target, v.key): v for v in self.values}
 
 
 # Cluster shape: what derivations read (hardware, nodes, OSDs, protection, pools, memory budget), filled by
@@ -210,3 +254,40 @@ class Bundle:
         ec = self.shape.get("ec")
         out["ec_profile"] = ec.value.as_profile() if ec else None
         return out
+
+
+@dataclass(frozen=True)
+class HostGroup:
+    name: str
+    hosts: tuple[str, ...]
+    tier: str | None = None
+    hardware_file: Path | None = None
+
+    @property
+    def kind(self) -> str:
+        return f"tier:{self.tier}" if self.hardware_file is None else f"file:{self.hardware_file.resolve()}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How one key was placed, for explain.md: the values per group and the scopes used."""
+
+    who: str
+    key: str
+    values: dict[str, str | None]  # group -> value (None: the group does not set it)
+    scope: str  # "shared" | "class" | "host"
+    entries: int
+
+
+@dataclass
+class Fleet:
+    """Host groups with different hardware compiled into one central-config plan (flashtune.compile.fleet)."""
+
+    groups: list[HostGroup]
+    bundles: dict[str, Bundle]  # group name -> its compile
+    config: CentralConfig
+    decisions: list[Decision] = field(default_factory=list)
+
+    @property
+    def hosts(self) -> int:
+        return sum(len(g.hosts) for g in self.groups)

@@ -19,7 +19,7 @@ from flashtune.errors import FlashtuneError, UsageError
 from flashtune.fileio import write_atomic
 
 if TYPE_CHECKING:
-    from flashtune.compile.central import CentralConfig
+    from flashtune.model import CentralConfig
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,

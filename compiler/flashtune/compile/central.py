@@ -9,93 +9,14 @@ data (data/deploy.yaml). Masks (`osd/class:nvme`, `osd/host:node7`) come from fl
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.model import canon_value
 from flashtune.emit.common import render_scalar
-from flashtune.errors import DataError
 from flashtune.lint.values import ceph_value
-from flashtune.model import Setting
-from flashtune.paths import data_dir
-from flashtune.yamlio import load_yaml
-
-# Daemon types a config-database `who` can name (Ceph's entity types; src/mon/ConfigMap.cc parse_mask).
-DAEMON_TYPES = ("global", "mon", "mgr", "osd", "mds", "client")
-
-
-@dataclass(frozen=True)
-class Placement:
-    local_flags: dict[str, str]  # flag -> why a key with it stays in ceph.conf
-    central_notes: dict[str, str]  # flag -> note for a key that goes to the config database with it
-    narrow_client_to: dict[str, str]  # catalog location section -> who
-    device_class: dict[str, str]  # flashtune device type -> CRUSH device class
-    ceph_images: dict[str, str]  # Ceph release -> container image (Rook)
-    rook: dict[str, Any]  # CephCluster name, namespace, dataDirHostPath, memory limit ratio
-
-
-@lru_cache(maxsize=1)
-def placement() -> Placement:
-    path = data_dir() / "deploy.yaml"
-    doc = load_yaml(path)
-    try:
-        return Placement(
-            local_flags={str(k): str(v["why"]) for k, v in doc["local_flags"].items()},
-            central_notes={str(k): str(v["why"]) for k, v in doc["central_notes"].items()},
-            narrow_client_to={str(k): str(v) for k, v in doc["narrow_client_to"].items()},
-            device_class={str(k): str(v) for k, v in doc["device_class"].items()},
-            ceph_images={str(k): str(v) for k, v in doc["ceph_images"].items()},
-            rook=dict(doc["rook"]),
-        )
-    except (KeyError, TypeError, AttributeError) as e:
-        raise DataError(
-            f"malformed placement rules ({e})",
-            file=str(path),
-            line=1,
-            suggestion="compare with data/deploy.schema.json",
-        ) from None
-
-
-@dataclass(frozen=True)
-class CentralValue:
-    """One `ceph config set WHO[/MASK] KEY VALUE`."""
-
-    who: str  # global | mon | osd | mds | client | client.rgw | osd.3 ...
-    mask: str  # "" | class:nvme | host:node7
-    key: str
-    value: str  # as it is handed to Ceph
-    type: str | None = None  # the option's Ceph type (for comparing values)
-    note: str = ""  # e.g. "takes effect at the next restart"
-    why: str = ""  # the rationale the compiler gave
-
-    @property
-    def target(self) -> str:
-        return f"{self.who}/{self.mask}" if self.mask else self.who
-
-    @property
-    def daemon(self) -> str:
-        return self.who.split(".", 1)[0]
-
-
-@dataclass(frozen=True)
-class LocalValue:
-    """A key that only works from the local ceph.conf, and why."""
-
-    section: str
-    key: str
-    value: str
-    why: str
-
-
-@dataclass
-class CentralConfig:
-    values: list[CentralValue] = field(default_factory=list)
-    local: list[LocalValue] = field(default_factory=list)
-
-    def by_target(self) -> dict[tuple[str, str], CentralValue]:
-        return {(v.target, v.key): v for v in self.values}
+from flashtune.model import CentralConfig, CentralValue, LocalValue, Setting
+from flashtune.placement import placement
 
 
 def _knob(key: str) -> Knob | None:

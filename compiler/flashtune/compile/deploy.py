@@ -1,6 +1,6 @@
 """The deployment outputs of one compile: central config (script, assimilate-conf input, minimal ceph.conf),
 the cephadm OSD service spec and the Rook CephCluster snippet, all from the same Settings as ceph.conf.
-Registered as rows of the output-format table (flashtune.emit.formats)."""
+Registered as rows of the output-format table (flashtune.compile.formats)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from flashtune.compile import central
 from flashtune.emit import cephadm, cephcentral, rook
 from flashtune.model import Bundle, Setting
+from flashtune.placement import placement
 
 
 def osds_per_data_device(bundle: Bundle) -> int:
@@ -39,7 +40,7 @@ def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[s
 
 def rook_cluster(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
     cfg = central.split(settings)
-    cls = central.placement().device_class[bundle.hardware.data_type]
+    cls = placement().device_class[bundle.hardware.data_type]
     docs = [
         rook.cluster(
             cfg,

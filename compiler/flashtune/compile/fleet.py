@@ -18,55 +18,29 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from flashtune.catalog import load_catalog
-from flashtune.compile.central import CentralConfig, CentralValue, LocalValue, placement, split
+from flashtune.compile.central import split
 from flashtune.compile.pipeline import compile_bundle
 from flashtune.emit.common import render_scalar
 from flashtune.errors import DataError
-from flashtune.model import Bundle, CompileRequest
+from flashtune.model import (
+    Bundle,
+    CentralConfig,
+    CentralValue,
+    CompileRequest,
+    Decision,
+    Fleet,
+    HostGroup,
+    LocalValue,
+)
+from flashtune.placement import placement
 from flashtune.yamlio import line_of, load_yaml
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-
-
-@dataclass(frozen=True)
-class HostGroup:
-    name: str
-    hosts: tuple[str, ...]
-    tier: str | None = None
-    hardware_file: Path | None = None
-
-    @property
-    def kind(self) -> str:
-        return f"tier:{self.tier}" if self.hardware_file is None else f"file:{self.hardware_file.resolve()}"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """How one key was placed, for explain.md: the values per group and the scopes used."""
-
-    who: str
-    key: str
-    values: dict[str, str | None]  # group -> value (None: the group does not set it)
-    scope: str  # "shared" | "class" | "host"
-    entries: int
-
-
-@dataclass
-class Fleet:
-    groups: list[HostGroup]
-    bundles: dict[str, Bundle]  # group name -> its compile
-    config: CentralConfig
-    decisions: list[Decision] = field(default_factory=list)
-
-    @property
-    def hosts(self) -> int:
-        return sum(len(g.hosts) for g in self.groups)
 
 
 def expand_hosts(spec: Any, where: str) -> list[str]:

@@ -16,10 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from flashtune.compile.central import CentralConfig, CentralValue, canonical, key_type
+from flashtune.compile.central import canonical, key_type
 from flashtune.emit.cephcentral import ordered, rm_command, set_command
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
+from flashtune.model import CentralConfig, CentralValue
 from flashtune.parse import parse_text
 
 KINDS = ("add", "change", "remove", "same")

@@ -14,8 +14,8 @@ from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob
+from flashtune.compile.formats import BY_KIND, domain_of, release_of
 from flashtune.compile.profiles import read_profile
-from flashtune.emit.formats import BY_KIND, domain_of, release_of
 from flashtune.errors import DataError
 from flashtune.model import Bundle, GiB
 from flashtune.paths import data_dir

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flashtune.compile.central import placement
 from flashtune.emit.cbt import dump
 from flashtune.emit.common import header
 from flashtune.model import DeviceGroup, Hardware
+from flashtune.placement import placement
 
 NAME = "cephadm/osd-spec.yaml"
 

@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flashtune.compile.central import DAEMON_TYPES, CentralConfig, CentralValue, LocalValue
 from flashtune.emit.common import header
+from flashtune.model import DAEMON_TYPES, CentralConfig, CentralValue, LocalValue
 
 SCRIPT_NAME = "ceph-config.sh"
 ASSIMILATE_NAME = "ceph-assimilate.conf"

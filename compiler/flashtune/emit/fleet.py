@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flashtune.compile.central import placement
-from flashtune.compile.deploy import osds_per_data_device
-from flashtune.compile.fleet import Fleet
 from flashtune.emit import cephadm, cephcentral, rook
 from flashtune.emit.common import header
+from flashtune.model import Fleet
+from flashtune.placement import placement
 
 # compile output -> where it goes on a host of the group
 OS_FILES = {
@@ -72,7 +71,7 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
     nodes: dict[str, tuple[int, str]] = {}
     for g in fleet.groups:
         b = fleet.bundles[g.name]
-        per = osds_per_data_device(b)
+        per = int(b.shape["osds_per_device"])
         nodes.update((h, (per, placement().device_class[b.hardware.data_type])) for h in g.hosts)
         specs.append(
             cephadm.spec(

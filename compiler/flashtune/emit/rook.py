@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flashtune.compile.central import CentralConfig, LocalValue, placement
 from flashtune.emit.cbt import dump
 from flashtune.emit.cephcentral import ordered
 from flashtune.emit.common import header
+from flashtune.model import CentralConfig, LocalValue
+from flashtune.placement import placement
 
 NAME = "rook/cephcluster.yaml"
 MEMORY_KEY = "osd_memory_target"

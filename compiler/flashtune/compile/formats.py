@@ -1,7 +1,8 @@
 """The one table of output formats: what compile-config writes, where, for which machine and release, by which
 emitter, and when.
 
-Adding a format is one row here plus one emitter module. The pipeline renders the rows in order, stage by stage
+Adding a format is one row here plus one emitter module. The table sits in compile/ because it binds the
+emitters (below it) to the pipeline's adapters (beside it); emitters never import it. The pipeline renders the rows in order, stage by stage
 (`config` and `plan` files are re-parsed and linted before the `report` files describe them); validate reads a
 file's catalog domain, release and host from its row. Profiles name a format by its `kind` (the file key under
 `settings:`), and every Setting carries it in `Setting.file`.
@@ -13,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flashtune.compile import deploy
 from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, pools, sysctl, systemd, tuned, udev
 from flashtune.model import Bundle, Setting
 
@@ -73,8 +75,6 @@ def _modern(b: Bundle, _s: Sequence[Setting]) -> bool:
 
 
 def _explain(b: Bundle, inputs: Mapping[str, Any]) -> str:
-    from flashtune.compile import deploy
-
     return explain.emit(b, inputs) + deploy.explain(b)
 
 
@@ -193,7 +193,7 @@ FORMATS: tuple[OutputFormat, ...] = (
         "client",
         None,
         "config",
-        lambda b, s, i: _deploy().central_files(b, _ceph_settings(b), i),
+        lambda b, s, i: deploy.central_files(b, _ceph_settings(b), i),
         _modern,
         "the ceph.conf values as `ceph config set` commands and assimilate-conf input, plus the minimal ceph.conf",
     ),
@@ -205,7 +205,7 @@ FORMATS: tuple[OutputFormat, ...] = (
         "client",
         None,
         "config",
-        lambda b, s, i: _deploy().cephadm_spec(b, _ceph_settings(b), i),
+        lambda b, s, i: deploy.cephadm_spec(b, _ceph_settings(b), i),
         _modern,
         "cephadm OSD service spec (data/db devices, OSDs per device, encryption, CRUSH class)",
     ),
@@ -217,7 +217,7 @@ FORMATS: tuple[OutputFormat, ...] = (
         "client",
         None,
         "config",
-        lambda b, s, i: _deploy().rook_cluster(b, _ceph_settings(b), i),
+        lambda b, s, i: deploy.rook_cluster(b, _ceph_settings(b), i),
         _modern,
         "Rook CephCluster snippet (cephConfig, OSD resources from the memory budget, storage)",
     ),
@@ -246,12 +246,6 @@ FORMATS: tuple[OutputFormat, ...] = (
         "every value with its provenance, as JSON",
     ),
 )
-def _deploy() -> Any:
-    from flashtune.compile import deploy  # compile.deploy imports emitters: bound late, not at import time
-
-    return deploy
-
-
 BY_KIND: dict[str, OutputFormat] = {f.kind: f for f in FORMATS}
 
 
