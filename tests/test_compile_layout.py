@@ -323,3 +323,15 @@ def test_model_is_the_bottom_floor_and_emitters_import_downward() -> None:
         for n in ast.parse((pkg / "cli" / "ingest.py").read_text()).body
         if isinstance(n, ast.FunctionDef)
     }
+
+
+def test_osds_per_nvme_count_the_cores_of_every_socket(tmp_path: Path) -> None:
+    iops = compile_bundle(CompileRequest(workload="block", tier="iops"))
+    assert "44 cores / 4 devices" in iops.shape["osds_per_device_reason"]  # 2 sockets x 22 cores (seed 000)
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(
+        hardware_yaml(drives=2, kind="nvme", cores=12, ram=128, nodes=5, db=False).replace(
+            "  cores: 12\n", "  sockets: 2\n  cores: 12\n"
+        )
+    )
+    assert compile_bundle(CompileRequest(workload="block", hardware_file=hw)).shape["osds_per_device"] == 2

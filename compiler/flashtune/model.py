@@ -39,7 +39,7 @@ class Hardware:
 
     name: str
     source: str
-    cores: int  # per node, all sockets
+    cores: int  # per socket, as the data package's cpu_cores_per_socket (node_cores counts all sockets)
     ram_gib: float
     nic_gbps: float  # fastest single port
     data_devices: tuple[DeviceGroup, ...]
@@ -52,6 +52,10 @@ class Hardware:
     # the node's daemon layout (data/layout.yaml's defaults, overridden per tier or hardware file)
     layout: dict[str, Any] = field(default_factory=dict)
     tier: bool = False  # a shipped tier (data/tiers/), not the user's own file
+
+    @property
+    def node_cores(self) -> int:
+        return self.cores * self.sockets
 
     @property
     def data_type(self) -> str:

@@ -85,7 +85,7 @@ def _node_osds(req: CompileRequest, hw: Hardware, chain: list[Profile], per_devi
                         "partitions per NVMe device were optimal on Jewel)", {"device_type": g.type},
                         ("sources/guide-nvme-partitions",))
         else:
-            d = osds_per_device(g.type, hw.cores, devices, rules, requested=per_device)
+            d = osds_per_device(g.type, hw.node_cores, devices, rules, requested=per_device)
         total += d.value * g.count
         main = main or d
     assert main is not None
@@ -166,7 +166,8 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     pg = pg_num(osds, size, 0.9 if ec is None else 0.1, target_per_osd=target, max_per_osd=max_pg)
     pg_ec = pg_num(osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg) if ec else None
     shape: Shape = {
-        "ram_gib": hw.ram_gib, "cores": hw.cores, "nic_gbps": hw.nic_gbps, "sockets": hw.sockets,
+        "ram_gib": hw.ram_gib, "cores": hw.cores, "node_cores": hw.node_cores, "nic_gbps": hw.nic_gbps,
+        "sockets": hw.sockets,
         "osds_per_device": per_device.value, "osds_per_device_reason": per_device.reason,
         "osds_per_node": osds_node, "osds": osds, "nodes": nodes, "clients": clients,
         "db_ram_gib": req.db_ram_gib or hw.client_ram_gib, "client_ram_gib": hw.client_ram_gib,
