@@ -2,7 +2,8 @@
 
 Each returns a Derived (flashtune.model): the value plus a one-sentence reason naming the inputs and any cap that applied
 (the reason goes to explain.md and manifest.json). Profiles reference them by name:
-`osd_memory_target: {derive: osd_memory_target}` (see REGISTRY at the bottom).
+`osd_memory_target: {derive: osd_memory_target}` (REGISTRY at the bottom; flashtune.compile.registry joins it
+with the host-side derivations of derive_host).
 """
 
 from __future__ import annotations
@@ -120,15 +121,6 @@ def innodb_buffer_pool_size(ram_gib: float, *, share: float = 0.75) -> Derived:
                    ("sources/guide-mycnf",))
 
 
-def innodb_log_file_size(buffer_pool_bytes: int) -> Derived:
-    """Redo log: a quarter of the buffer pool, in 64 MiB steps, between 64 MiB and the seed's 4 GiB (a
-    larger log absorbs write bursts but lengthens crash recovery; InnoDB allocates it in full on disk)."""
-    value = min(4 * GiB, max(64 * MiB, buffer_pool_bytes // 4 // (64 * MiB) * 64 * MiB))
-    return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
-                   f"{value // MiB} MiB", {"innodb_buffer_pool_size": buffer_pool_bytes},
-                   ("sources/guide-mycnf",))
-
-
 def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
     """Maximum socket buffer: 4 x the bandwidth-delay product of the fastest port at 1 ms RTT (room for
     a loaded data-centre path), as a power of two, at least 32 MiB (current kernels' own tcp_rmem maximum,
@@ -236,7 +228,6 @@ def io_scheduler(device_type: str) -> Derived:
 REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "osd_memory_target": lambda c: c["memory"],
     "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(c["db_ram_gib"]),
-    "innodb_log_file_size": lambda c: innodb_log_file_size(innodb_buffer_pool_size(c["db_ram_gib"]).value),
     "ec_profile": lambda c: Derived(c["ec"].value.as_profile(), c["ec"].reason, c["ec"].inputs, c["ec"].evidence)
     if c["ec"]
     else Derived("", "replicated pools only", {}),
@@ -253,8 +244,3 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "read_ahead_kb": lambda c: read_ahead_kb(c["device_type"], c["workload"]),
     "io_scheduler": lambda c: io_scheduler(c["device_type"]),
 }
-
-# Host-side derivations (kernel reserve, my.cnf) live in their own module and register here.
-from flashtune.compile import derive_host  # noqa: E402  (needs the names above)
-
-REGISTRY.update(derive_host.REGISTRY)

@@ -11,9 +11,10 @@ from typing import Any
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog
 from flashtune.compile import benchmark, dead, formats, layout
-from flashtune.compile.derive import REGISTRY, ec_profile, osd_memory_target, osds_per_device, pg_num
+from flashtune.compile.derive import ec_profile, osd_memory_target, osds_per_device, pg_num
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
+from flashtune.compile.registry import REGISTRY
 from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
