@@ -335,3 +335,58 @@ def test_osds_per_nvme_count_the_cores_of_every_socket(tmp_path: Path) -> None:
         )
     )
     assert compile_bundle(CompileRequest(workload="block", hardware_file=hw)).shape["osds_per_device"] == 2
+
+
+def _module_graph(lazy: bool) -> dict[str, set[str]]:
+    """flashtune's import graph: module -> flashtune modules it imports (lazy: also inside functions)."""
+    pkg = REPO / "compiler" / "flashtune"
+    files = {
+        ("flashtune." + ".".join(p.relative_to(pkg).with_suffix("").parts)).removesuffix(".__init__"): p
+        for p in pkg.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for mod, path in files.items():
+        tree = ast.parse(path.read_text())
+        out: set[str] = set()
+        for n in ast.walk(tree) if lazy else tree.body:
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("flashtune"):
+                out.update(
+                    f"{n.module}.{a.name}" if f"{n.module}.{a.name}" in files else n.module for a in n.names
+                )
+        graph[mod] = {m for m in out if m in files and m != mod}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while (w := stack.pop()) != v:
+                comp.append(w)
+            if comp:
+                found.append(sorted([v, *comp]))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    assert _cycles(_module_graph(lazy=False)) == []
+    compiler_side = ("flashtune.compile", "flashtune.emit", "flashtune.model", "flashtune.placement")
+    lazy = [c for c in _cycles(_module_graph(lazy=True)) if any(m.startswith(compiler_side) for m in c)]
+    assert lazy == []
