@@ -10,13 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.cephlab import CephLab
-from support.mariadb import MariaDB
 
 from flashtune.catalog import load_catalog
 from flashtune.catalog.deps import FORMULAS
 from flashtune.compile.derive_host import kernel_min_free_kbytes, vm_min_free_kbytes
 from flashtune.compile.pipeline import CompileRequest, compile_bundle
+from support.cephlab import CephLab
+from support.mariadb import MariaDB
 
 TUNED = Path("/usr/lib/tuned")
 
