@@ -18,12 +18,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from flashtune.compile import CompileRequest, central, compile_bundle, plan
+from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephadm, cephcentral, rook
+from flashtune.emit import fleet as emit_fleet
 from flashtune.errors import FlashtuneError
-from flashtune.model import Setting
+from flashtune.model import HostGroup, Setting
 from flashtune.parse import parse_text
 from flashtune.yamlio import load_yaml
 
@@ -110,6 +111,8 @@ def test_every_compiled_key_is_in_the_script_and_the_assimilate_file_once(bundle
         ("float", "1.0", "1", True),
         ("uint", "10240", "10240", True),
         ("uint", "10240", "1024", False),
+        (None, "2.000000", "2", True),  # a key the catalog lacks: Ceph prints floats with six decimals
+        (None, "0/0", "0/5", False),
         ("str", "0/0", " 0/0 ", True),
         ("str", "beast  port=80", "beast port=80", True),
     ],
@@ -264,6 +267,16 @@ def test_cephadm_specs_pass_cephadm_own_validation(python_common: None, bundles:
         CompileRequest(workload="block", tier="iops", ceph_release="pacific", encrypted=True)
     )
     assert json.loads(cephadm_validate(enc.files[cephadm.NAME]).stdout)["encrypted"] is True
+    fleet_specs = emit_fleet.files(
+        fleet.compile_fleet(
+            [HostGroup("n", ("n1", "n2"), tier="iops"), HostGroup("t", ("t1",), tier="tco")],
+            "block",
+            "pacific",
+        ),
+        {},
+    )[cephadm.NAME]
+    got = [json.loads(x) for x in cephadm_validate(fleet_specs).stdout.splitlines()]
+    assert [g["class"] for g in got] == ["nvme", "ssd"] and got[1]["db"] is not None
     # the check can fail: cephadm refuses a misspelt field
     bad = cephadm_validate(
         bundles[("iops", "block")].files[cephadm.NAME].replace("osds_per_device", "osd_per_device")

@@ -15,14 +15,16 @@ from typing import Any
 
 import pytest
 
-from flashtune.compile import CompileRequest, central, compile_bundle, plan
+from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral
-from flashtune.model import CentralConfig, CentralValue, Setting
+from flashtune.emit import fleet as emit_fleet
+from flashtune.model import CentralConfig, CentralValue, HostGroup, Setting
 from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[1]
 OSDS = ("osd.0", "osd.1", "osd.2")
 
 
@@ -212,3 +214,56 @@ def _results() -> Iterator[None]:
     yield
     if RESULTS:
         Path("/tmp/flashtune-central-real.json").write_text(json.dumps(RESULTS, indent=1))
+
+
+def _crush_host(lab: CephLab) -> str:
+    tree = lab.ceph("osd", "tree")
+    return str(next(n["name"] for n in tree["nodes"] if n["type"] == "host"))
+
+
+def _set_class(lab: CephLab, osd: str, cls: str) -> None:
+    lab.run("ceph", "osd", "crush", "rm-device-class", osd)
+    lab.run("ceph", "osd", "crush", "set-device-class", cls, osd)
+
+
+def test_fleet_class_and_host_masks_reach_the_right_osds(config_db: CephLab, tmp_path: Path) -> None:
+    """A fleet plan on the lab: osd.2 becomes class nvme (the others stay hdd); then the lab's own host is a
+    host group of its own. Every OSD must show the value its hardware group was compiled for."""
+    lab = config_db
+    host = _crush_host(lab)
+    _set_class(lab, "osd.2", "nvme")
+    try:
+        groups = [HostGroup("nvme", tuple(f"n{i:02d}" for i in range(6)), tier="iops"),
+                  HostGroup("hdd", tuple(f"h{i:02d}" for i in range(3)), tier="standard")]  # fmt: skip
+        f = fleet.compile_fleet(groups, "block", "pacific")
+        want = {g.name: str(f.bundles[g.name].shape["osd_memory_target"]) for g in groups}
+        assert want["nvme"] != want["hdd"]
+        assert {v.target for v in f.config.values if v.key == "osd_memory_target"} == {"osd", "osd/class:hdd"}
+        before = plan_of(lab, f.config, tmp_path / "b.json")
+        assert before.count()["add"] == len(f.config.values) and not before.delta[0].current
+        run_script(lab, emit_fleet.files(f, {})[cephcentral.SCRIPT_NAME], tmp_path / "fleet.sh")
+        unmasked = [v for v in f.config.values if not v.mask]
+        mem = {v.target: v for v in f.config.values if v.key == "osd_memory_target"}
+        assert_daemons_see(lab, unmasked, {("osd.0", "osd_memory_target"): mem["osd/class:hdd"],
+                                           ("osd.1", "osd_memory_target"): mem["osd/class:hdd"],
+                                           ("osd.2", "osd_memory_target"): mem["osd"]})  # fmt: skip
+        assert plan_of(lab, f.config, tmp_path / "a.json").delta == []
+        # the lab's host gets hardware of its own (less RAM): a host mask, reaching all three OSDs there
+        small = REPO / "data" / "tiers" / "iops.yaml"
+        (tmp_path / "small.yaml").write_text(small.read_text().replace("ram_gib: 128", "ram_gib: 96") +
+                                             f"hosts: [{host}]\n")  # fmt: skip
+        (tmp_path / "big.yaml").write_text(small.read_text() + "hosts: 'big[01-05]'\n")
+        f2 = fleet.compile_fleet(fleet.groups_from_hardware([tmp_path / "small.yaml", tmp_path / "big.yaml"]),
+                                 "block", "pacific")  # fmt: skip
+        mem2 = {v.target: v for v in f2.config.values if v.key == "osd_memory_target"}
+        assert set(mem2) == {"osd", f"osd/host:{host}"}
+        p = plan_of(lab, f2.config, tmp_path / "b2.json")
+        assert [c.kind for c in p.delta if c.key == "osd_memory_target"].count(
+            "remove"
+        ) == 1  # the class mask
+        (tmp_path / "delta.sh").write_text(cephcentral.script(plan.delta_commands(p), {}, "delta"))
+        run_script(lab, (tmp_path / "delta.sh").read_text(), tmp_path / "delta-run.sh")
+        assert plan_of(lab, f2.config, tmp_path / "a2.json").delta == []
+        assert_daemons_see(lab, [], {(o, "osd_memory_target"): mem2[f"osd/host:{host}"] for o in OSDS})
+    finally:
+        _set_class(lab, "osd.2", "hdd")

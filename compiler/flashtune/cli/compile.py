@@ -75,7 +75,6 @@ def build_parser() -> Parser:
 
 def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     from flashtune.compile import fleet
-    from flashtune.emit import fleet as emit_fleet
 
     groups = fleet.load_fleet(args.fleet) if args.fleet else fleet.groups_from_hardware(args.hardware)
     f = fleet.compile_fleet(groups, args.workload, args.ceph_release, mysql_flavour=args.mysql_flavour,
@@ -86,7 +85,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     label = args.fleet.stem if args.fleet else "fleet"
     inputs = {"fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
               "workload": args.workload, "ceph_release": args.ceph_release, "hosts": f.hosts}
-    files = emit_fleet.files(f, inputs, encrypted=args.encrypted)
+    files = fleet.outputs(f, inputs, encrypted=args.encrypted)
     report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
     return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
 

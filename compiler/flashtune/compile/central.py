@@ -85,11 +85,12 @@ def split(settings: Iterable[Setting], *, mask: str = "") -> CentralConfig:
 def canonical(value: Any, type_: str | None) -> str:
     """A spelling two equal values share: sizes in bytes, booleans true/false, numbers without noise.
 
-    Ceph's own reading of its types (flashtune.lint.values.ceph_value), then the catalog's canon_value."""
+    Ceph's own reading of its types (flashtune.lint.values.ceph_value), then the catalog's canon_value. A key
+    the catalog does not know is read as a number where it is one (Ceph prints floats as 2.000000)."""
     text = render_scalar(value)
-    if type_:
+    for t in (type_,) if type_ else ("float",):
         try:
-            parsed = ceph_value(type_, text)
+            parsed = ceph_value(t, text)
         except ValueError:
             parsed = None
         if isinstance(parsed, bool):

@@ -248,3 +248,34 @@ def compile_fleet(groups: list[HostGroup], workload: str, release: str, **reques
         bundles[g.name], configs[g.name] = by_kind[g.kind]
     merged, decisions = merge(groups, configs, release, {n: b.hardware.data_type for n, b in bundles.items()})
     return Fleet(groups, bundles, merged, decisions)
+
+
+def pools_script(fleet: Fleet, inputs: dict[str, Any]) -> str:
+    """pools.sh for the whole fleet: the layout's pools, with PG counts for all of the fleet's OSDs."""
+    from dataclasses import replace
+
+    from flashtune.compile.derive import pg_num
+    from flashtune.compile.pipeline import pool_list
+    from flashtune.emit import pools
+
+    ref = fleet.bundles[max(fleet.groups, key=lambda g: len(g.hosts)).name]
+    osds = sum(int(fleet.bundles[g.name].shape["osds_per_node"]) * len(g.hosts) for g in fleet.groups)
+    shape = dict(ref.shape)
+    shape["osds"] = osds
+    target, max_pg = int(shape["pg_target_per_osd"]), int(shape["pg_max_per_osd"])
+    ec = shape.get("ec")
+    if ec is not None:
+        shape["pg_num_ec"] = pg_num(
+            osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg
+        ).value
+    shape["pools"] = pool_list(ref.request, shape, target, max_pg)
+    return pools.emit(replace(ref, shape=shape), {**inputs, "osds": osds})
+
+
+def outputs(fleet: Fleet, inputs: dict[str, Any], *, encrypted: bool = False) -> dict[str, str]:
+    """Every file of a fleet plan: the fleet emitter's, plus pools.sh sized for the whole fleet."""
+    from flashtune.emit import fleet as emit_fleet
+
+    files = emit_fleet.files(fleet, inputs, encrypted=encrypted)
+    files["pools.sh"] = pools_script(fleet, inputs)
+    return files

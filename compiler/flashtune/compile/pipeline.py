@@ -192,11 +192,11 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             "(https://docs.ceph.com/en/latest/start/hardware-recommendations/#memory). More RAM per OSD, or "
             "fewer daemons on the OSD nodes, would lift it."
         )
-    shape["pools"] = _pools(req, shape, target, max_pg)
+    shape["pools"] = pool_list(req, shape, target, max_pg)
     return shape
 
 
-def _pools(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
+def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
     """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster."""
     ec: Derived | None = shape["ec"]
     osds, size = shape["osds"], shape["pool_size"]
