@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(
   ceph ceph-mon ceph-osd ceph-mgr ceph-common radosgw   # real Ceph daemons and ceph-conf
   ceph-mds                                               # CephFS for the scratch workload's real-Ceph test
+  python3-ceph-common python3-yaml                       # cephadm's ServiceSpec/DriveGroupSpec, to validate the OSD spec
   mariadb-server mariadb-client                          # real MariaDB for my.cnf checks
   fio sysbench                                           # real benchmark output for ingest
   tuned                                                  # tuned profiles for comparison / validation

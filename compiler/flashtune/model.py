@@ -110,6 +110,7 @@ class CompileRequest:
     osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
     encrypted: bool = False  # cephadm/Rook OSDs on dm-crypt
     db_bind_address: str = "127.0.0.1"  # where the database listens (my.cnf bind_address); never all interfaces
+    benchmarks: bool = True  # CBT plans (a fleet's host groups skip them: the fleet writes none)
 
     def echo(self) -> dict[str, Any]:
         """The inputs as the file headers and manifest echo them (unset ones left out)."""

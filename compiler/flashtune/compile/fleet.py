@@ -241,6 +241,7 @@ def compile_fleet(groups: list[HostGroup], workload: str, release: str, **reques
                     hardware_file=g.hardware_file,
                     ceph_release=release,
                     nodes=nodes,
+                    benchmarks=False,
                     **request,
                 )
             )

@@ -276,7 +276,8 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     validate_settings(bundle, catalog)
     dead.drop_dead(bundle, catalog)
     inputs = {**req.echo(), "flashtune": __version__}
-    _benchmarks(bundle, chain, merged)
+    if req.benchmarks:
+        _benchmarks(bundle, chain, merged)
     bundle.envelope = envelope_bundle.for_bundle(
         envelope_bundle.hardware_path(req.hardware_file, req.tier), shape, bundle.plans
     )
