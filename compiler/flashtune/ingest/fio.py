@@ -124,9 +124,14 @@ def parse_json(path: Path) -> pd.DataFrame:
                 r["run"] = str(k)
         rows += got
         plus = plus or was_plus
-    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=docs[0][1],
-                         problem="fio JSON holds no job that did any I/O",
-                         hint="check the job's error field and that the run was not aborted")  # fmt: skip
+    problem = "fio JSON holds no job that did any I/O"
+    errors = [f"job {j.get('jobname')!r} error {j.get('error')}" for d, _ in docs
+              for j in (d.get("jobs") or []) if isinstance(j, dict) and j.get("error")]  # fmt: skip
+    said = re.search(r"^fio: (?!pid=).*$", text[: text.find("{")], re.M)
+    if errors:
+        problem += f" ({', '.join(errors)}{'; fio said: ' + said.group(0) if said else ''})"
+    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=docs[0][1], problem=problem,
+                         hint="the run failed before doing I/O: fix the job file and re-run")  # fmt: skip
 
 
 def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:

@@ -38,12 +38,22 @@ _PER_PROC = re.compile(
 )
 
 
+_AUTO_HEADER = re.compile(r"^\s*kB\s+reclen\s+write", re.I)  # IOzone 3.3xx prints "KB", 3.4xx "kB"
+_REPORT_TITLE = re.compile(r'^"([A-Za-z][A-Za-z -]*?) report"\s*$')
+# -R (Excel) report sections -> the auto-mode column names
+_REPORTS = {"writer": "write", "re-writer": "rewrite", "reader": "read", "re-reader": "reread",
+            "random read": "random_read", "random write": "random_write", "backward read": "bkwd_read",
+            "record rewrite": "record_rewrite", "stride read": "stride_read", "fwrite": "fwrite",
+            "re-fwrite": "frewrite", "fread": "fread", "re-fread": "freread"}  # fmt: skip
+
+
 def looks_like(text: str) -> bool:
     head = text[:20000]
     return (
         "Iozone" in head
         or "Children see throughput" in text
-        or bool(re.search(r"\bkB\s+reclen\s+write", text))
+        or any(_AUTO_HEADER.match(ln) for ln in head.splitlines())
+        or bool(re.search(r'^"Writer report"', text, re.M))
     )
 
 
@@ -63,6 +73,9 @@ def parse(path: Path) -> pd.DataFrame:
     if not rows:
         rows = _auto_table(path, text, ops_mode)
         fmt = "iozone-auto"
+    if not rows:  # the -R report alone (the auto table, when printed too, holds the same numbers)
+        rows = _excel_report(path, text, ops_mode)
+        fmt = "iozone-report"
     return results_frame(path, rows, fmt, line=last_line(text),
                          problem="IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
                          hint="the run did not finish or the output is cut off")  # fmt: skip
@@ -113,7 +126,7 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
     lines = text.splitlines()
     rows: list[dict[str, Any]] = []
     for i, line in enumerate(lines):
-        if not re.match(r"^\s*kB\s+reclen\s+write", line):
+        if not _AUTO_HEADER.match(line):
             continue
         upper = {end: word for end, word in _ends(lines[i - 1])} if i > 0 else {}
         columns: list[tuple[int, str]] = []
@@ -132,6 +145,7 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
                     raise bad_input(path, "IOzone table value does not line up with a column", line=k + 1,
                                     hint="keep the table's spacing as IOzone printed it")  # fmt: skip
                 values[best[1]] = int(word)
+            values = {("kB" if k == "KB" else k): v for k, v in values.items()}
             if "kB" not in values or "reclen" not in values:
                 raise bad_input(path, "IOzone table row without file size and record length", line=k + 1)
             for name, v in values.items():
@@ -143,6 +157,42 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
                              "interface": "posix", "block_size_bytes": values["reclen"] * 1024, "threads": 1,
                              "iodepth": 1, "metric": metric, "stat": "value",
                              "value": v if ops_mode else v / 1024, "source": str(path)})  # fmt: skip
+    return rows
+
+
+def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
+    """IOzone -R: per test a `"Writer report"` title, a row of quoted record sizes (kB), then one row per
+    file size (kB): `"64"   581273  743988 ...`, values for the record sizes from the smallest up."""
+    rows: list[dict[str, Any]] = []
+    lines = text.splitlines()
+    stated = "Output is in" in text
+    basis = None if stated else "assumed: kB/s (IOzone's default; a -O run reports ops/s), the report states no unit"
+    for i, line in enumerate(lines):
+        m = _REPORT_TITLE.match(line.strip())
+        if not m or i + 1 >= len(lines):
+            continue
+        name = _REPORTS.get(m.group(1).strip().lower(), re.sub(r"\W+", "_", m.group(1).strip().lower()))
+        recs = [int(x) for x in re.findall(r'"(\d+)"', lines[i + 1])]
+        if not recs:
+            raise bad_input(path, "IOzone report title without its row of record sizes", line=i + 2,
+                            hint="keep the -R report as IOzone printed it")  # fmt: skip
+        for k in range(i + 2, len(lines)):
+            cells = lines[k].split()
+            if not cells or not re.fullmatch(r'"\d+"', cells[0]):
+                break
+            size_kb = int(cells[0].strip('"'))
+            vals = cells[1:]
+            if len(vals) > len(recs) or not all(v.isdigit() for v in vals):
+                raise bad_input(path, "IOzone report row does not match its record sizes", line=k + 1,
+                                hint="keep the -R report as IOzone printed it")  # fmt: skip
+            for rec, v in zip(recs, vals, strict=False):
+                if int(v) == 0:
+                    continue  # a record size IOzone did not run for this file size
+                rows.append({"tool": "iozone", "test": f"{size_kb} kB file", "workload": name, "op": _op(name),
+                             "interface": "posix", "block_size_bytes": rec * 1024, "threads": 1, "iodepth": 1,
+                             "metric": "iops" if ops_mode else "bandwidth", "stat": "value",
+                             "value": int(v) if ops_mode else int(v) / 1024, "unit_basis": basis,
+                             "source": str(path)})  # fmt: skip
     return rows
 
 

@@ -38,6 +38,11 @@ _SUMMARY_KEYS: dict[str, tuple[str, str, float]] = {
     "stddev latency(s)": ("latency", "stddev", 1000.0),
     "max latency(s)": ("latency", "max", 1000.0),
     "min latency(s)": ("latency", "min", 1000.0),
+    # before Luminous (12.x) the latency labels had no unit and there were no IOPS lines
+    "average latency": ("latency", "mean", 1000.0),
+    "stddev latency": ("latency", "stddev", 1000.0),
+    "max latency": ("latency", "max", 1000.0),
+    "min latency": ("latency", "min", 1000.0),
     "total time run": ("runtime", "value", 1.0),
     "total writes made": ("ops", "sum", 1.0),
     "total reads made": ("ops", "sum", 1.0),
@@ -59,7 +64,8 @@ _JSON_KEYS: dict[str, tuple[str, str, float]] = {
     "total_writes_made": ("ops", "sum", 1.0),
     "total_reads_made": ("ops", "sum", 1.0),
 }
-_MAINTAIN = re.compile(r"Maintaining (\d+) concurrent writes of (\d+) bytes to objects of size (\d+)")
+# Luminous+: "... of 4194304 bytes to objects of size 4194304 for up to 10 seconds"; before: "... bytes for up to"
+_MAINTAIN = re.compile(r"Maintaining (\d+) concurrent writes of (\d+) bytes")
 _SECOND = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+([\d.]+)\s*$")
 
 
@@ -119,6 +125,12 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
         v = as_float(summary.get(key))
         if v is not None:
             rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
+    if not any(r["metric"] == "iops" for r in rows):
+        ops, secs = as_float(summary.get("total writes made") or summary.get("total reads made")), as_float(
+            summary.get("total time run"))
+        if ops and secs:
+            rows.append(dict(base, metric="iops", stat="mean", value=ops / secs,
+                             unit_basis="derived: operations made / total time run (this rados bench prints no IOPS)"))  # fmt: skip
     if not any(r["metric"] == "bandwidth" for r in rows):
         raise bad_input(path, "rados bench summary has no 'Bandwidth (MB/sec):' line",
                         line=last_line(text), hint="the output is cut off; keep the whole stdout")  # fmt: skip

@@ -63,6 +63,10 @@ def _workload(path: Path, text: str) -> str | None:
             kind = {"r/w": "rw", "read": "rd", "write": "wr", "rewrite": "rewr"}[mode.group(2)]
             return f"fileio_{'rnd' if mode.group(1) == 'random' else 'seq'}{kind}"
         return "fileio"
+    if "Prime numbers limit" in text or "CPU speed:" in text:
+        return "cpu"
+    if "memory speed test" in text or "MiB transferred" in text:
+        return "memory"
     name = path.name.lower()
     for t in sorted(KNOWN_TESTS, key=len, reverse=True):
         if t in name:
@@ -138,8 +142,20 @@ def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+_FILEIO_INTERVAL = re.compile(rf"^\[\s*{_NUM}s\s*\]\s+reads:\s*{_NUM} MiB/s\s+writes:\s*{_NUM} MiB/s\s+fsyncs:\s*"
+                              rf"{_NUM}/s\s+latency \(ms,{_NUM}%\):\s*{_NUM}")
+
+
 def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
-    """A sysbench 0.5 / early 1.0 interval line, read by its `key: value` pairs."""
+    """A sysbench 0.5 / early 1.0 interval line, read by its `key: value` pairs (or a 1.0 fileio one)."""
+    f = _FILEIO_INTERVAL.match(line)
+    if f:
+        t, rd, wr, fs, pct, lat = (float(x) for x in f.groups())
+        row = dict(base, time_s=t)
+        return [dict(row, op="read", metric="bandwidth", stat="mean", value=rd),
+                dict(row, op="write", metric="bandwidth", stat="mean", value=wr),
+                dict(row, op="other", metric="iops", stat="mean", value=fs),
+                dict(row, op="total", metric="latency", stat=percentile_stat(pct), value=lat)]  # fmt: skip
     m = _INTERVAL_05.match(line)
     if not m:
         return []
@@ -349,8 +365,14 @@ def _fileio(text: str, row: dict[str, Any], seconds: float, events: re.Match[str
             dict(row, op="total", metric="io", stat="sum", value=float(m.group(1)) * scale[m.group(2)])
         )
     m = re.search(r"^\s*([0-9.]+) Requests/sec executed", text, re.M)
+    m = m or re.search(r"^\s*events per second:\s*([0-9.]+)", text, re.M)  # 1.0 cpu
+    m = m or re.search(r"^Total operations:\s*\d+\s*\(([0-9.]+) per second\)", text, re.M)  # 1.0 memory
     if m:
         out.append(dict(row, op="total", metric="iops", stat="mean", value=float(m.group(1))))
+    t = re.search(r"^([0-9.]+) MiB transferred \(([0-9.]+) MiB/sec\)", text, re.M)  # 1.0 memory
+    if t:
+        out.append(dict(row, op="total", metric="bandwidth", stat="mean", value=float(t.group(2))))
+        out.append(dict(row, op="total", metric="io", stat="sum", value=float(t.group(1))))
     elif events and seconds > 0 and not out:
         out.append(dict(row, op="total", metric="iops", stat="mean", value=int(events.group(1)) / seconds))
     return out
