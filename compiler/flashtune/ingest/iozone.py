@@ -166,7 +166,11 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
     rows: list[dict[str, Any]] = []
     lines = text.splitlines()
     stated = "Output is in" in text
-    basis = None if stated else "assumed: kB/s (IOzone's default; a -O run reports ops/s), the report states no unit"
+    basis = (
+        None
+        if stated
+        else "assumed: kB/s (IOzone's default; a -O run reports ops/s), the report states no unit"
+    )
     for i, line in enumerate(lines):
         m = _REPORT_TITLE.match(line.strip())
         if not m or i + 1 >= len(lines):

@@ -126,8 +126,10 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
         if v is not None:
             rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
     if not any(r["metric"] == "iops" for r in rows):
-        ops, secs = as_float(summary.get("total writes made") or summary.get("total reads made")), as_float(
-            summary.get("total time run"))
+        ops, secs = (
+            as_float(summary.get("total writes made") or summary.get("total reads made")),
+            as_float(summary.get("total time run")),
+        )
         if ops and secs:
             rows.append(dict(base, metric="iops", stat="mean", value=ops / secs,
                              unit_basis="derived: operations made / total time run (this rados bench prints no IOPS)"))  # fmt: skip

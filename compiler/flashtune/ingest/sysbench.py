@@ -142,8 +142,10 @@ def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-_FILEIO_INTERVAL = re.compile(rf"^\[\s*{_NUM}s\s*\]\s+reads:\s*{_NUM} MiB/s\s+writes:\s*{_NUM} MiB/s\s+fsyncs:\s*"
-                              rf"{_NUM}/s\s+latency \(ms,{_NUM}%\):\s*{_NUM}")
+_FILEIO_INTERVAL = re.compile(
+    rf"^\[\s*{_NUM}s\s*\]\s+reads:\s*{_NUM} MiB/s\s+writes:\s*{_NUM} MiB/s\s+fsyncs:\s*"
+    rf"{_NUM}/s\s+latency \(ms,{_NUM}%\):\s*{_NUM}"
+)
 
 
 def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
