@@ -152,12 +152,12 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     """A sysbench 0.5 / early 1.0 interval line, read by its `key: value` pairs (or a 1.0 fileio one)."""
     f = _FILEIO_INTERVAL.match(line)
     if f:
-        t, rd, wr, fs, pct, lat = (float(x) for x in f.groups())
+        t, rd, wr, fs, pct_f, lat = (float(x) for x in f.groups())
         row = dict(base, time_s=t)
         return [dict(row, op="read", metric="bandwidth", stat="mean", value=rd),
                 dict(row, op="write", metric="bandwidth", stat="mean", value=wr),
                 dict(row, op="other", metric="iops", stat="mean", value=fs),
-                dict(row, op="total", metric="latency", stat=percentile_stat(pct), value=lat)]  # fmt: skip
+                dict(row, op="total", metric="latency", stat=percentile_stat(pct_f), value=lat)]  # fmt: skip
     m = _INTERVAL_05.match(line)
     if not m:
         return []

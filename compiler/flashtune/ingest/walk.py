@@ -106,7 +106,8 @@ def collect(paths: Iterable[str | Path], *, fmt: str | None = None, raw: bool = 
                 if not walked:
                     out.errors.append(e)
                 else:
-                    out.skipped.append(Skipped(str(p), _skip_reason(p, e)))
+                    reason = e.message if isinstance(e, NotText) else _skip_reason(p, e)
+                    out.skipped.append(Skipped(str(p), reason))
             except FlashtuneError as e:
                 e.file = e.file or str(p)
                 if walked and ("file is empty" in e.message):
