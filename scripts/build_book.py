@@ -37,7 +37,7 @@ _NON_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
 
 def generate(root: Path) -> list[Path]:
     """Write every generated page under root/book/_generated (old pages removed first)."""
-    from bookgen import changes, config_pages, dataset_pages, knob_pages, rules_pages, toc
+    from bookgen import changes, config_pages, dataset_pages, knob_pages, lint_pages, rules_pages, toc
     from flashtune.catalog.store import load_from
 
     gen = root / "book" / "_generated"
@@ -48,6 +48,7 @@ def generate(root: Path) -> list[Path]:
     pages += config_pages.write(root / "configs", gen / "configs")
     pages.append(changes.write(catalog, gen))
     pages += rules_pages.write(root, catalog, gen)
+    pages.append(lint_pages.write(gen / "lint-codes.md"))
     tiers = gen / "tiers.md"
     tiers.write_text(config_pages.tiers_table(root / "data" / "tiers"), encoding="utf-8")
     toc.effective_toc(root, root / "book" / "_toc.yml", gen / "_toc.yml")

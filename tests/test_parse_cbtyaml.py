@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashtune.parse import ConfSyntaxError, emit_text, parse_text
+from flashtune.parse import ConfSyntaxError, parse_text, render_text
 
 PLAN = """cluster:
   user: bmpa
@@ -61,9 +61,9 @@ def test_hostile_yaml_is_a_clean_error_or_plain_data(text: str) -> None:
 )
 def test_round_trip(cluster: dict[str, object]) -> None:
     doc = parse_text(
-        emit_text(parse_text("cluster: {}\n", "cbt.yaml")) if not cluster else _dump(cluster), "cbt.yaml"
+        render_text(parse_text("cluster: {}\n", "cbt.yaml")) if not cluster else _dump(cluster), "cbt.yaml"
     )
-    again = parse_text(emit_text(doc), "cbt.yaml")
+    again = parse_text(render_text(doc), "cbt.yaml")
     assert again.data == doc.data
 
 

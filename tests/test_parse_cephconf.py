@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flashtune.parse import ConfSyntaxError, emit_text, parse_text
+from flashtune.parse import ConfSyntaxError, parse_text, render_text
 from flashtune.parse.cephconf import parse, parse_pyparsing
 
 # Edge cases of Ceph's grammar (ConfUtils.cc and its tests); each either parses or must be refused.
@@ -105,7 +105,7 @@ def test_agrees_with_real_ceph_conf(name: str, text: str, tmp_path: Path) -> Non
 def test_emitted_text_reads_the_same_in_ceph_conf(tmp_path: Path) -> None:
     doc = parse('[global]\nlog dir = a\\#b\n[osd]\nx = " padded "\ny = semi\\;c\n[osd]\nx = 2\n')
     path = tmp_path / "emitted.conf"
-    path.write_text(emit_text(doc))
+    path.write_text(render_text(doc))
     for section, key, value in [("global", "log_dir", "a#b"), ("osd", "x", "2"), ("osd", "y", "semi;c")]:
         r = _ceph_conf(path, "-s", section, "--name", "client.zz", "--lookup", key)
         assert r.stdout.rstrip("\n") == value
@@ -155,7 +155,7 @@ _SECTION = st.from_regex(r"(global|osd|mon|client)(\.[a-z0-9]{1,5})?", fullmatch
 def test_round_trip_parse_emit_parse(items: list[tuple[str, str, str]]) -> None:
     text = "".join(f"[{s}]\n{k} = {_escape(v)}\n" for s, k, v in items)
     doc = parse(text)
-    again = parse(emit_text(doc))
+    again = parse(render_text(doc))
     assert _eff(again) == _eff(doc)
     expected: dict[tuple[str, str], str] = {}
     for s, k, v in items:

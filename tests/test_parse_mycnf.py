@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flashtune.parse import ConfSyntaxError, emit_text, parse_text
+from flashtune.parse import ConfSyntaxError, parse_text, render_text
 from flashtune.parse.confdoc import ConfDoc
 
 SEED = Path(__file__).parent / "fixtures" / "seed-configs" / "000-my.cnf"
@@ -86,7 +86,7 @@ def test_round_trip(items: list[tuple[str, str, str | None]]) -> None:
     text = "".join(f"[{g}]\n{k}\n" if v is None else f'[{g}]\n{k} = "{_q(v)}"\n' for g, k, v in items)
     doc = parse_text(text, "my.cnf")
     assert [(e.section, e.raw_key, e.value) for e in doc.entries] == [(g, k, v) for g, k, v in items]
-    again = parse_text(emit_text(doc), "my.cnf")
+    again = parse_text(render_text(doc), "my.cnf")
     assert again.model() == doc.model()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashtune.parse import emit_text, parse_text
+from flashtune.parse import parse_text, render_text
 
 SEEDS = Path(__file__).parent / "fixtures" / "seed-configs"
 
@@ -42,7 +42,7 @@ _VAL = st.from_regex(r"[0-9]{1,6}( [0-9]{1,6}){0,3}", fullmatch=True)
 def test_round_trip(items: list[tuple[str, str, bool]]) -> None:
     text = "".join(f"{'-' if soft else ''}{k} = {v}\n" for k, v, soft in items)
     doc = parse_text(text, "sysctl.conf")
-    again = parse_text(emit_text(doc), "sysctl.conf")
+    again = parse_text(render_text(doc), "sysctl.conf")
     assert again.model() == doc.model() == [("", k, v) for k, v, _ in items]
     assert [e.flags for e in again.entries] == [e.flags for e in doc.entries]
 

@@ -93,6 +93,8 @@ class Knob:
     applies_to: tuple[str, ...] = ()  # e.g. ("filestore",) for knobs that are no-ops on BlueStore
     evidence: tuple[str, ...] = ()  # "dataset:row_id" or "claim:id"
     present_in: tuple[str, ...] = ()  # explicit list of releases/flavours (used for MySQL flavours)
+    # MySQL: what a flavour that lacks the option does with it in a my.cnf: warn | ignore | abort
+    when_absent: dict[str, str] = field(default_factory=dict)
     inferred: tuple[str, ...] = ()  # releases whose facts are inferred rather than read from a schema
     flags: tuple[str, ...] = ()  # Ceph option flags: runtime, startup, create, no_mon_update, ...
     aliases: tuple[str, ...] = ()  # other spellings that mean this knob (e.g. CBT's pg_size for pg_num)

@@ -21,7 +21,7 @@ _KNOWN = {
     "name", "domain", "location", "type", "unit", "default", "min", "max", "enum", "added", "removed",
     "renamed_to", "misspelling_of", "effect", "safety", "safety_note", "level", "applies_to", "evidence",
     "present_in", "inferred", "rationale", "flags", "aliases", "seeds", "unsafe_values", "removed_values",
-    "dead_when",
+    "dead_when", "when_absent",
 }  # fmt: skip
 _RULE_KEYS = {"values", "safety", "note", "removed"}
 
@@ -102,6 +102,7 @@ def _knob(raw: Any, path: Path) -> Knob:
         effect=str(raw.get("effect", "runtime")), safety=str(raw.get("safety", "safe")),
         safety_note=raw.get("safety_note"), level=raw.get("level"), applies_to=_tuple(raw.get("applies_to")),
         evidence=_tuple(raw.get("evidence")), present_in=_tuple(raw.get("present_in")),
+        when_absent={str(k): str(v) for k, v in (raw.get("when_absent") or {}).items()},
         inferred=_tuple(raw.get("inferred")), flags=_tuple(raw.get("flags")),
         aliases=_tuple(raw.get("aliases")), seeds=_tuple(raw.get("seeds")),
         unsafe_values=_rules(raw, "unsafe_values", name, path),

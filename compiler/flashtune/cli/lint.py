@@ -1,11 +1,12 @@
-"""lint-config: check ceph.conf, sysctl.conf, my.cnf and CBT YAML files against the knob catalog.
+"""lint-config: check ceph.conf, sysctl.conf, my.cnf, CBT YAML and `ceph config dump/show --format json` files
+against the knob catalog.
 
-Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error or unreadable input.
+Without --kind each file's kind is detected from its content (then its name); a note (FT003) says when
+that was needed. Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error or unreadable input.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 
@@ -13,16 +14,30 @@ from flashtune.cli.common import Parser, guarded
 from flashtune.errors import FlashtuneError
 from flashtune.lint import Finding, lint_file
 from flashtune.parse import KINDS
-from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR, MYSQL_FLAVOURS
+from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
+
+FORMATS = ("text", "json", "sarif", "github")
 
 
 def build_parser() -> Parser:
     p = Parser(prog="lint-config", description=__doc__)
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--kind", choices=KINDS, help="file kind (default: detected from name and content)")
+    p.add_argument("--kind", choices=KINDS, help="file kind (default: detected from content, then name)")
     p.add_argument("--ceph-release", default=DEFAULT_CEPH_RELEASE, choices=CEPH_RELEASES)
-    p.add_argument("--mysql", dest="mysql_flavour", default=DEFAULT_MYSQL_FLAVOUR, choices=MYSQL_FLAVOURS)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--mysql",
+        dest="mysql_flavour",
+        default=None,
+        choices=MYSQL_FLAVOURS,
+        help="MySQL flavour (default: mariadb-10.11, or mysql-8.0 for files using MySQL-only options)",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (repeated findings grouped), json, sarif (GitHub code scanning), github (annotations)",
+    )
+    p.add_argument("--no-group", action="store_true", help="text: one entry per finding, even when repeated")
     p.add_argument(
         "--ram", metavar="GiB", type=float, help="RAM of the target machine (innodb buffer pool check)"
     )
@@ -30,38 +45,75 @@ def build_parser() -> Parser:
     return p
 
 
+def lint_paths(
+    files: Sequence[str],
+    kind: str | None,
+    *,
+    ceph_release: str,
+    mysql_flavour: str | None,
+    context: dict[str, object],
+) -> list[Finding]:
+    """Every finding for every file; an unreadable file is an FT002 finding (and the others are still linted)."""
+    findings: list[Finding] = []
+    for f in files:
+        try:
+            findings += lint_file(
+                f, kind, ceph_release=ceph_release, mysql_flavour=mysql_flavour, context=context
+            )
+        except FlashtuneError as err:
+            findings.append(
+                Finding(
+                    err.file or f,
+                    err.line or 1,
+                    err.column or 1,
+                    "error",
+                    "FT002",
+                    "",
+                    err.message,
+                    err.suggestion or "",
+                )
+            )
+    return findings
+
+
 @guarded
 def run(argv: Sequence[str] | None = None) -> int:
+    from flashtune.lint import report
+
     args = build_parser().parse_args(argv)
     context: dict[str, object] = {}
     if args.ram:
         context["ram_bytes"] = int(args.ram * (1 << 30))
     if args.failure_domains:
         context["failure_domains"] = args.failure_domains
-    findings: list[Finding] = []
-    unreadable: list[FlashtuneError] = []
-    for f in args.files:
-        try:
-            findings += lint_file(f, args.kind, ceph_release=args.ceph_release, mysql_flavour=args.mysql_flavour,
-                                  context=context)  # fmt: skip
-        except FlashtuneError as err:
-            unreadable.append(err)
+    findings = lint_paths(
+        args.files,
+        args.kind,
+        ceph_release=args.ceph_release,
+        mysql_flavour=args.mysql_flavour,
+        context=context,
+    )
     if args.format == "json":
-        items = [f.as_dict() for f in findings]
-        items += [{"file": u.file, "line": u.line or 0, "column": u.column or 0, "severity": "error",
-                   "code": "FT002", "name": "unreadable-input", "key": "", "message": u.message,
-                   "suggestion": u.suggestion or ""} for u in unreadable]  # fmt: skip
-        print(json.dumps(items, indent=2))
+        sys.stdout.write(report.as_json(findings))
+    elif args.format == "sarif":
+        import json
+
+        sys.stdout.write(json.dumps(report.sarif(findings), indent=1) + "\n")
+    elif args.format == "github":
+        sys.stdout.write(report.github(findings))
     else:
-        for finding in findings:
-            print(finding.render())
-        for u in unreadable:
-            print(str(u), file=sys.stderr)
+        sys.stdout.write(report.text([f for f in findings if f.code != "FT002"], group=not args.no_group))
+        for u in findings:
+            if u.code == "FT002":
+                print(
+                    f"{u.file}: error: {u.message}" + (f"\n  fix: {u.suggestion}" if u.suggestion else ""),
+                    file=sys.stderr,
+                )
         errors = sum(1 for f in findings if f.severity == "error")
         warnings = sum(1 for f in findings if f.severity == "warning")
         if findings:
             print(f"{errors} error(s), {warnings} warning(s) in {len(args.files)} file(s)", file=sys.stderr)
-    if unreadable:
+    if any(f.code == "FT002" for f in findings):
         return 2
     return 1 if any(f.severity == "error" for f in findings) else 0
 

@@ -1,31 +1,60 @@
-"""lint: check ceph.conf, my.cnf, sysctl.conf and CBT YAML against the knob catalog and each tool's rules.
+"""lint: check ceph.conf, my.cnf, sysctl.conf, CBT YAML and Ceph config-database JSON against the knob catalog
+and each tool's rules.
 
     lint_text(text, kind, *, filename, ceph_release, mysql_flavour, context) -> list[Finding]
     lint_file(path, kind=None, ...) -> list[Finding]        (raises FlashtuneError if unreadable)
     detect_kind(path, text) -> str
-Syntax errors come back as FT001 findings (never exceptions) so the compiler and the CLI can report
-them like any other defect.
+Syntax errors come back as FT001 findings (never exceptions), every one of them where the format lets the
+parser go on, so the compiler and the CLI can report them like any other defect.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flashtune.errors import FlashtuneError, UsageError
+from flashtune.errors import UsageError
 from flashtune.fileio import read_text
-from flashtune.lint.findings import CODES, SEVERITIES, Finding, sort_key
+from flashtune.lint.findings import SEVERITIES, Finding, sort_key
 from flashtune.parse import KINDS, ConfSyntaxError, parse_text
-from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR, MYSQL_FLAVOURS
+from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
 
-__all__ = ["CODES", "SEVERITIES", "Finding", "detect_kind", "lint_file", "lint_text"]
+if TYPE_CHECKING:
+    from flashtune.lint.common import Context
+    from flashtune.parse.confdoc import ConfDoc
+
+__all__ = ["SEVERITIES", "Finding", "detect_kind", "lint_file", "lint_text"]
+
+Rule = Callable[["ConfDoc", "Context"], None]
 
 
-def lint_text(text: str, kind: str, *, filename: str = "<string>", ceph_release: str = DEFAULT_CEPH_RELEASE,
-              mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR, context: Mapping[str, Any] | None = None) -> list[Finding]:  # fmt: skip
-    from flashtune.lint import cbt, ceph, crosskey, mycnf, sysctl
+def linters() -> dict[str, tuple[Rule, ...]]:
+    """The lint layer's registry: kind -> the rule modules that check it (config-database JSON gets the
+    ceph.conf rules: the options and their meaning are the same)."""
+    from flashtune.lint import cbt, ceph, crosskey, deadknobs, mycnf, sysctl
+
+    # deadknobs: the catalog's dependency facts (dead_when), shared with the compiler
+    return {
+        "ceph.conf": (ceph.lint, crosskey.ceph, deadknobs.lint),
+        "ceph-config.json": (ceph.lint, crosskey.ceph, deadknobs.lint),
+        "my.cnf": (mycnf.lint, crosskey.mycnf, deadknobs.lint),
+        "sysctl.conf": (sysctl.lint, crosskey.sysctl, deadknobs.lint),
+        "cbt.yaml": (cbt.lint,),
+    }
+
+
+def lint_text(
+    text: str,
+    kind: str,
+    *,
+    filename: str = "<string>",
+    ceph_release: str = DEFAULT_CEPH_RELEASE,
+    mysql_flavour: str | None = None,
+    context: Mapping[str, Any] | None = None,
+) -> list[Finding]:
+    """mysql_flavour None: MariaDB 10.11 unless the file uses options only MySQL 8 has (then an FT003 note)."""
+    from flashtune.lint import cbt
     from flashtune.lint.common import Context
 
     if kind not in KINDS:
@@ -34,12 +63,13 @@ def lint_text(text: str, kind: str, *, filename: str = "<string>", ceph_release:
         raise UsageError(
             f"unknown Ceph release {ceph_release!r}", suggestion=f"use one of {', '.join(CEPH_RELEASES)}"
         )
-    if mysql_flavour not in MYSQL_FLAVOURS:
-        raise UsageError(f"unknown MySQL flavour {mysql_flavour!r}",
-                         suggestion=f"use one of {', '.join(MYSQL_FLAVOURS)}")  # fmt: skip
+    if mysql_flavour is not None and mysql_flavour not in MYSQL_FLAVOURS:
+        raise UsageError(
+            f"unknown MySQL flavour {mysql_flavour!r}", suggestion=f"use one of {', '.join(MYSQL_FLAVOURS)}"
+        )
     ctx = Context(filename, ceph_release, mysql_flavour, dict(context or {}))
     try:
-        doc = parse_text(text, kind, filename)
+        doc = parse_text(text, kind, filename, recover=True)
     except ConfSyntaxError as e:
         if kind == "cbt.yaml":
             cbt.lint_broken(text, e, ctx)
@@ -47,57 +77,61 @@ def lint_text(text: str, kind: str, *, filename: str = "<string>", ceph_release:
         return [
             Finding(filename, e.line or 1, e.column or 1, "error", "FT001", "", e.message, e.suggestion or "")
         ]
+    for p in doc.problems:
+        ctx.add((p.line or 1, p.column or 1), "error", "FT001", "", p.message, p.suggestion or "")
     if not doc.entries and not doc.problems and kind == "cbt.yaml":
         ctx.add(
             (1, 1), "error", "FT701", "", "empty CBT test plan", "add 'cluster:' and 'benchmarks:' mappings"
         )
-    elif kind == "ceph.conf":
-        ceph.lint(doc, ctx)
-        crosskey.ceph(doc, ctx)
-    elif kind == "my.cnf":
-        mycnf.lint(doc, ctx)
-        crosskey.mycnf(doc, ctx)
-    elif kind == "sysctl.conf":
-        sysctl.lint(doc, ctx)
-        crosskey.sysctl(doc, ctx)
     else:
-        cbt.lint(doc, ctx)
-    if kind != "cbt.yaml" and (doc.entries or doc.problems):
-        from flashtune.lint import deadknobs  # catalog dependency facts (dead_when), shared with the compiler
-
-        deadknobs.lint(doc, ctx)
+        for rule in linters()[kind]:
+            rule(doc, ctx)
     return sorted(ctx.findings, key=sort_key)
 
 
 def detect_kind(path: str | Path, text: str) -> str:
-    """Guess the file kind from its name, then from its content."""
-    name = Path(path).name.lower()
-    if name.endswith((".yaml", ".yml")):
-        return "cbt.yaml"
-    if "sysctl" in name or str(path).startswith("/etc/sysctl.d/"):
-        return "sysctl.conf"
-    if name.endswith(".cnf") or name in ("my.cnf", "mariadb.cnf"):
-        return "my.cnf"
-    if "ceph" in name:
-        return "ceph.conf"
-    head = text[:20000]
-    if re.search(r"^\s*(cluster|benchmarks)\s*:", head, re.M):
-        return "cbt.yaml"
-    if re.search(
-        r"^\s*\[(mysqld|client|mysql|mariadb|server|mysqld_safe|mysqldump)[^\]]*\]", head, re.M | re.I
-    ):
-        return "my.cnf"
-    if re.search(r"^\s*\[(global|osd|mon|mgr|mds|client)(\.[^\]]*)?\]", head, re.M):
-        return "ceph.conf"
-    if re.search(r"^\s*-?(net|vm|kernel|fs)[./][\w./-]+\s*=", head, re.M):
-        return "sysctl.conf"
-    raise FlashtuneError("cannot tell what kind of config this is", file=str(path),
-                         suggestion=f"pass --kind ({', '.join(KINDS)})")  # fmt: skip
+    """The file's kind from its content, else its name (FlashtuneError if neither says)."""
+    from flashtune.lint.detect import detect
+
+    return detect(path, text).kind
 
 
-def lint_file(path: str | Path, kind: str | None = None, *, ceph_release: str = DEFAULT_CEPH_RELEASE,
-              mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR, context: Mapping[str, Any] | None = None) -> list[Finding]:  # fmt: skip
+def lint_file(
+    path: str | Path,
+    kind: str | None = None,
+    *,
+    ceph_release: str = DEFAULT_CEPH_RELEASE,
+    mysql_flavour: str | None = None,
+    context: Mapping[str, Any] | None = None,
+) -> list[Finding]:
+    """Lint one file; without kind, the kind is detected and an FT003 note says so when the name alone
+    would not have given it."""
     text = read_text(path)
-    k = kind or detect_kind(path, text)
-    return lint_text(text, k, filename=str(path), ceph_release=ceph_release, mysql_flavour=mysql_flavour,
-                     context=context)  # fmt: skip
+    note: list[Finding] = []
+    if kind is None:
+        from flashtune.lint.detect import detect
+
+        found = detect(path, text)
+        kind = found.kind
+        if found.by_name != found.kind:
+            note.append(
+                Finding(
+                    str(path),
+                    1,
+                    1,
+                    "info",
+                    "FT003",
+                    "kind",
+                    f"linted as {kind}: {found.reason}",
+                    f"pass --kind {kind} to say so, or --kind with the right kind",
+                )
+            )
+    found_all = lint_text(
+        text,
+        kind,
+        filename=str(path),
+        ceph_release=ceph_release,
+        mysql_flavour=mysql_flavour,
+        context=context,
+    )
+    return sorted(note + found_all, key=sort_key)

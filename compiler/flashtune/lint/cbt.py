@@ -43,13 +43,29 @@ class CbtLinter:
         self.entries: dict[tuple[str, str], Entry] = {(e.section, e.key): e for e in doc.entries}
 
     def run(self) -> None:
+        if self.doc.documents > 1:
+            self.ctx.add(
+                (1, 1),
+                "error",
+                "FT705",
+                "",
+                f"the file holds {self.doc.documents} YAML documents: valid YAML, "
+                "but CBT loads its plan with yaml.safe_load (settings.py), which refuses more than one",
+                "keep one plan per file (the first document is linted here)",
+            )
         check_duplicates(self.doc, self.ctx, what="file")
         data = self.doc.data
         if data is None:
             return  # empty file: reported by the caller
         if not isinstance(data, dict):
-            self.ctx.add((1, 1), "error", "FT001", "", "a CBT test plan must be a mapping at the top level",
-                         "start with 'cluster:' and 'benchmarks:'")  # fmt: skip
+            self.ctx.add(
+                (1, 1),
+                "error",
+                "FT001",
+                "",
+                "a CBT test plan must be a mapping at the top level",
+                "start with 'cluster:' and 'benchmarks:'",
+            )
             return
         top: dict[str, Any] = self.schema["top_level"]
         cluster_keys: dict[str, Any] = self.schema["cluster"]
@@ -59,18 +75,35 @@ class CbtLinter:
             if key in top:
                 continue
             if key in cluster_keys:
-                self.ctx.add(at, "error", "FT703", str(key),
-                             f"{key} is a cluster key but sits at the top level: CBT silently drops it"
-                             + (" (and without cluster.iterations nothing runs)" if key == "iterations" else ""),
-                             f"indent {key} under 'cluster:'")  # fmt: skip
+                self.ctx.add(
+                    at,
+                    "error",
+                    "FT703",
+                    str(key),
+                    f"{key} is a cluster key but sits at the top level: CBT silently drops it"
+                    + (" (and without cluster.iterations nothing runs)" if key == "iterations" else ""),
+                    f"indent {key} under 'cluster:'",
+                )
             else:
                 close = did_you_mean(str(key), top)
-                self.ctx.add(at, "error", "FT702", str(key), f"unknown top-level key {key!r}: CBT ignores it",
-                             f"did you mean {close[0]}?" if close else f"use one of {', '.join(top)}")  # fmt: skip
+                self.ctx.add(
+                    at,
+                    "error",
+                    "FT702",
+                    str(key),
+                    f"unknown top-level key {key!r}: CBT ignores it",
+                    f"did you mean {close[0]}?" if close else f"use one of {', '.join(top)}",
+                )
         for key, spec in top.items():
             if spec.get("required") and not data.get(key):
-                self.ctx.add((1, 1), "error", "FT701", key, f"no {key!r} section: " + str(spec.get("note", "")),
-                             f"add a '{key}:' mapping")  # fmt: skip
+                self.ctx.add(
+                    (1, 1),
+                    "error",
+                    "FT701",
+                    key,
+                    f"no {key!r} section: " + str(spec.get("note", "")),
+                    f"add a '{key}:' mapping",
+                )
         cluster = data.get("cluster")
         if isinstance(cluster, dict):
             self.mapping(cluster, "cluster", cluster_keys, "cluster")
@@ -88,8 +121,16 @@ class CbtLinter:
     def at(self, section: str, key: str) -> Entry | tuple[int, int]:
         return self.entries.get((section, key)) or (1, 1)
 
-    def mapping(self, m: dict[Any, Any], path: str, spec: dict[str, Any], what: str, *, sweep: bool = False,
-                extra: dict[str, Any] | None = None) -> None:  # fmt: skip
+    def mapping(
+        self,
+        m: dict[Any, Any],
+        path: str,
+        spec: dict[str, Any],
+        what: str,
+        *,
+        sweep: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         known = dict(spec)
         if extra:
             known.update(extra)
@@ -99,8 +140,14 @@ class CbtLinter:
             s = known.get(k)
             if s is None:
                 close = did_you_mean(k, known)
-                self.ctx.add(at, "warning", "FT702", k, f"{what} does not read {k!r}: CBT ignores it",
-                             f"did you mean {close[0]}?" if close else "delete it")  # fmt: skip
+                self.ctx.add(
+                    at,
+                    "warning",
+                    "FT702",
+                    k,
+                    f"{what} does not read {k!r}: CBT ignores it",
+                    f"did you mean {close[0]}?" if close else "delete it",
+                )
                 continue
             self.value(at, k, value, s, sweep=sweep)
             items = s.get("items")
@@ -110,8 +157,14 @@ class CbtLinter:
                         self.mapping(sub, f"{path}.{k}.{name}", self.schema[items], f"{items} {name!r}")
         for k, s in spec.items():
             if s.get("required") and k not in m and not (what == "cluster" and k == "iterations"):
-                self.ctx.add(self.at("", path.split(".")[0]), "error", "FT701", k,
-                             f"{what} needs {k!r}" + (f": {s['note']}" if s.get("note") else ""), f"add {k}:")  # fmt: skip
+                self.ctx.add(
+                    self.at("", path.split(".")[0]),
+                    "error",
+                    "FT701",
+                    k,
+                    f"{what} needs {k!r}" + (f": {s['note']}" if s.get("note") else ""),
+                    f"add {k}:",
+                )
 
     def value(
         self, at: Entry | tuple[int, int], key: str, value: Any, spec: dict[str, Any], *, sweep: bool
@@ -120,23 +173,58 @@ class CbtLinter:
         type_ = str(spec.get("type", "any"))
         for v in values:
             if not _type_ok(v, type_):
-                self.ctx.add(at, "error", "FT201", key, f"{key} = {v!r} should be {type_}", f"write a {type_} value",
-                             on_value=True)  # fmt: skip
+                self.ctx.add(
+                    at,
+                    "error",
+                    "FT201",
+                    key,
+                    f"{key} = {v!r} should be {type_}",
+                    f"write a {type_} value",
+                    on_value=True,
+                )
                 continue
             if isinstance(v, int | float) and not isinstance(v, bool):
                 if "min" in spec and v < spec["min"]:
-                    self.ctx.add(at, "error", "FT202", key, f"{key} = {v} is below {spec['min']}"
-                                 + (f": {spec['note']}" if spec.get("note") else ""),
-                                 f"use at least {spec['min']}", on_value=True)  # fmt: skip
+                    self.ctx.add(
+                        at,
+                        "error",
+                        "FT202",
+                        key,
+                        f"{key} = {v} is below {spec['min']}"
+                        + (f": {spec['note']}" if spec.get("note") else ""),
+                        f"use at least {spec['min']}",
+                        on_value=True,
+                    )
                 elif "max" in spec and v > spec["max"]:
-                    self.ctx.add(at, "error", "FT202", key, f"{key} = {v} is above {spec['max']}",
-                                 f"use at most {spec['max']}", on_value=True)  # fmt: skip
+                    self.ctx.add(
+                        at,
+                        "error",
+                        "FT202",
+                        key,
+                        f"{key} = {v} is above {spec['max']}",
+                        f"use at most {spec['max']}",
+                        on_value=True,
+                    )
                 elif "warn_below" in spec and v < spec["warn_below"]:
-                    self.ctx.add(at, "warning", "FT204", key, f"{key} = {v}: {spec.get('warn_note', 'suspiciously small')}",
-                                 f"use at least {spec['warn_below']}", on_value=True)  # fmt: skip
+                    self.ctx.add(
+                        at,
+                        "warning",
+                        "FT204",
+                        key,
+                        f"{key} = {v}: {spec.get('warn_note', 'suspiciously small')}",
+                        f"use at least {spec['warn_below']}",
+                        on_value=True,
+                    )
             if spec.get("enum") and isinstance(v, str) and v not in spec["enum"]:
-                self.ctx.add(at, "error", "FT203", key, f"{key} = {v!r} is not one of {', '.join(spec['enum'])}",
-                             f"pick one of {', '.join(spec['enum'])}", on_value=True)  # fmt: skip
+                self.ctx.add(
+                    at,
+                    "error",
+                    "FT203",
+                    key,
+                    f"{key} = {v!r} is not one of {', '.join(spec['enum'])}",
+                    f"pick one of {', '.join(spec['enum'])}",
+                    on_value=True,
+                )
 
     def named_items(self, block: Any, path: str, spec: dict[str, Any]) -> None:
         if not isinstance(block, dict):
@@ -146,9 +234,14 @@ class CbtLinter:
         for name, sub in block.items():
             if allowed and name not in allowed:
                 close = did_you_mean(str(name), allowed)
-                self.ctx.add(self.at(path, str(name)), "warning", "FT702", str(name),
-                             f"{path} has no {name!r} profile: CBT ignores it",
-                             f"did you mean {close[0]}?" if close else f"use one of {', '.join(allowed)}")  # fmt: skip
+                self.ctx.add(
+                    self.at(path, str(name)),
+                    "warning",
+                    "FT702",
+                    str(name),
+                    f"{path} has no {name!r} profile: CBT ignores it",
+                    f"did you mean {close[0]}?" if close else f"use one of {', '.join(allowed)}",
+                )
                 continue
             if isinstance(sub, dict):
                 self.mapping(sub, f"{path}.{name}", item_spec, f"{spec['items'].replace('_', ' ')} {name!r}")
@@ -168,10 +261,16 @@ class CbtLinter:
                 names.add("default")
             for v in conf[key] if isinstance(conf[key], list) else [conf[key]]:
                 if str(v) not in names:
-                    self.ctx.add(self.at(path, key), "warning", "FT704", key,
-                                 f"{key} = {v!r} is not defined in {ref}: "
-                                 + ("CBT falls back to an empty profile" if "pool" in str(ref) else "CBT fails"),
-                                 f"define {v} under {ref} or fix the name", on_value=True)  # fmt: skip
+                    self.ctx.add(
+                        self.at(path, key),
+                        "warning",
+                        "FT704",
+                        key,
+                        f"{key} = {v!r} is not defined in {ref}: "
+                        + ("CBT falls back to an empty profile" if "pool" in str(ref) else "CBT fails"),
+                        f"define {v} under {ref} or fix the name",
+                        on_value=True,
+                    )
 
     def osd_count(self, cluster: dict[str, Any]) -> int | None:
         osds, per = cluster.get("osds"), cluster.get("osds_per_node")
@@ -194,10 +293,15 @@ class CbtLinter:
                 continue
             k, m = prof.get("erasure_k", 6), prof.get("erasure_m", 2)
             if isinstance(k, int) and isinstance(m, int) and k + m > total:
-                self.ctx.add(self.at("cluster.erasure_profiles", str(name)), "error", "FT603", str(name),
-                             f"EC profile {name}: k+m = {k + m} chunks, but CBT's failure domain is the OSD and "
-                             f"the plan has {total} OSDs: PGs can never be complete",
-                             "lower erasure_k + erasure_m or add OSDs")  # fmt: skip
+                self.ctx.add(
+                    self.at("cluster.erasure_profiles", str(name)),
+                    "error",
+                    "FT603",
+                    str(name),
+                    f"EC profile {name}: k+m = {k + m} chunks, but CBT's failure domain is the OSD and "
+                    f"the plan has {total} OSDs: PGs can never be complete",
+                    "lower erasure_k + erasure_m or add OSDs",
+                )
         pools = cluster.get("pool_profiles")
         if not isinstance(pools, dict):
             return
@@ -212,45 +316,80 @@ class CbtLinter:
                     int(ec.get("erasure_k", 6)) + int(ec.get("erasure_m", 2)) if isinstance(ec, dict) else 8
                 )
             if isinstance(pgs, int) and pgs * width / total > limit:
-                self.ctx.add(self.at(f"cluster.pool_profiles.{name}", "pg_size") if "pg_size" in prof
-                             else self.at("cluster.pool_profiles", str(name)), "error", "FT606", "pg_size",
-                             f"pool profile {name}: {pgs} PGs x {width} copies over {total} OSDs is "
-                             f"{pgs * width / total:.0f} PGs per OSD, above mon_max_pg_per_osd ({limit}): "
-                             "pool creation fails", f"use at most {limit * total // width} PGs, or let the autoscaler "
-                             "choose", on_value=True)  # fmt: skip
+                self.ctx.add(
+                    self.at(f"cluster.pool_profiles.{name}", "pg_size")
+                    if "pg_size" in prof
+                    else self.at("cluster.pool_profiles", str(name)),
+                    "error",
+                    "FT606",
+                    "pg_size",
+                    f"pool profile {name}: {pgs} PGs x {width} copies over {total} OSDs is "
+                    f"{pgs * width / total:.0f} PGs per OSD, above mon_max_pg_per_osd ({limit}): "
+                    "pool creation fails",
+                    f"use at most {limit * total // width} PGs, or let the autoscaler choose",
+                    on_value=True,
+                )
 
     def cluster_rules(self, cluster: dict[str, Any]) -> None:
         self.pool_rules(cluster)
         it = cluster.get("iterations")
         if "iterations" not in cluster:
-            self.ctx.add(self.at("", "cluster"), "error", "FT701", "iterations",
-                         "cluster.iterations is missing: CBT's default is 0, so no benchmark runs and CBT still "
-                         "exits 0", "add 'iterations: 1' under cluster:")  # fmt: skip
+            self.ctx.add(
+                self.at("", "cluster"),
+                "error",
+                "FT701",
+                "iterations",
+                "cluster.iterations is missing: CBT's default is 0, so no benchmark runs and CBT still "
+                "exits 0",
+                "add 'iterations: 1' under cluster:",
+            )
         elif isinstance(it, int) and not isinstance(it, bool) and it < 1:
             pass  # reported by the min check
         if cluster.get("use_existing") is False and "osds_per_node" not in cluster:
-            self.ctx.add(self.at("cluster", "use_existing"), "error", "FT701", "osds_per_node",
-                         "use_existing is false but osds_per_node is missing: CBT crashes building the OSDs",
-                         "add osds_per_node under cluster:")  # fmt: skip
+            self.ctx.add(
+                self.at("cluster", "use_existing"),
+                "error",
+                "FT701",
+                "osds_per_node",
+                "use_existing is false but osds_per_node is missing: CBT crashes building the OSDs",
+                "add osds_per_node under cluster:",
+            )
 
     def benchmark(self, name: str, conf: Any, data: dict[str, Any]) -> None:
         benches: dict[str, Any] = self.schema["benchmarks"]
         at = self.at("benchmarks", name)
         if name not in benches:
             close = did_you_mean(name, benches)
-            self.ctx.add(at, "error", "FT702", name,
-                         f"unknown benchmark module {name!r}: CBT crashes on it (None.exists())",
-                         f"did you mean {close[0]}?" if close else f"use one of {', '.join(benches)}")  # fmt: skip
+            self.ctx.add(
+                at,
+                "error",
+                "FT702",
+                name,
+                f"unknown benchmark module {name!r}: CBT crashes on it (None.exists())",
+                f"did you mean {close[0]}?" if close else f"use one of {', '.join(benches)}",
+            )
             return
         if conf is None:
             conf = {}
         if not isinstance(conf, dict):
-            self.ctx.add(at, "error", "FT201", name, f"benchmark {name} must be a mapping of settings",
-                         "write key: value pairs under it")  # fmt: skip
+            self.ctx.add(
+                at,
+                "error",
+                "FT201",
+                name,
+                f"benchmark {name} must be a mapping of settings",
+                "write key: value pairs under it",
+            )
             return
         spec = benches[name] or {}
-        self.mapping(conf, f"benchmarks.{name}", spec, f"benchmark {name}", sweep=True,
-                     extra=self.schema["benchmark_common"])  # fmt: skip
+        self.mapping(
+            conf,
+            f"benchmarks.{name}",
+            spec,
+            f"benchmark {name}",
+            sweep=True,
+            extra=self.schema["benchmark_common"],
+        )
         self.references(conf, spec, f"benchmarks.{name}")
 
 
@@ -280,10 +419,15 @@ def lint_broken(text: str, error: ConfSyntaxError, ctx: Context) -> None:
     ctx.add((error.line or 1, error.column or 1), "error", "FT001", "", error.message, error.suggestion or "")
     moved = misplaced_cluster_keys(text)
     for no, key in moved:
-        ctx.add((no, 1), "error", "FT703", key,
-                f"{key} is a cluster key written at column 1: CBT would not see it under cluster"
-                + (" (and without cluster.iterations nothing runs)" if key == "iterations" else ""),
-                f"indent {key} under 'cluster:' like the keys around it")  # fmt: skip
+        ctx.add(
+            (no, 1),
+            "error",
+            "FT703",
+            key,
+            f"{key} is a cluster key written at column 1: CBT would not see it under cluster"
+            + (" (and without cluster.iterations nothing runs)" if key == "iterations" else ""),
+            f"indent {key} under 'cluster:' like the keys around it",
+        )
     if not moved:
         return
     lines = text.split("\n")
@@ -300,5 +444,11 @@ def lint_broken(text: str, error: ConfSyntaxError, ctx: Context) -> None:
         if f.code in ("FT703", "FT701") and f.key in {k for _, k in moved}:
             continue
         col = f.column - 2 if f.line in shifted and f.column > 2 else f.column
-        ctx.add((f.line, col), f.severity, f.code, f.key, f.message + " (read with the cluster keys re-indented)",
-                f.suggestion)  # fmt: skip
+        ctx.add(
+            (f.line, col),
+            f.severity,
+            f.code,
+            f.key,
+            f.message + " (read with the cluster keys re-indented)",
+            f.suggestion,
+        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
@@ -65,6 +66,16 @@ def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
     return False
 
 
+@cache
+def _suggest_pool(release: str) -> frozenset[str]:
+    """The names a did-you-mean may offer for this release: its option list plus the catalog's Ceph knobs."""
+    pool = set(ruledata.ceph_option_names(release) or ruledata.all_ceph_option_names())
+    pool |= {
+        k.name for k in load_catalog().in_domain("ceph") if not k.misspelling_of and k.exists_in(release)
+    }
+    return frozenset(pool)
+
+
 class CephLinter:
     def __init__(self, doc: ConfDoc, ctx: Context) -> None:
         self.doc = doc
@@ -75,9 +86,10 @@ class CephLinter:
         self.names = ruledata.ceph_option_names(self.release)
         self.objectstore = objectstore_of(doc, ctx)
         self.filestore_prefixes = tuple(self.rules["filestore_prefixes"])
-        self.value_rules = [r for r in self.rules["value_rules"]
-                            if _release_at_or_after(self.release, r.get("from"))]  # fmt: skip
-        self.suggest_pool: list[str] | None = None
+        self.value_rules = [
+            r for r in self.rules["value_rules"] if _release_at_or_after(self.release, r.get("from"))
+        ]
+        self.suggest_pool: frozenset[str] | None = None
 
     def run(self) -> None:
         check_duplicates(self.doc, self.ctx)
@@ -85,31 +97,38 @@ class CephLinter:
         for s in self.doc.sections:
             if old.match(s.name):
                 typ, num = re.match(r"^([a-z]+)(\d+)$", s.name).groups()  # type: ignore[union-attr]
-                self.ctx.add((s.line, s.column), "warning", "FT107", s.name,
-                             f"old-style section name [{s.name}]: daemons look for [{typ}.{num}] and ignore it",
-                             f"rename it to [{typ}.{num}]")  # fmt: skip
+                self.ctx.add(
+                    (s.line, s.column),
+                    "warning",
+                    "FT107",
+                    s.name,
+                    f"old-style section name [{s.name}]: daemons look for [{typ}.{num}] and ignore it",
+                    f"rename it to [{typ}.{num}]",
+                )
         for e in self.doc.entries:
             self.entry(e)
 
-    def candidates(self) -> list[str]:
+    def candidates(self) -> frozenset[str]:
         if self.suggest_pool is None:
-            pool = set(self.names or ruledata.all_ceph_option_names())
-            pool |= {
-                k.name
-                for k in self.catalog.in_domain("ceph")
-                if not k.misspelling_of and k.exists_in(self.release)
-            }
-            self.suggest_pool = sorted(pool)
+            self.suggest_pool = _suggest_pool(self.release)
         return self.suggest_pool
 
     def entry(self, e: Entry) -> None:
         ctx = self.ctx
         key = e.key
+        if key.startswith("mgr/"):
+            return  # mgr/<module>/<option>: a manager module's option; the module checks it when it loads
         if "-" in key or key != key.lower():
             canon = key.replace("-", "_").lower()
-            ctx.add(e, "error", "FT105", key,
-                    f"{e.raw_key!r}: ceph.conf keys are not case-folded and '-' is not '_' there, so Ceph "
-                    "silently ignores this line", f"write {canon} = {e.value}")  # fmt: skip
+            ctx.add(
+                e,
+                "error",
+                "FT105",
+                key,
+                f"{e.raw_key!r}: ceph.conf keys are not case-folded and '-' is not '_' there, so Ceph "
+                "silently ignores this line",
+                f"write {canon} = {e.value}",
+            )
             return
         if _is_file_only(e, self.rules):
             return
@@ -133,16 +152,27 @@ class CephLinter:
         last = _last_release_with(key)
         if last is not None and self.names is not None and ceph_index(last) < ceph_index(self.release):
             nxt = CEPH_RELEASES[ceph_index(last) + 1]
-            ctx.add(e, "error", "FT102", key,
-                    f"{key} was removed after {last} (absent from {nxt} on); Ceph {self.release} silently ignores it",
-                    "delete the line")  # fmt: skip
+            ctx.add(
+                e,
+                "error",
+                "FT102",
+                key,
+                f"{key} was removed after {last} (absent from {nxt} on); Ceph {self.release} silently ignores it",
+                "delete the line",
+            )
             return
         close = did_you_mean(key, self.candidates())
         hint = f"did you mean {close[0]}?" if close else "check the spelling against `ceph config ls`"
         if self.names is None:
-            ctx.add(e, "info", "FT101", key,
-                    f"{key} is not an option flashtune knows; it has no full option list for {self.release} "
-                    "to be sure", hint)  # fmt: skip
+            ctx.add(
+                e,
+                "info",
+                "FT101",
+                key,
+                f"{key} is not an option flashtune knows; it has no full option list for {self.release} "
+                "to be sure",
+                hint,
+            )
             return
         ctx.add(
             e, "error", "FT101", key, f"unknown option {key!r}: Ceph {self.release} silently ignores it", hint
@@ -164,17 +194,33 @@ class CephLinter:
     def not_in_release(self, e: Entry, knob: Knob) -> None:
         if knob.removed and _release_at_or_after(self.release, knob.removed):
             if knob.renamed_to:
-                self.ctx.add(e, "error", "FT103", e.key,
-                             f"{e.key} was renamed to {knob.renamed_to} in {knob.removed}; Ceph {self.release} "
-                             "silently ignores the old name", f"{knob.renamed_to} = {e.value}")  # fmt: skip
+                self.ctx.add(
+                    e,
+                    "error",
+                    "FT103",
+                    e.key,
+                    f"{e.key} was renamed to {knob.renamed_to} in {knob.removed}; Ceph {self.release} "
+                    "silently ignores the old name",
+                    f"{knob.renamed_to} = {e.value}",
+                )
             else:
-                self.ctx.add(e, "error", "FT102", e.key,
-                             f"{e.key} was removed in {knob.removed}; Ceph {self.release} silently ignores it",
-                             "delete the line")  # fmt: skip
+                self.ctx.add(
+                    e,
+                    "error",
+                    "FT102",
+                    e.key,
+                    f"{e.key} was removed in {knob.removed}; Ceph {self.release} silently ignores it",
+                    "delete the line",
+                )
         else:
-            self.ctx.add(e, "error", "FT101", e.key,
-                         f"{e.key} does not exist yet in {self.release} (added in {knob.added})",
-                         f"use a release from {knob.added} on, or delete the line")  # fmt: skip
+            self.ctx.add(
+                e,
+                "error",
+                "FT101",
+                e.key,
+                f"{e.key} does not exist yet in {self.release} (added in {knob.added})",
+                f"use a release from {knob.added} on, or delete the line",
+            )
 
     def noop(self, e: Entry, knob: Knob | None) -> None:
         filestore_only = (knob is not None and "filestore" in knob.applies_to) or (
@@ -183,19 +229,37 @@ class CephLinter:
         if not filestore_only:
             return
         if _release_at_or_after(self.release, self.rules["filestore_gone_from"]):
-            self.ctx.add(e, "warning", "FT401", e.key,
-                         f"{e.key} tunes FileStore, which {self.release} no longer has (removed in "
-                         f"{self.rules['filestore_gone_from']}): the line does nothing", "delete the line")  # fmt: skip
+            self.ctx.add(
+                e,
+                "warning",
+                "FT401",
+                e.key,
+                f"{e.key} tunes FileStore, which {self.release} no longer has (removed in "
+                f"{self.rules['filestore_gone_from']}): the line does nothing",
+                "delete the line",
+            )
         elif self.objectstore != "filestore":
-            self.ctx.add(e, "warning", "FT401", e.key,
-                         f"{e.key} tunes FileStore, but the OSDs use {self.objectstore}: the line does nothing",
-                         "delete the line, or tune the BlueStore equivalent")  # fmt: skip
+            self.ctx.add(
+                e,
+                "warning",
+                "FT401",
+                e.key,
+                f"{e.key} tunes FileStore, but the OSDs use {self.objectstore}: the line does nothing",
+                "delete the line, or tune the BlueStore equivalent",
+            )
 
     def value_rule(self, e: Entry) -> None:
         for r in self.value_rules:
             if r["key"] == e.key and e.value is not None and re.search(r["match"], e.value.strip()):
-                self.ctx.add(e, r["severity"], r["code"], e.key, f"{e.key} = {e.value}: {r['message']}",
-                             r.get("suggestion", ""), on_value=True)  # fmt: skip
+                self.ctx.add(
+                    e,
+                    r["severity"],
+                    r["code"],
+                    e.key,
+                    f"{e.key} = {e.value}: {r['message']}",
+                    r.get("suggestion", ""),
+                    on_value=True,
+                )
 
 
 def _first_sentence(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,13 +22,22 @@ class Context:
 
     filename: str
     ceph_release: str
-    mysql_flavour: str
+    mysql_flavour: str | None  # None: decided from the file (MariaDB 10.11 unless it is evidently MySQL 8)
     extra: Mapping[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     _said: set[tuple[int, str, str]] = field(default_factory=set)
 
-    def add(self, at: Entry | tuple[int, int], severity: str, code: str, key: str, message: str,
-            suggestion: str = "", *, on_value: bool = False) -> None:  # fmt: skip
+    def add(
+        self,
+        at: Entry | tuple[int, int],
+        severity: str,
+        code: str,
+        key: str,
+        message: str,
+        suggestion: str = "",
+        *,
+        on_value: bool = False,
+    ) -> None:
         if isinstance(at, Entry):
             line, col = (at.value_line, at.value_column) if on_value else (at.line, at.column)
         else:
@@ -40,21 +48,36 @@ class Context:
         self.findings.append(Finding(self.filename, line, col, severity, code, key, message, suggestion))
 
 
-def did_you_mean(name: str, candidates: Iterable[str], n: int = 1) -> list[str]:
-    return difflib.get_close_matches(name, sorted(set(candidates)), n=n, cutoff=0.7)
+def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
+    """[the closest name] or []: candidates must be the file kind's own names (see lint.suggest)."""
+    from flashtune.lint.suggest import did_you_mean as suggest
+
+    best = suggest(name, candidates)
+    return [best] if best else []
 
 
-def check_duplicates(doc: ConfDoc, ctx: Context, what: str = "section") -> None:
-    """The last occurrence wins in all four formats; earlier ones are silently dead."""
+def check_duplicates(
+    doc: ConfDoc, ctx: Context, what: str = "section", skip: frozenset[str] = frozenset()
+) -> None:
+    """The last occurrence wins in all four formats; earlier ones are silently dead (skip: list options,
+    where every line adds a value)."""
     seen: dict[tuple[str, str], Entry] = {}
     for e in doc.entries:
+        if e.key in skip:
+            continue
         k = (e.section, e.key)
         first = seen.get(k)
         if first is not None:
             where = f" in [{e.section}]" if e.section and what == "section" else ""
-            ctx.add(e, "warning", "FT301", e.key,
-                    f"duplicate key {e.key!r}{where}: this value ({e.value!r}) replaces the one on line "
-                    f"{first.line} ({first.value!r})", f"keep one {e.raw_key} line")  # fmt: skip
+            ctx.add(
+                e,
+                "warning",
+                "FT301",
+                e.key,
+                f"duplicate key {e.key!r}{where}: this value ({e.value!r}) replaces the one on line "
+                f"{first.line} ({first.value!r})",
+                f"keep one {e.raw_key} line",
+            )
         seen[k] = e
 
 
@@ -69,32 +92,90 @@ def check_value(knob: Knob, e: Entry, ctx: Context, parse: ValueParser) -> None:
         try:
             number = parse(knob.type, value)
         except ValueError as err:
-            ctx.add(e, "error", "FT201", e.key, f"{e.key}: {err}; expected {knob.type}"
-                    + (" (Ceph silently uses the default instead)" if knob.domain == "ceph" else ""),
-                    _type_hint(knob), on_value=True)  # fmt: skip
+            ctx.add(
+                e,
+                "error",
+                "FT201",
+                e.key,
+                f"{e.key}: {err}; expected {knob.type}"
+                + (" (Ceph silently uses the default instead)" if knob.domain == "ceph" else ""),
+                _type_hint(knob),
+                on_value=True,
+            )
             return
         if isinstance(number, int | float) and not isinstance(number, bool):
             if knob.min is not None and number < knob.min:
-                ctx.add(e, "error", "FT202", e.key, f"{e.key} = {value} is below the minimum {knob.min:g}",
-                        f"use a value >= {knob.min:g}", on_value=True)  # fmt: skip
+                ctx.add(
+                    e,
+                    "error",
+                    "FT202",
+                    e.key,
+                    f"{e.key} = {value} is below the minimum {knob.min:g}",
+                    f"use a value >= {knob.min:g}",
+                    on_value=True,
+                )
             elif knob.max is not None and number > knob.max:
-                ctx.add(e, "error", "FT202", e.key, f"{e.key} = {value} is above the maximum {knob.max:g}",
-                        f"use a value <= {knob.max:g}", on_value=True)  # fmt: skip
+                ctx.add(
+                    e,
+                    "error",
+                    "FT202",
+                    e.key,
+                    f"{e.key} = {value} is above the maximum {knob.max:g}",
+                    f"use a value <= {knob.max:g}",
+                    on_value=True,
+                )
     if knob.enum:
         allowed = {x.lower() for x in knob.enum}
-        if value.strip().lower() not in allowed:
-            ctx.add(e, "error", "FT203", e.key, f"{e.key} = {value!r} is not one of: {', '.join(knob.enum)}",
-                    f"pick one of {', '.join(knob.enum)}", on_value=True)  # fmt: skip
+        word = value.strip().lower()
+        if knob.domain == "mysql" and word.isdigit():
+            # MySQL/MariaDB take an enum's position: query_cache_type = 1 is ON; past the end is refused
+            if int(word) >= len(knob.enum):
+                ctx.add(
+                    e,
+                    "error",
+                    "FT203",
+                    e.key,
+                    f"{e.key} = {value}: position {word} is past the last of "
+                    f"{len(knob.enum)} values ({', '.join(knob.enum)}); the server refuses it",
+                    f"use 0..{len(knob.enum) - 1} or a name: {', '.join(knob.enum)}",
+                    on_value=True,
+                )
+        elif word not in allowed:
+            ctx.add(
+                e,
+                "error",
+                "FT203",
+                e.key,
+                f"{e.key} = {value!r} is not one of: {', '.join(knob.enum)}",
+                f"pick one of {', '.join(knob.enum)}",
+                on_value=True,
+            )
     gone = knob.removed_value(value)
     if gone is not None and _removed_applies(gone.removed, ctx, knob):
-        ctx.add(e, "error", "FT104", e.key, f"{e.key} = {value!r}: " + (gone.note or "this value no longer works")
-                + (f" (since {gone.removed})" if gone.removed else ""), _default_hint(knob), on_value=True)  # fmt: skip
+        ctx.add(
+            e,
+            "error",
+            "FT104",
+            e.key,
+            f"{e.key} = {value!r}: "
+            + (gone.note or "this value no longer works")
+            + (f" (since {gone.removed})" if gone.removed else ""),
+            _default_hint(knob),
+            on_value=True,
+        )
     safety, note = knob.value_safety(value)
     if safety != "safe":
         code = "FT502" if safety == "security-risk" else "FT501"
         sev = "warning" if safety == "durability-risk" else "error"
-        ctx.add(e, sev, code, e.key, f"{e.key} = {value!r} is a {safety}" + (f": {note}" if note else ""),
-                _safe_hint(knob), on_value=True)  # fmt: skip
+        ctx.add(
+            e,
+            sev,
+            code,
+            e.key,
+            f"{e.key} = {value!r} is a {safety}" + (f": {note}" if note else ""),
+            _safe_hint(knob),
+            on_value=True,
+        )
 
 
 def _removed_applies(removed: str | None, ctx: Context, knob: Knob) -> bool:

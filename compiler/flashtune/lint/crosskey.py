@@ -33,40 +33,73 @@ def ceph(doc: ConfDoc, ctx: Context) -> None:
         lo, hi = group["range"]
         for k, v in zip(names, vals, strict=True):
             if v is not None and not (lo < v <= hi):
-                ctx.add(keys[k], "error", "FT601", k, f"{k} = {keys[k].value} must be a ratio in ({lo}, {hi}]",
-                        "write it as a fraction, e.g. 0.95", on_value=True)  # fmt: skip
+                ctx.add(
+                    keys[k],
+                    "error",
+                    "FT601",
+                    k,
+                    f"{k} = {keys[k].value} must be a ratio in ({lo}, {hi}]",
+                    "write it as a fraction, e.g. 0.95",
+                    on_value=True,
+                )
         eff = [v if v is not None else d for v, d in zip(vals, group["defaults"], strict=True)]
         for i in range(len(names) - 1):
             a, b = names[i], names[i + 1]
             if (vals[i] is not None or vals[i + 1] is not None) and not eff[i] < eff[i + 1]:
                 at = keys.get(b) if vals[i + 1] is not None else keys[a]
                 assert at is not None
-                ctx.add(at, "error", "FT601", at.key,
-                        f"{a} ({eff[i]:g}) must be below {b} ({eff[i + 1]:g}): {group['why']}",
-                        f"order them {' < '.join(names)}", on_value=True)  # fmt: skip
+                ctx.add(
+                    at,
+                    "error",
+                    "FT601",
+                    at.key,
+                    f"{a} ({eff[i]:g}) must be below {b} ({eff[i + 1]:g}): {group['why']}",
+                    f"order them {' < '.join(names)}",
+                    on_value=True,
+                )
     ps = rules["pool_size"]
     size_e, min_e = keys.get(ps["size"]), keys.get(ps["min_size"])
     size = _num(size_e, "uint")
     min_size = _num(min_e, "uint")
     eff_size = size if size is not None else float(ps["size_default"])
     if min_e is not None and min_size is not None and min_size > eff_size:
-        ctx.add(min_e, "error", "FT602", min_e.key,
-                f"{ps['min_size']} = {min_size:g} is above {ps['size']} = {eff_size:g}: every new pool blocks I/O",
-                f"use {ps['min_size']} <= {eff_size:g} (usually size - 1)", on_value=True)  # fmt: skip
+        ctx.add(
+            min_e,
+            "error",
+            "FT602",
+            min_e.key,
+            f"{ps['min_size']} = {min_size:g} is above {ps['size']} = {eff_size:g}: every new pool blocks I/O",
+            f"use {ps['min_size']} <= {eff_size:g} (usually size - 1)",
+            on_value=True,
+        )
     if size_e is not None and size == 1:
         allow = keys.get(ps["size_one_needs"])
         if allow is None or (allow.value or "").strip().lower() not in ("true", "1", "yes", "on"):
-            ctx.add(size_e, "warning", "FT602", size_e.key,
-                    f"{ps['size']} = 1 keeps a single copy of every object, and monitors refuse it unless "
-                    f"{ps['size_one_needs']} = true", "use 3 (or 2 with min_size 2)", on_value=True)  # fmt: skip
+            ctx.add(
+                size_e,
+                "warning",
+                "FT602",
+                size_e.key,
+                f"{ps['size']} = 1 keeps a single copy of every object, and monitors refuse it unless "
+                f"{ps['size_one_needs']} = true",
+                "use 3 (or 2 with min_size 2)",
+                on_value=True,
+            )
     ec = keys.get("osd_pool_default_erasure_code_profile")
     domains = ctx.extra.get("failure_domains")
     if ec is not None and ec.value and domains:
         km = dict(re.findall(r"\b([km])=(\d+)", ec.value))
         if "k" in km and "m" in km and int(km["k"]) + int(km["m"]) > int(domains):
-            ctx.add(ec, "error", "FT603", ec.key,
-                    f"k+m = {int(km['k']) + int(km['m'])} chunks need as many failure domains, but there are "
-                    f"{domains}: PGs stay undersized", "lower k+m or add failure domains", on_value=True)  # fmt: skip
+            ctx.add(
+                ec,
+                "error",
+                "FT603",
+                ec.key,
+                f"k+m = {int(km['k']) + int(km['m'])} chunks need as many failure domains, but there are "
+                f"{domains}: PGs stay undersized",
+                "lower k+m or add failure domains",
+                on_value=True,
+            )
 
 
 def mycnf(doc: ConfDoc, ctx: Context) -> None:
@@ -84,14 +117,27 @@ def mycnf(doc: ConfDoc, ctx: Context) -> None:
         if not isinstance(size, int):
             continue
         if size >= int(ram):
-            ctx.add(e, "error", "FT604", e.key,
-                    f"innodb_buffer_pool_size ({e.value}) is not below the machine's RAM ({int(ram) >> 30} GiB): "
-                    "the server fails to start (out of memory)", "use about 70% of RAM", on_value=True)  # fmt: skip
+            ctx.add(
+                e,
+                "error",
+                "FT604",
+                e.key,
+                f"innodb_buffer_pool_size ({e.value}) is not below the machine's RAM ({int(ram) >> 30} GiB): "
+                "the server fails to start (out of memory)",
+                "use about 70% of RAM",
+                on_value=True,
+            )
         elif size > float(rules["ram_warn_fraction"]) * int(ram):
-            ctx.add(e, "warning", "FT604", e.key,
-                    f"innodb_buffer_pool_size ({e.value}) is over {rules['ram_warn_fraction']:.0%} of RAM "
-                    f"({int(ram) >> 30} GiB): little is left for connections and the OS", "use about 70% of RAM",
-                    on_value=True)  # fmt: skip
+            ctx.add(
+                e,
+                "warning",
+                "FT604",
+                e.key,
+                f"innodb_buffer_pool_size ({e.value}) is over {rules['ram_warn_fraction']:.0%} of RAM "
+                f"({int(ram) >> 30} GiB): little is left for connections and the OS",
+                "use about 70% of RAM",
+                on_value=True,
+            )
 
 
 def sysctl(doc: ConfDoc, ctx: Context) -> None:
@@ -107,8 +153,13 @@ def sysctl(doc: ConfDoc, ctx: Context) -> None:
     reserved = eff.get(rules["reserved_ports_key"])
     clash = [f"{a}-{b}" if a != b else str(a) for a, b in rules["ceph_ports"] if a <= hi and b >= lo]
     if clash and reserved is None:
-        ctx.add(e, "warning", "FT605", e.key,
-                f"the ephemeral port range {lo}-{hi} covers Ceph's daemon ports ({', '.join(clash)}): outgoing "
-                "connections can take them and a restarting daemon cannot bind",
-                f"start the range above 7300, or reserve them: {rules['reserved_ports_key']} = 3300,6789,6800-7300",
-                on_value=True)  # fmt: skip
+        ctx.add(
+            e,
+            "warning",
+            "FT605",
+            e.key,
+            f"the ephemeral port range {lo}-{hi} covers Ceph's daemon ports ({', '.join(clash)}): outgoing "
+            "connections can take them and a restarting daemon cannot bind",
+            f"start the range above 7300, or reserve them: {rules['reserved_ports_key']} = 3300,6789,6800-7300",
+            on_value=True,
+        )

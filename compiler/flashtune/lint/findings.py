@@ -1,4 +1,5 @@
-"""What the linter reports: one Finding per defect, with a stable code, a place and a suggested fix."""
+"""What the linter reports: one Finding per defect, with a stable code, a place and a suggested fix.
+The codes themselves (name, severity, doc) are the registry in flashtune.lint.codes."""
 
 from __future__ import annotations
 
@@ -6,38 +7,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 SEVERITIES = ("error", "warning", "info")
-
-# Stable codes: tests, CI filters and users' suppressions refer to these; never renumber.
-CODES: dict[str, str] = {
-    "FT001": "syntax-error",
-    "FT002": "unreadable-input",
-    "FT101": "unknown-key",
-    "FT102": "removed-key",
-    "FT103": "renamed-key",
-    "FT104": "removed-value",
-    "FT105": "key-spelling-ignored",
-    "FT106": "wrong-section",
-    "FT107": "old-style-section",
-    "FT201": "wrong-type",
-    "FT202": "out-of-range",
-    "FT203": "not-allowed-value",
-    "FT204": "suspicious-value",
-    "FT301": "duplicate-key",
-    "FT401": "no-op-in-context",
-    "FT402": "create-time-only",
-    "FT501": "unsafe-setting",
-    "FT502": "insecure-setting",
-    "FT601": "ratio-order",
-    "FT602": "min-size-above-size",
-    "FT603": "ec-width-vs-failure-domains",
-    "FT604": "memory-vs-ram",
-    "FT605": "port-range-overlap",
-    "FT606": "pgs-per-osd",
-    "FT701": "cbt-required-key",
-    "FT702": "cbt-unknown-key",
-    "FT703": "cbt-wrong-level",
-    "FT704": "cbt-unknown-reference",
-}
 
 
 @dataclass(frozen=True)
@@ -53,7 +22,9 @@ class Finding:
 
     @property
     def name(self) -> str:
-        return CODES.get(self.code, "")
+        from flashtune.lint.codes import code_name
+
+        return code_name(self.code)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)

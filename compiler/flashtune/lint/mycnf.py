@@ -1,12 +1,20 @@
 """my.cnf rules: server-group options against the catalog and the flavour's option list.
 
-MariaDB refuses to start on an unknown option (unless written `loose-`), warns and ignores removed ones,
-and disables InnoDB (still exit 0) on a bad innodb_* value (mariadb-fio-sysctl.md section 1).
+What MariaDB 10.11 does with an option it does not list (each probed with `mariadbd --defaults-file=F --help
+--verbose`; tests/test_lint_mysql_real.py re-checks every claim on real files):
+- an unknown name aborts start-up ("unknown variable"), unless written `loose-` (a warning);
+- a removed option kept for old files is accepted with a warning and does nothing (rules.yaml accepted_removed,
+  the catalog's when_absent);
+- a unique prefix of a longer option name is accepted with a note ("Using unique option prefix");
+- a bad value of an innodb_* option disables the InnoDB plugin rather than stopping the parse.
+Enum options take their position as a number (query_cache_type = 1 is ON).
 """
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
@@ -14,10 +22,38 @@ from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
 from flashtune.lint.values import mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
 
 
 def is_server_group(group: str, rules: dict[str, Any]) -> bool:
     return any(fnmatch.fnmatchcase(group, pat) for pat in rules["server_groups"])
+
+
+@cache
+def _sorted_names(flavour: str) -> list[str]:
+    return sorted(ruledata.mysql_option_names(flavour) or ())
+
+
+def prefix_matches(name: str, flavour: str) -> list[str]:
+    """Option names of the flavour that start with name (MySQL's getopt accepts a unique prefix)."""
+    names = _sorted_names(flavour)
+    i = bisect.bisect_left(names, name)
+    out = []
+    while i < len(names) and names[i].startswith(name):
+        out.append(names[i])
+        i += 1
+    return out
+
+
+def detect_flavour(doc: ConfDoc, rules: dict[str, Any]) -> tuple[str, list[str]]:
+    """(flavour, marker keys): mysql-8.0 when server groups use options only MySQL 8 has, else the default."""
+    markers = set(rules["mysql8_markers"])
+    found = [
+        e.key.lower() for e in doc.entries if e.key.lower() in markers and is_server_group(e.section, rules)
+    ]
+    if found:
+        return "mysql-8.0", list(dict.fromkeys(found))
+    return DEFAULT_MYSQL_FLAVOUR, []
 
 
 class MycnfLinter:
@@ -26,63 +62,170 @@ class MycnfLinter:
         self.ctx = ctx
         self.rules: dict[str, Any] = ruledata.rules()["mysql"]
         self.catalog = load_catalog()
-        self.flavour = ctx.mysql_flavour
+        if ctx.mysql_flavour is None:
+            flavour, markers = detect_flavour(doc, self.rules)
+            if markers:
+                shown = ", ".join(markers[:4]) + (" ..." if len(markers) > 4 else "")
+                ctx.add(
+                    (1, 1),
+                    "info",
+                    "FT003",
+                    "mysql-flavour",
+                    f"checked as {flavour}, not {DEFAULT_MYSQL_FLAVOUR}: the file sets options only MySQL 8 "
+                    f"has ({shown})",
+                    f"pass --mysql {flavour} (or another flavour) to say so",
+                )
+            ctx.mysql_flavour = flavour
+        self.flavour: str = ctx.mysql_flavour
         self.names = ruledata.mysql_option_names(self.flavour)
+        self.repeatable = frozenset(self.rules["repeatable"])
 
     def run(self) -> None:
-        check_duplicates(self.doc, self.ctx)
+        check_duplicates(self.doc, self.ctx, skip=self.repeatable)
         for e in self.doc.entries:
             if is_server_group(e.section, self.rules):
                 self.entry(e)
 
+    def known(self, name: str) -> bool:
+        return self.names is not None and name in self.names
+
     def resolve(self, key: str) -> tuple[str, Knob | None, bool]:
         """(name, knob, negated) with MySQL's skip-/disable-/enable- prefixes for booleans resolved."""
+        key = key.lower()
         knob = self.catalog.get(key, "mysql")
-        if knob is not None or (self.names is not None and key in self.names):
+        if knob is not None or self.known(key):
             return key, knob, False
         for prefix in self.rules["bool_prefixes"]:
             if key.startswith(prefix):
                 base = key[len(prefix) :]
                 bk = self.catalog.get(base, "mysql")
-                if bk is not None or (self.names is not None and base in self.names):
+                if bk is not None or self.known(base):
                     return base, bk, prefix != "enable_"
         return key, None, False
+
+    def accepted_removed(self, name: str) -> bool:
+        return name in self.rules["accepted_removed"].get(self.flavour, [])
+
+    def absent(self, e: Entry, knob: Knob, loose: bool) -> None:
+        ctx = self.ctx
+        how = knob.when_absent.get(self.flavour) if knob.when_absent else None
+        if how is None and self.accepted_removed(knob.name):
+            how = "warn"
+        if knob.renamed_to:
+            ctx.add(
+                e,
+                "error",
+                "FT103",
+                e.key,
+                f"{e.key} is not in {self.flavour}; it was replaced by {knob.renamed_to}",
+                f"use {knob.renamed_to}",
+            )
+        elif how in ("warn", "ignore"):
+            ctx.add(
+                e,
+                "warning",
+                "FT102",
+                e.key,
+                f"{e.key} was removed from {self.flavour}: the server accepts it"
+                + (", warns," if how == "warn" else "")
+                + " and ignores it",
+                "delete the line",
+            )
+        elif how == "abort" and not loose:
+            ctx.add(
+                e,
+                "error",
+                "FT102",
+                e.key,
+                f"{e.key} does not exist in {self.flavour}: the server refuses to start ('unknown variable')",
+                f"delete the line, or write loose-{e.raw_key} to make it a warning",
+            )
+        else:
+            ctx.add(
+                e,
+                "warning" if loose else "error",
+                "FT102",
+                e.key,
+                f"{e.key} does not exist in {self.flavour}"
+                + (" (loose-: the server only warns)" if loose else ""),
+                "delete the line",
+            )
 
     def entry(self, e: Entry) -> None:
         ctx = self.ctx
         loose = "loose" in e.flags
         name, knob, _neg = self.resolve(e.key)
         if knob is not None and knob.misspelling_of:
-            ctx.add(e, "warning" if loose else "error", "FT101", e.key,
-                    f"unknown option {e.key!r} (a misspelling of {knob.misspelling_of})",
-                    f"did you mean {knob.misspelling_of}?")  # fmt: skip
+            ctx.add(
+                e,
+                "warning" if loose else "error",
+                "FT101",
+                e.key,
+                f"unknown option {e.key!r} (a misspelling of {knob.misspelling_of})",
+                f"did you mean {knob.misspelling_of}?",
+            )
             return
         if knob is not None and not knob.exists_in(self.flavour):
-            accepted = name in self.rules["accepted_removed"].get(self.flavour, [])
-            if knob.renamed_to:
-                ctx.add(e, "error", "FT103", e.key, f"{e.key} is not in {self.flavour}; it was replaced by "
-                        f"{knob.renamed_to}", f"use {knob.renamed_to}")  # fmt: skip
-            elif accepted:
-                ctx.add(e, "warning", "FT102", e.key,
-                        f"{e.key} was removed from {self.flavour}: the server accepts it, warns, and ignores it",
-                        "delete the line")  # fmt: skip
-            else:
-                ctx.add(e, "warning" if loose else "error", "FT102", e.key,
-                        f"{e.key} does not exist in {self.flavour}"
-                        + ("" if loose else ": the server refuses to start ('unknown variable')"),
-                        "delete the line")  # fmt: skip
+            self.absent(e, knob, loose)
             return
         if knob is not None:
             if e.value is not None:
                 check_value(knob, e, ctx, mysql_value)
             return
-        if self.names is None or name in self.names:
+        if self.names is None or self.known(name):
             return  # no full option list for this flavour: only catalogued facts are checked
+        if self.accepted_removed(name):
+            ctx.add(
+                e,
+                "warning",
+                "FT102",
+                e.key,
+                f"{e.key} was removed from {self.flavour}: the server accepts it, warns, and ignores it",
+                "delete the line",
+            )
+            return
+        longer = prefix_matches(name, self.flavour)
+        if len(longer) == 1:
+            full = longer[0]
+            ctx.add(
+                e,
+                "warning",
+                "FT101",
+                e.key,
+                f"{e.key} is not an option name but a unique prefix of {full}, which {self.flavour} accepts "
+                "with a note that it is error-prone",
+                f"write {full}",
+            )
+            full_knob = self.catalog.get(full, "mysql")
+            if full_knob is not None and e.value is not None:
+                check_value(full_knob, e, ctx, mysql_value)
+            return
+        if longer:
+            shown = ", ".join(longer[:4])
+            ctx.add(
+                e,
+                "warning" if loose else "error",
+                "FT101",
+                e.key,
+                f"{e.key} is a prefix of several options ({shown}): the server reports an ambiguous option"
+                + (" and disables InnoDB" if name.startswith("innodb_") else ""),
+                "write the full option name",
+            )
+            return
         close = did_you_mean(name, self.names)
-        ctx.add(e, "warning" if loose else "error", "FT101", e.key,
-                f"unknown option {e.key!r} for {self.flavour}"
-                + (" (loose-: the server only warns)" if loose else ": the server refuses to start"),
-                f"did you mean {close[0]}?" if close else "check the name against `mariadbd --help --verbose`")  # fmt: skip
+        ctx.add(
+            e,
+            "warning" if loose else "error",
+            "FT101",
+            e.key,
+            f"unknown option {e.key!r} for {self.flavour}"
+            + (
+                " (loose-: the server only warns)"
+                if loose
+                else ": the server refuses to start ('unknown variable')"
+            ),
+            f"did you mean {close[0]}?" if close else "check the name against `mariadbd --help --verbose`",
+        )
 
 
 def lint(doc: ConfDoc, ctx: Context) -> None:

@@ -1,36 +1,138 @@
-"""sysctl.conf rules: catalogued kernel knobs (removed keys, ranges, unsafe values) and syntax problems.
+"""sysctl.conf rules: catalogued kernel knobs (removed keys, ranges, unsafe values), names that exist on no kernel
+(with did-you-mean), names that exist only on some kernels, and syntax problems.
 
-Keys the catalog does not hold are not reported: which /proc/sys entries exist depends on the kernel
-and its modules, and the linter must not depend on the machine it runs on.
+Which names exist comes from data/sysctl-names/ (a real kernel's /proc/sys and the kernel's documentation), not
+from the machine running the linter: the file may be meant for another host.
 """
 
 from __future__ import annotations
 
+import re
+from functools import cache
+from typing import Any
+
 from flashtune.catalog import load_catalog
-from flashtune.lint.common import Context, check_duplicates, check_value
+from flashtune.fileio import read_text
+from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
 from flashtune.lint.values import sysctl_value
-from flashtune.parse.confdoc import ConfDoc
+from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.paths import data_dir
+from flashtune.yamlio import load_yaml
+
+_PER_DEVICE = re.compile(r"^(net\.ipv[46]\.(?:conf|neigh)|net\.mpls\.conf)\.([^.]+)\.(.+)$")
+
+
+@cache
+def name_data() -> tuple[
+    dict[str, frozenset[str]], dict[str, dict[str, Any]], tuple[str, ...], frozenset[str]
+]:
+    """({kernel: names}, {name: range row}, module prefixes, kernels whose list is complete)."""
+    folder = data_dir() / "sysctl-names"
+    index = dict(load_yaml(folder / "index.yaml"))
+    lists: dict[str, frozenset[str]] = {}
+    for row in index["lists"]:
+        text = read_text(folder / str(row["file"]))
+        lists[str(row["kernel"])] = frozenset(ln for ln in text.split("\n") if ln and not ln.startswith("#"))
+    ranges = {str(n): dict(r) for r in index["ranges"] for n in r["names"]}
+    complete = frozenset(str(r["kernel"]) for r in index["lists"] if r.get("complete"))
+    return lists, ranges, tuple(str(p) for p in index["module_prefixes"]), complete
+
+
+@cache
+def suggestion_pool() -> frozenset[str]:
+    lists, ranges, _, _ = name_data()
+    names = {n for names in lists.values() for n in names if "*" not in n}
+    return frozenset(names | set(ranges))
+
+
+def _forms(key: str) -> tuple[str, ...]:
+    m = _PER_DEVICE.match(key)
+    return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
+
+
+def check_name(e: Entry, ctx: Context) -> None:
+    lists, ranges, modules, complete = name_data()
+    soft = "ignore-errors" in e.flags
+    forms = _forms(e.key)
+    if e.key in ranges:
+        r = ranges[e.key]
+        ctx.add(
+            e,
+            "warning",
+            "FT108",
+            e.key,
+            f"{e.key} exists only on kernels before {r['until']}: {r['why']}; on a newer kernel `sysctl -p` "
+            "fails on this line",
+            "delete the line if the hosts run a newer kernel",
+        )
+        return
+    where = [k for k, names in lists.items() if any(f in names for f in forms)]
+    if any(k in complete for k in where):
+        return
+    if where:
+        missing = sorted(complete)
+        ctx.add(
+            e,
+            "info",
+            "FT108",
+            e.key,
+            f"{e.key} exists on some kernels only: documented for Linux {', '.join(sorted(where))}, absent "
+            f"from Linux {', '.join(missing)} as flashtune's list has it (a kernel option or module decides)",
+            "check `sysctl -a` on the target hosts",
+        )
+        return
+    if e.key.startswith(modules):
+        ctx.add(
+            e,
+            "info",
+            "FT108",
+            e.key,
+            f"{e.key} belongs to a module or feature flashtune has no name list for; it exists only where "
+            "that module is loaded",
+            "check `sysctl -a` on the target hosts",
+        )
+        return
+    close = did_you_mean(e.key, suggestion_pool())
+    ctx.add(
+        e,
+        "warning" if soft else "error",
+        "FT101",
+        e.key,
+        f"unknown sysctl {e.key}: no kernel flashtune knows has it"
+        + ("" if soft else "; `sysctl -p` reports 'cannot stat' and fails"),
+        f"did you mean {close[0]}?" if close else "delete the line, or check `sysctl -a`",
+    )
 
 
 def lint(doc: ConfDoc, ctx: Context) -> None:
     catalog = load_catalog()
-    for p in doc.problems:
-        ctx.add((p.line or 1, p.column or 1), "error", "FT001", "", p.message, p.suggestion or "")
     check_duplicates(doc, ctx, what="file")
     for e in doc.entries:
         knob = catalog.get(e.key, "sysctl")
         if knob is None:
+            check_name(e, ctx)
             continue
         if knob.misspelling_of:
-            ctx.add(e, "error", "FT101", e.key, f"unknown sysctl {e.key} (a misspelling of {knob.misspelling_of})",
-                    f"did you mean {knob.misspelling_of}?")  # fmt: skip
+            ctx.add(
+                e,
+                "error",
+                "FT101",
+                e.key,
+                f"unknown sysctl {e.key} (a misspelling of {knob.misspelling_of})",
+                f"did you mean {knob.misspelling_of}?",
+            )
             continue
         if not knob.exists_in(None):
             soft = "ignore-errors" in e.flags
-            ctx.add(e, "warning" if soft else "error", "FT102", e.key,
-                    f"{e.key} no longer exists (removed in {_kernel(knob.removed)})"
-                    + ("" if soft else ": `sysctl -p` fails on this line ('cannot stat')"),
-                    f"use {knob.renamed_to}" if knob.renamed_to else "delete the line")  # fmt: skip
+            ctx.add(
+                e,
+                "warning" if soft else "error",
+                "FT102",
+                e.key,
+                f"{e.key} no longer exists (removed in {_kernel(knob.removed)})"
+                + ("" if soft else ": `sysctl -p` fails on this line ('cannot stat')"),
+                f"use {knob.renamed_to}" if knob.renamed_to else "delete the line",
+            )
             continue
         check_value(knob, e, ctx, sysctl_value)
 

@@ -17,10 +17,26 @@ _INT = re.compile(r"^([+-]?\d+)([kmgtpe]?)$", re.I)
 _DURATION = {k: v for k, v in SECONDS.items() if k != "week"}  # Ceph's duration parser has no weeks
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
-CEPH_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False,
-              "on": True, "off": False}  # fmt: skip
-MYSQL_BOOLS = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False,
-               "yes": True, "no": False}  # fmt: skip
+CEPH_BOOLS = {
+    "true": True,
+    "false": False,
+    "yes": True,
+    "no": False,
+    "1": True,
+    "0": False,
+    "on": True,
+    "off": False,
+}
+MYSQL_BOOLS = {
+    "on": True,
+    "off": False,
+    "true": True,
+    "false": False,
+    "1": True,
+    "0": False,
+    "yes": True,
+    "no": False,
+}
 
 
 def ceph_value(type_: str, text: str) -> float | int | bool | None:

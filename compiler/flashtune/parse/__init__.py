@@ -1,50 +1,45 @@
-"""Config parsers: ceph.conf, my.cnf, sysctl.conf and CBT YAML into one ConfDoc model with positions.
+"""Config parsers: ceph.conf, my.cnf, sysctl.conf, CBT YAML and Ceph's config-database JSON into one ConfDoc
+model with positions. The registry below is the parse layer's table of formats: one row per kind.
 
-parse_text(text, kind, filename="<string>") -> ConfDoc      (raises ConfSyntaxError)
-emit_text(doc) -> str                                        (round-trips to the same model)
+parse_text(text, kind, filename="<string>", recover=False) -> ConfDoc   (raises ConfSyntaxError)
+render_text(doc) -> str            (text in the same format that parses back to the same model; a round-trip
+                                    writer for tests and tools, not the compiler's emitters in flashtune.emit)
 """
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 from flashtune.parse.confdoc import KINDS, ConfDoc, ConfSyntaxError, Entry, Section
 
-
-def parse_text(text: str, kind: str, filename: str = "<string>") -> ConfDoc:
-    if kind == "ceph.conf":
-        from flashtune.parse import cephconf
-
-        return cephconf.parse(text, filename)
-    if kind == "my.cnf":
-        from flashtune.parse import mycnf
-
-        return mycnf.parse(text, filename)
-    if kind == "sysctl.conf":
-        from flashtune.parse import sysctl
-
-        return sysctl.parse(text, filename)
-    if kind == "cbt.yaml":
-        from flashtune.parse import cbtyaml
-
-        return cbtyaml.parse(text, filename)
-    raise ValueError(f"unknown config kind {kind!r}; known: {', '.join(KINDS)}")
+# kind -> module in this package with parse(text, filename, *, recover) and render(doc)
+PARSERS: dict[str, str] = {
+    "ceph.conf": "cephconf",
+    "my.cnf": "mycnf",
+    "sysctl.conf": "sysctl",
+    "cbt.yaml": "cbtyaml",
+    "ceph-config.json": "cephjson",
+}
 
 
-def emit_text(doc: ConfDoc) -> str:
-    if doc.kind == "ceph.conf":
-        from flashtune.parse import cephconf
-
-        return cephconf.emit(doc)
-    if doc.kind == "my.cnf":
-        from flashtune.parse import mycnf
-
-        return mycnf.emit(doc)
-    if doc.kind == "sysctl.conf":
-        from flashtune.parse import sysctl
-
-        return sysctl.emit(doc)
-    from flashtune.parse import cbtyaml
-
-    return cbtyaml.emit(doc)
+def _module(kind: str) -> ModuleType:
+    name = PARSERS.get(kind)
+    if name is None:
+        raise ValueError(f"unknown config kind {kind!r}; known: {', '.join(KINDS)}")
+    return importlib.import_module(f"flashtune.parse.{name}")  # imported on use: keeps start-up light
 
 
-__all__ = ["KINDS", "ConfDoc", "ConfSyntaxError", "Entry", "Section", "emit_text", "parse_text"]
+def parse_text(text: str, kind: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    """Parse text as kind. recover=True keeps going after syntax errors where the format allows it
+    (each one lands in doc.problems); otherwise the first error raises ConfSyntaxError."""
+    doc: ConfDoc = _module(kind).parse(text, filename, recover=recover)
+    return doc
+
+
+def render_text(doc: ConfDoc) -> str:
+    text: str = _module(doc.kind).render(doc)
+    return text
+
+
+__all__ = ["KINDS", "PARSERS", "ConfDoc", "ConfSyntaxError", "Entry", "Section", "parse_text", "render_text"]

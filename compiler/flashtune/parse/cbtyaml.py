@@ -30,15 +30,29 @@ def _scalar_text(node: Node) -> str | None:
 def _walk(node: Node, path: str, doc: ConfDoc, depth: int) -> None:
     if depth > MAX_DEPTH:
         mark = node.start_mark
-        raise ConfSyntaxError(f"YAML nested more than {MAX_DEPTH} levels deep", file=doc.filename,
-                              line=mark.line + 1, column=mark.column + 1,
-                              suggestion="a CBT test plan needs only a few levels")  # fmt: skip
+        raise ConfSyntaxError(
+            f"YAML nested more than {MAX_DEPTH} levels deep",
+            file=doc.filename,
+            line=mark.line + 1,
+            column=mark.column + 1,
+            suggestion="a CBT test plan needs only a few levels",
+        )
     if isinstance(node, MappingNode):
         for knode, vnode in node.value:
             key = str(knode.value) if isinstance(knode, ScalarNode) else "?"
-            doc.entries.append(Entry(path, key, key, _scalar_text(vnode), knode.start_mark.line + 1,
-                                     knode.start_mark.column + 1, vnode.start_mark.line + 1,
-                                     vnode.start_mark.column + 1, node=vnode))  # fmt: skip
+            doc.entries.append(
+                Entry(
+                    path,
+                    key,
+                    key,
+                    _scalar_text(vnode),
+                    knode.start_mark.line + 1,
+                    knode.start_mark.column + 1,
+                    vnode.start_mark.line + 1,
+                    vnode.start_mark.column + 1,
+                    node=vnode,
+                )
+            )
             _walk(vnode, f"{path}.{key}" if path else key, doc, depth + 1)
     elif isinstance(node, SequenceNode):
         for i, item in enumerate(node.value):
@@ -54,35 +68,48 @@ def _to_data(node: Node, yaml: YAML) -> Any:
     return yaml.constructor.construct_object(node, deep=True)
 
 
-def parse(text: str, filename: str = "<string>") -> ConfDoc:
+def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
     doc = ConfDoc(kind="cbt.yaml", filename=filename)
+    del recover  # YAML cannot resume after a syntax error: the first one is the only one reported
     yaml = YAML(typ="safe", pure=True)
     try:
-        root = yaml.compose(io.StringIO(text))
-        if root is not None:
-            _walk(root, "", doc, 0)
-            doc.data = _to_data(root, yaml)
+        roots = [r for r in yaml.compose_all(io.StringIO(text)) if r is not None]
+        # Multi-document YAML is valid YAML; CBT reads one document, so the first is the plan and the
+        # number of documents is kept for the linter to report.
+        doc.documents = len(roots)
+        if roots:
+            _walk(roots[0], "", doc, 0)
+            doc.data = _to_data(roots[0], yaml)
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = str(e.problem or e.context)
         hint = "fix the YAML syntax (indentation, quoting, ':' after keys)"
         if "mapping values are not allowed" in problem:
-            hint = ("this line is indented deeper than the key above it, which already has a value; "
-                    "indent both under the same parent (e.g. two spaces under 'cluster:')")  # fmt: skip
-        raise ConfSyntaxError(f"YAML syntax error: {problem}", file=filename,
-                              line=(mark.line + 1) if mark else None,
-                              column=(mark.column + 1) if mark else None, suggestion=hint) from None  # fmt: skip
+            hint = (
+                "this line is indented deeper than the key above it, which already has a value; "
+                "indent both under the same parent (e.g. two spaces under 'cluster:')"
+            )
+        raise ConfSyntaxError(
+            f"YAML syntax error: {problem}",
+            file=filename,
+            line=(mark.line + 1) if mark else None,
+            column=(mark.column + 1) if mark else None,
+            suggestion=hint,
+        ) from None
     except YAMLError as e:
         raise ConfSyntaxError(f"YAML error: {e}", file=filename, suggestion="fix the YAML syntax") from None
     except (RecursionError, TypeError, ValueError) as e:
         # TypeError: unhashable keys ({[a]: 1}); RecursionError: pathological anchors / nesting
-        raise ConfSyntaxError(f"unusable YAML: {type(e).__name__}: {e}"[:300], file=filename,
-                              suggestion="a CBT plan holds mappings of plain keys to scalars and lists") from None  # fmt: skip
+        raise ConfSyntaxError(
+            f"unusable YAML: {type(e).__name__}: {e}"[:300],
+            file=filename,
+            suggestion="a CBT plan holds mappings of plain keys to scalars and lists",
+        ) from None
     doc.line_count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     return doc
 
 
-def emit(doc: ConfDoc) -> str:
+def render(doc: ConfDoc) -> str:
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     buf = io.StringIO()

@@ -26,6 +26,7 @@ _SIMPLE_KEY_LINE = re.compile(
     r"([ \t]*)([^=#;\[ \t\r\f\v](?:[^=#;\[]*[^=#;\[ \t\r\f\v])?)[ \t\r\f\v]*(=)[ \t\r\f\v]*([^#;]*?)[ \t\r\f\v]*(?:[#;].*)?\Z"
 )
 _BLANK = " \t\r\f\v"
+MAX_PROBLEMS = 1000  # a file with more syntax errors than this is not a ceph.conf; stop listing them
 
 
 def normalize_key(raw: str) -> str:
@@ -39,28 +40,60 @@ class _Scanner:
         self.doc = ConfDoc(kind="ceph.conf", filename=filename)
         self.section: str | None = None
         self.headerless = False
+        self.resume = (0, 1)  # where scan() starts: (offset, line number)
 
     def fail(self, message: str, line: int, column: int, suggestion: str | None = None) -> ConfSyntaxError:
         return ConfSyntaxError(message, file=self.filename, line=line, column=column, suggestion=suggestion)
 
-    def run(self) -> ConfDoc:
+    def run(self, recover: bool = False) -> ConfDoc:
+        """Scan the file; with recover, record each syntax error in doc.problems and go on with the next line."""
+        while True:
+            try:
+                return self.scan()
+            except ConfSyntaxError as err:
+                if not recover or len(self.doc.problems) >= MAX_PROBLEMS:
+                    raise
+                self.doc.problems.append(err)
+                if self.headerless:  # one report is enough: read the rest as if [global] headed the file
+                    self.headerless, self.section = False, self.section or "global"
+                self.resume = self.line_start(int(err.line or 1) + 1)
+
+    def line_start(self, line_no: int) -> tuple[int, int]:
+        """(offset, number) of line line_no, searched from where the last scan started."""
+        pos, no = self.resume
+        text = self.text
+        while no < line_no:
+            nl = text.find("\n", pos)
+            if nl < 0:
+                return len(text), no
+            pos, no = nl + 1, no + 1
+        return pos, no
+
+    def scan(self) -> ConfDoc:
         text = self.text
         n = len(text)
-        pos = 0
-        line_no = 1
+        pos, line_no = self.resume
         while pos < n:
             nl = text.find("\n", pos)
             if nl < 0 and text[pos:].strip()[:1] in ("#", ";"):
                 break  # Ceph accepts a whole-line comment without a newline at the very end
             if nl < 0:
-                raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
-                                line_no, n - pos + 1, "end the file with a newline")  # fmt: skip
+                raise self.fail(
+                    "the last line has no newline at its end; Ceph rejects the whole file",
+                    line_no,
+                    n - pos + 1,
+                    "end the file with a newline",
+                )
             line = text[pos:nl]
             stripped = line.strip()
             if not stripped:
                 if line and self.section is None and not self.headerless:
-                    raise self.fail("a line of only blanks before the first [section] is a parse error in Ceph",
-                                    line_no, 1, "delete the blanks or the line")  # fmt: skip
+                    raise self.fail(
+                        "a line of only blanks before the first [section] is a parse error in Ceph",
+                        line_no,
+                        1,
+                        "delete the blanks or the line",
+                    )
             elif stripped[0] in _COMMENT:
                 pass
             elif "\\" in line or '"' in line or "'" in line:
@@ -78,12 +111,20 @@ class _Scanner:
     # -- fast paths: lines without escapes or quotes
     def start_key_line(self, line_no: int, column: int) -> str:
         if self.headerless:
-            raise self.fail("text after a section-less `key = value` line: Ceph accepts only a single such line",
-                            line_no, column, "put a [global] heading at the top of the file")  # fmt: skip
+            raise self.fail(
+                "text after a section-less `key = value` line: Ceph accepts only a single such line",
+                line_no,
+                column,
+                "put a [global] heading at the top of the file",
+            )
         if self.section is None:
             if line_no != 1:
-                raise self.fail("`key = value` before the first [section] (only allowed as the file's first line)",
-                                line_no, column, "add a [global] heading above it")  # fmt: skip
+                raise self.fail(
+                    "`key = value` before the first [section] (only allowed as the file's first line)",
+                    line_no,
+                    column,
+                    "add a [global] heading above it",
+                )
             self.headerless = True
             return "global"
         return self.section
@@ -99,12 +140,20 @@ class _Scanner:
             raise self.fail("empty section name '[]'", line_no, 2, "name the section, e.g. [global]")
         rest = line[close + 1 :].lstrip(_BLANK)
         if rest and rest[0] not in _COMMENT:
-            raise self.fail("text after a section heading", line_no, close + 2 + (len(line) - close - 1 - len(rest)),
-                            "only a comment may follow ']'")  # fmt: skip
+            raise self.fail(
+                "text after a section heading",
+                line_no,
+                close + 2 + (len(line) - close - 1 - len(rest)),
+                "only a comment may follow ']'",
+            )
         self.check_ascii(name, line_no, 2)
         if self.headerless:
-            raise self.fail("a [section] after a section-less first line: Ceph rejects the file", line_no, 1,
-                            "put a [global] heading at the top of the file")  # fmt: skip
+            raise self.fail(
+                "a [section] after a section-less first line: Ceph rejects the file",
+                line_no,
+                1,
+                "put a [global] heading at the top of the file",
+            )
         self.section = name
         self.doc.sections.append(Section(name, line_no, 1))
 
@@ -122,8 +171,12 @@ class _Scanner:
             return
         lead = len(line) - len(line.lstrip())
         if line.lstrip().startswith("["):
-            raise self.fail("section headings must start in column 1", line_no, lead + 1,
-                            "remove the indentation before '['")  # fmt: skip
+            raise self.fail(
+                "section headings must start in column 1",
+                line_no,
+                lead + 1,
+                "remove the indentation before '['",
+            )
         cut = len(line)
         for c in _COMMENT:
             i = line.find(c)
@@ -133,8 +186,12 @@ class _Scanner:
         eq = body.find("=")
         if eq < 0:
             col = cut + 1 if cut < len(line) else len(line.rstrip()) + 1
-            raise self.fail("expected '=' in a `key = value` line", line_no, col,
-                            "write `key = value`, or comment the line out with #")  # fmt: skip
+            raise self.fail(
+                "expected '=' in a `key = value` line",
+                line_no,
+                col,
+                "write `key = value`, or comment the line out with #",
+            )
         raw_key = body[:eq]
         key = normalize_key(raw_key)
         if not key:
@@ -146,14 +203,28 @@ class _Scanner:
         vraw = body[eq + 1 :]
         vlead = len(vraw) - len(vraw.lstrip())
         value = vraw.strip()
-        self.doc.entries.append(Entry(section, key, raw_key.strip(), value, line_no, lead + 1, line_no,
-                                      eq + 2 + vlead if value else eq + 2))  # fmt: skip
+        self.doc.entries.append(
+            Entry(
+                section,
+                key,
+                raw_key.strip(),
+                value,
+                line_no,
+                lead + 1,
+                line_no,
+                eq + 2 + vlead if value else eq + 2,
+            )
+        )
 
     def check_ascii(self, s: str, line_no: int, base_col: int) -> None:
         if not s.isascii():
             i = next(i for i, c in enumerate(s) if not c.isascii())
-            raise self.fail(f"non-ASCII character {s[i]!r} outside a comment: Ceph's parser aborts on it",
-                            line_no, base_col + i, "use ASCII only in keys, values and section names")  # fmt: skip
+            raise self.fail(
+                f"non-ASCII character {s[i]!r} outside a comment: Ceph's parser aborts on it",
+                line_no,
+                base_col + i,
+                "use ASCII only in keys, values and section names",
+            )
 
     # -- slow path: a character scanner for escapes, quotes and continuation lines
     def slow_line(self, pos: int, line_no: int) -> tuple[int, int]:
@@ -169,8 +240,12 @@ class _Scanner:
             i += 1
         if text[i] == "[":
             if i != pos:
-                raise self.fail("section headings must start in column 1", line_no, col(i),
-                                "remove the indentation before '['")  # fmt: skip
+                raise self.fail(
+                    "section headings must start in column 1",
+                    line_no,
+                    col(i),
+                    "remove the indentation before '['",
+                )
             name: list[str] = []
             i += 1
             while True:
@@ -181,8 +256,9 @@ class _Scanner:
                 elif c == "]":
                     break
                 elif c in "\n[" or c in _COMMENT:
-                    raise self.fail("section heading without its closing ']'", line_no, col(i),
-                                    "write it as [name]")  # fmt: skip
+                    raise self.fail(
+                        "section heading without its closing ']'", line_no, col(i), "write it as [name]"
+                    )
                 else:
                     name.append(c)
                     i += 1
@@ -192,8 +268,12 @@ class _Scanner:
             self.check_ascii(sname, line_no, 2)
             i = self.end_of_line(i + 1, line_no, line_start, "only a comment may follow ']'")
             if self.headerless:
-                raise self.fail("a [section] after a section-less first line: Ceph rejects the file", line_no, 1,
-                                "put a [global] heading at the top of the file")  # fmt: skip
+                raise self.fail(
+                    "a [section] after a section-less first line: Ceph rejects the file",
+                    line_no,
+                    1,
+                    "put a [global] heading at the top of the file",
+                )
             self.section = sname
             self.doc.sections.append(Section(sname, line_no, 1))
             return i + 1, line_no + 1
@@ -211,8 +291,12 @@ class _Scanner:
             elif c == "=":
                 break
             elif c == "\n" or c in _COMMENT:
-                raise self.fail("expected '=' in a `key = value` line", line_no, col(i),
-                                "write `key = value`, or comment the line out with #")  # fmt: skip
+                raise self.fail(
+                    "expected '=' in a `key = value` line",
+                    line_no,
+                    col(i),
+                    "write `key = value`, or comment the line out with #",
+                )
             elif c == "[":
                 raise self.fail("'[' is not allowed in a key", line_no, col(i))
             else:
@@ -245,11 +329,19 @@ class _Scanner:
                 elif c == q:
                     break
                 elif c == "\\" or c == "\n":
-                    raise self.fail(f"unterminated quoted value (no closing {q})", line_no, col(i),
-                                    f"close the quote with {q}; continuation lines do not work inside quotes")  # fmt: skip
+                    raise self.fail(
+                        f"unterminated quoted value (no closing {q})",
+                        line_no,
+                        col(i),
+                        f"close the quote with {q}; continuation lines do not work inside quotes",
+                    )
                 elif c in _COMMENT:
-                    raise self.fail(f"unescaped {c!r} inside a quoted value: Ceph rejects it", line_no, col(i),
-                                    f"write \\{c}")  # fmt: skip
+                    raise self.fail(
+                        f"unescaped {c!r} inside a quoted value: Ceph rejects it",
+                        line_no,
+                        col(i),
+                        f"write \\{c}",
+                    )
                 else:
                     vchars.append(c)
                     i += 1
@@ -266,8 +358,12 @@ class _Scanner:
                     vchars.append(text[i + 1])
                     i += 2
                 elif c == "\\":
-                    raise self.fail("the file ends inside a line continuation", line_no, col(i),
-                                    "end the file with a newline")  # fmt: skip
+                    raise self.fail(
+                        "the file ends inside a line continuation",
+                        line_no,
+                        col(i),
+                        "end the file with a newline",
+                    )
                 elif c in _COMMENT:
                     nl = text.find("\n", i)
                     i = nl if nl >= 0 else n
@@ -278,11 +374,16 @@ class _Scanner:
                     i += 1
             value = "".join(vchars).strip(_BLANK)
             if i >= n:
-                raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
-                                line_no, col(i), "end the file with a newline")  # fmt: skip
+                raise self.fail(
+                    "the last line has no newline at its end; Ceph rejects the whole file",
+                    line_no,
+                    col(i),
+                    "end the file with a newline",
+                )
         self.check_ascii(value, vline, vcol)
-        self.doc.entries.append(Entry(section, key, raw_key.strip(), value, key_line, key_col, vline, vcol,
-                                      quoted=quoted))  # fmt: skip
+        self.doc.entries.append(
+            Entry(section, key, raw_key.strip(), value, key_line, key_col, vline, vcol, quoted=quoted)
+        )
         return i + 1, line_no + 1
 
     def end_of_line(self, i: int, line_no: int, line_start: int, hint: str) -> int:
@@ -295,15 +396,21 @@ class _Scanner:
             nl = text.find("\n", i)
             i = nl if nl >= 0 else n
         if i >= n:
-            raise self.fail("the last line has no newline at its end; Ceph rejects the whole file",
-                            line_no, i - line_start + 1, "end the file with a newline")  # fmt: skip
+            raise self.fail(
+                "the last line has no newline at its end; Ceph rejects the whole file",
+                line_no,
+                i - line_start + 1,
+                "end the file with a newline",
+            )
         if text[i] != "\n":
             raise self.fail("unexpected text", line_no, i - line_start + 1, hint)
         return i
 
 
-def parse(text: str, filename: str = "<string>") -> ConfDoc:
-    return _Scanner(text, filename).run()
+def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    """The file's model, or ConfSyntaxError at the first error; recover=True collects every error in
+    doc.problems (Ceph itself rejects the whole file on the first one)."""
+    return _Scanner(text, filename).run(recover)
 
 
 def lookup(doc: ConfDoc, name: str, key: str) -> Entry | None:
@@ -320,8 +427,15 @@ def lookup(doc: ConfDoc, name: str, key: str) -> Entry | None:
 _META = re.compile(r"\$(?:\{([a-z_]+)\}|([a-z_]+))")
 
 
-def expand_meta(value: str, *, name: str = "client.admin", cluster: str = "ceph", host: str = "",
-                option: Callable[[str], str | None] = lambda _k: None, _seen: tuple[str, ...] = ()) -> str:  # fmt: skip
+def expand_meta(
+    value: str,
+    *,
+    name: str = "client.admin",
+    cluster: str = "ceph",
+    host: str = "",
+    option: Callable[[str], str | None] = lambda _k: None,
+    _seen: tuple[str, ...] = (),
+) -> str:
     """Ceph's `$var` / `${var}` expansion (md_config_t::_expand_meta) as a daemon `name` would see it.
 
     Built-ins: $cluster $type $id $num $name $host; any other name is looked up with `option` (return None
@@ -355,7 +469,7 @@ def _escape(value: str) -> str:
     return out
 
 
-def emit(doc: ConfDoc) -> str:
+def render(doc: ConfDoc) -> str:
     """Write a ConfDoc back as ceph.conf text that parses to the same model (sections merged in order)."""
     lines: list[str] = []
     by_section: dict[str, list[Entry]] = {}

@@ -12,7 +12,7 @@ from typing import Any
 
 from flashtune.errors import FlashtuneError
 
-KINDS = ("ceph.conf", "my.cnf", "sysctl.conf", "cbt.yaml")
+KINDS = ("ceph.conf", "my.cnf", "sysctl.conf", "cbt.yaml", "ceph-config.json")
 
 
 class ConfSyntaxError(FlashtuneError):
@@ -54,6 +54,7 @@ class ConfDoc:
     data: Any = None  # CBT: the whole loaded YAML tree
     problems: list[ConfSyntaxError] = field(default_factory=list)  # lines the tool skips but goes on (sysctl)
     line_count: int = 0
+    documents: int = 1  # YAML documents in the file (CBT reads only one)
 
     def section_names(self) -> list[str]:
         """Distinct sections in first-seen order (repeated sections merge, as in Ceph and MySQL)."""

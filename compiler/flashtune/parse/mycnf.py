@@ -60,8 +60,16 @@ def _cut_comment(value: str) -> str:
     return value
 
 
-def parse(text: str, filename: str = "<string>") -> ConfDoc:
+def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    """The file's model; a syntax error raises ConfSyntaxError, or with recover=True is recorded in
+    doc.problems and the line skipped (MySQL itself refuses the whole file)."""
     doc = ConfDoc(kind="my.cnf", filename=filename)
+
+    def problem(err: ConfSyntaxError) -> None:
+        if not recover:
+            raise err
+        doc.problems.append(err)
+
     group: str | None = None
     for no, lead, body in content_lines(text):
         if body[0] == "!":
@@ -69,25 +77,51 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
             if word not in ("!include", "!includedir"):
                 continue  # MySQL skips unknown directives silently
             arg = arg.strip(_WS)
-            doc.includes.append(Entry(group or "", word, word, arg, no, lead + 1, no,
-                                      lead + len(word) + 2))  # fmt: skip
+            doc.includes.append(Entry(group or "", word, word, arg, no, lead + 1, no, lead + len(word) + 2))
             continue
         if body[0] == "[":
             close = body.find("]")
             if close < 0:
-                raise ConfSyntaxError("wrong group definition: no closing ']'", file=filename, line=no,
-                                      column=lead + len(body) + 1, suggestion="write it as [group]")  # fmt: skip
+                problem(
+                    ConfSyntaxError(
+                        "wrong group definition: no closing ']'",
+                        file=filename,
+                        line=no,
+                        column=lead + len(body) + 1,
+                        suggestion="write it as [group]",
+                    )
+                )
+                continue
             group = body[1:close].rstrip(_WS).lower()  # MySQL trims only trailing blanks
             doc.sections.append(Section(group, no, lead + 1))
             continue
         if group is None:
-            raise ConfSyntaxError("option without a preceding [group]: MySQL refuses the whole file", file=filename,
-                                  line=no, column=lead + 1, suggestion="add a [mysqld] (or other) group above it")  # fmt: skip
+            problem(
+                ConfSyntaxError(
+                    "option without a preceding [group]: MySQL refuses the whole file",
+                    file=filename,
+                    line=no,
+                    column=lead + 1,
+                    suggestion="add a [mysqld] (or other) group above it",
+                )
+            )
+            continue
         eq = body.find("=")
         if eq < 0:
             raw_key = body
-            doc.entries.append(Entry(group, normalize_key(raw_key)[0], raw_key, None, no, lead + 1, no, lead + 1,
-                                     flags=("loose",) if normalize_key(raw_key)[1] else ()))  # fmt: skip
+            doc.entries.append(
+                Entry(
+                    group,
+                    normalize_key(raw_key)[0],
+                    raw_key,
+                    None,
+                    no,
+                    lead + 1,
+                    no,
+                    lead + 1,
+                    flags=("loose",) if normalize_key(raw_key)[1] else (),
+                )
+            )
             continue
         raw_key = body[:eq].rstrip(_WS)
         rest = body[eq + 1 :]
@@ -97,8 +131,20 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
         if quoted:
             value = value[1:-1]
         key, loose = normalize_key(raw_key)
-        doc.entries.append(Entry(group, key, raw_key, _unescape(value), no, lead + 1, no, lead + eq + 2 + vlead,
-                                 quoted=quoted, flags=("loose",) if loose else ()))  # fmt: skip
+        doc.entries.append(
+            Entry(
+                group,
+                key,
+                raw_key,
+                _unescape(value),
+                no,
+                lead + 1,
+                no,
+                lead + eq + 2 + vlead,
+                quoted=quoted,
+                flags=("loose",) if loose else (),
+            )
+        )
     doc.line_count = text.count("\n") + 1 - (1 if text.endswith("\n") else 0)
     return doc
 
@@ -108,7 +154,7 @@ def _escape(value: str) -> str:
     return out.replace("\b", "\\b")
 
 
-def emit(doc: ConfDoc) -> str:
+def render(doc: ConfDoc) -> str:
     """my.cnf text that parses back to the same model; values are always quoted so `#` and blanks survive."""
     out: list[str] = []
     current: str | None = None

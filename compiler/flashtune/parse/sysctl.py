@@ -22,13 +22,21 @@ def normalize_key(raw: str) -> str:
     return key
 
 
-def parse(text: str, filename: str = "<string>") -> ConfDoc:
+def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    del recover  # sysctl always goes on after a bad line (recorded in doc.problems), as `sysctl -p` does
     doc = ConfDoc(kind="sysctl.conf", filename=filename)
     for no, lead, body in content_lines(text):
         eq = body.find("=")
         if eq < 0:
-            doc.problems.append(ConfSyntaxError("no '=' in this line: sysctl skips it", file=filename, line=no,
-                                                column=lead + 1, suggestion="write `key = value`"))  # fmt: skip
+            doc.problems.append(
+                ConfSyntaxError(
+                    "no '=' in this line: sysctl skips it",
+                    file=filename,
+                    line=no,
+                    column=lead + 1,
+                    suggestion="write `key = value`",
+                )
+            )
             continue
         raw_key = body[:eq].rstrip(_WS)
         flags: tuple[str, ...] = ()
@@ -39,8 +47,15 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
             kcol = lead + 1 + (body.find(raw_key) if raw_key else 1)
         key = normalize_key(raw_key)
         if not key:
-            doc.problems.append(ConfSyntaxError("missing key before '='", file=filename, line=no,
-                                                column=lead + eq + 1, suggestion="write `key = value`"))  # fmt: skip
+            doc.problems.append(
+                ConfSyntaxError(
+                    "missing key before '='",
+                    file=filename,
+                    line=no,
+                    column=lead + eq + 1,
+                    suggestion="write `key = value`",
+                )
+            )
             continue
         rest = body[eq + 1 :]
         vlead = len(rest) - len(rest.lstrip(_WS))
@@ -50,7 +65,7 @@ def parse(text: str, filename: str = "<string>") -> ConfDoc:
     return doc
 
 
-def emit(doc: ConfDoc) -> str:
+def render(doc: ConfDoc) -> str:
     out = []
     for e in doc.entries:
         prefix = "-" if "ignore-errors" in e.flags else ""

@@ -1,0 +1,81 @@
+"""Ceph's config database as JSON: `ceph config dump --format json` and `ceph config show WHO --format json`.
+
+Since Mimic most options live in the monitors' database rather than ceph.conf; both commands print a JSON list
+(dump: {section, name, value, level, mask, ...}; show: {name, value, source, ...}). Each item becomes an Entry
+in its section (dump) or in the daemon's section (show: taken from a `who` the caller knows, else "global"),
+so the ceph.conf rules run on it unchanged. Positions are those of the item's "name" in the JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
+
+_NAME = re.compile(r'"name"\s*:\s*"')
+_WHO = re.compile(r"\b((?:osd|mon|mgr|mds|client)(?:\.[\w.-]+)?)\.json$")
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    del recover  # JSON has no line to skip: a syntax error makes the whole document unusable
+    doc = ConfDoc(kind="ceph-config.json", filename=filename)
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfSyntaxError(
+            f"JSON syntax error: {e.msg}",
+            file=filename,
+            line=e.lineno,
+            column=e.colno,
+            suggestion="pass the output of `ceph config dump --format json` as it is",
+        ) from None
+    if isinstance(data, dict):  # some releases print show output as {name: value}
+        data = [{"name": k, "value": v} for k, v in data.items()]
+    if not isinstance(data, list) or not all(isinstance(x, dict) and "name" in x for x in data):
+        raise ConfSyntaxError(
+            'not Ceph config JSON: expected a list of objects with a "name"',
+            file=filename,
+            line=1,
+            column=1,
+            suggestion="use `ceph config dump --format json` or `ceph config show WHO --format json`",
+        )
+    who = _WHO.search(filename)
+    default_section = who[1] if who else "global"
+    positions = [m.start() for m in _NAME.finditer(text)]
+    for i, item in enumerate(data):
+        offset = positions[i] if i < len(positions) else 0
+        line, col = _position(text, offset)
+        value = item.get("value")
+        section = str(item.get("section") or default_section)
+        mask = item.get("mask")
+        flags: tuple[str, ...] = (f"mask:{mask}",) if mask else ()
+        if item.get("source"):
+            flags += (f"source:{item['source']}",)
+        doc.entries.append(
+            Entry(
+                section,
+                str(item["name"]),
+                str(item["name"]),
+                None if value is None else str(value),
+                line,
+                col,
+                line,
+                col,
+                flags=flags,
+            )
+        )
+    doc.line_count = text.count("\n") + 1
+    return doc
+
+
+def render(doc: ConfDoc) -> str:
+    """The entries as a `ceph config dump`-style JSON list."""
+    items = [{"section": e.section, "name": e.key, "value": e.value} for e in doc.entries]
+    return json.dumps(items, indent=1) + "\n"
