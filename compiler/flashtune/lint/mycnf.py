@@ -46,14 +46,43 @@ def prefix_matches(name: str, flavour: str) -> list[str]:
 
 
 def detect_flavour(doc: ConfDoc, rules: dict[str, Any]) -> tuple[str, list[str]]:
-    """(flavour, marker keys): mysql-8.0 when server groups use options only MySQL 8 has, else the default."""
-    markers = set(rules["mysql8_markers"])
-    found = [
-        e.key.lower() for e in doc.entries if e.key.lower() in markers and is_server_group(e.section, rules)
-    ]
-    if found:
-        return "mysql-8.0", list(dict.fromkeys(found))
-    return DEFAULT_MYSQL_FLAVOUR, []
+    """(flavour, marker keys): a MySQL flavour when server groups use options only MySQL has (the newest
+    flavour any marker needs), else MariaDB 10.11."""
+    by_flavour: dict[str, set[str]] = {f: set(names) for f, names in rules["mysql_markers"].items()}
+    found: dict[str, list[str]] = {}
+    for e in doc.entries:
+        key = e.key.lower()
+        if not is_server_group(e.section, rules):
+            continue
+        for flavour, names in by_flavour.items():
+            if key in names or (key.startswith("group_replication_") and flavour == "mysql-5.7"):
+                found.setdefault(flavour, []).append(key)
+    if not found:
+        return DEFAULT_MYSQL_FLAVOUR, []
+    newest = max(found, key=list(by_flavour).index)
+    hints = [e.key.lower() for e in doc.entries if e.key.lower() in set(rules.get("mysql8_hints", ()))]
+    if newest == "mysql-5.7" and hints:
+        newest = "mysql-8.0"
+        found["mysql-8.0"] = hints
+    return newest, list(dict.fromkeys(k for keys in found.values() for k in keys))
+
+
+def loaded_plugins(doc: ConfDoc, rules: dict[str, Any]) -> tuple[str, ...]:
+    """Option-name prefixes of the plugins the file loads: plugin_load_add = file_key_management makes
+    file_key_management_* options (the server registers them when it loads the library)."""
+    out: list[str] = []
+    for e in doc.entries:
+        if e.key.lower() not in ("plugin_load_add", "plugin_load", "early_plugin_load") or not e.value:
+            continue
+        if not is_server_group(e.section, rules):
+            continue
+        for item in e.value.replace(",", ";").split(";"):
+            name, _, lib = item.strip().partition("=")
+            base = (lib or name).strip().rsplit("/", 1)[-1].removesuffix(".so").removesuffix(".dll")
+            for p in {name.strip(), base, base.removeprefix("ha_")}:
+                if p:
+                    out.append(p.lower().replace("-", "_") + "_")
+    return tuple(dict.fromkeys(out))
 
 
 class MycnfLinter:
@@ -71,7 +100,7 @@ class MycnfLinter:
                     "info",
                     "FT003",
                     "mysql-flavour",
-                    f"checked as {flavour}, not {DEFAULT_MYSQL_FLAVOUR}: the file sets options only MySQL 8 "
+                    f"checked as {flavour}, not {DEFAULT_MYSQL_FLAVOUR}: the file sets options only MySQL "
                     f"has ({shown})",
                     f"pass --mysql {flavour} (or another flavour) to say so",
                 )
@@ -79,6 +108,7 @@ class MycnfLinter:
         self.flavour: str = ctx.mysql_flavour
         self.names = ruledata.mysql_option_names(self.flavour)
         self.repeatable = frozenset(self.rules["repeatable"])
+        self.plugins = loaded_plugins(doc, self.rules)
 
     def run(self) -> None:
         check_duplicates(self.doc, self.ctx, skip=self.repeatable)
@@ -174,6 +204,8 @@ class MycnfLinter:
             return
         if self.names is None or self.known(name):
             return  # no full option list for this flavour: only catalogued facts are checked
+        if name.startswith(self.plugins):
+            return  # an option of a plugin the file loads (plugin_load_add): the plugin checks it
         if self.accepted_removed(name):
             ctx.add(
                 e,

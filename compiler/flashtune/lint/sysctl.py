@@ -104,10 +104,31 @@ def check_name(e: Entry, ctx: Context) -> None:
     )
 
 
+def trailing_comment(e: Entry, ctx: Context) -> Entry:
+    """procps `sysctl -p` has whole-line comments only (sysctl.c Preload): a trailing '# ...' is sent to the
+    kernel as part of the value. Report it, and check the value before it."""
+    ctx.add(
+        e,
+        "warning",
+        "FT204",
+        e.key,
+        f"{e.key}: '#' after the value is not a comment in sysctl.conf; `sysctl -p` sends it to the kernel "
+        "with the value",
+        "move the comment to a line of its own",
+        on_value=True,
+    )
+    head = (e.value or "").split("#", 1)[0].rstrip()
+    return Entry(
+        e.section, e.key, e.raw_key, head, e.line, e.column, e.value_line, e.value_column, e.quoted, e.flags
+    )
+
+
 def lint(doc: ConfDoc, ctx: Context) -> None:
     catalog = load_catalog()
     check_duplicates(doc, ctx, what="file")
     for e in doc.entries:
+        if e.value and "#" in e.value:
+            e = trailing_comment(e, ctx)
         knob = catalog.get(e.key, "sysctl")
         if knob is None:
             check_name(e, ctx)
