@@ -241,6 +241,8 @@ def test_book_has_every_notebook_and_reference_page(book: Path) -> None:
     for folder in (p for p in (REPO / "configs").iterdir() if p.is_dir()):
         assert (book / "book" / "_generated" / "configs" / f"{myst.label(folder.name)}.html").is_file()
     assert (book / "book" / "compiler-guide.html").is_file()
+    lint_codes = (book / "book" / "_generated" / "lint-codes.html").read_text()
+    assert 'id="lint-ft101"' in lint_codes and "unknown-key" in lint_codes
     assert build_book.remote_assets(book) == []
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.lint import ruledata
-from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
+from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.values import ceph_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import CEPH_RELEASES, ceph_index
@@ -51,15 +51,28 @@ def _release_at_or_after(release: str, boundary: str | None) -> bool:
     return ceph_index(release) >= ceph_index(boundary)
 
 
+@cache
+def _last_releases() -> dict[str, str]:
+    """option name -> the newest release whose option list has it (one dict look-up per unknown key)."""
+    out: dict[str, str] = {}
+    for rel in CEPH_RELEASES:
+        for name in ruledata.ceph_option_names(rel) or ():
+            out[name] = rel
+    return out
+
+
 def _last_release_with(key: str) -> str | None:
-    for rel in reversed(CEPH_RELEASES):
-        names = ruledata.ceph_option_names(rel)
-        if names is not None and key in names:
-            return rel
-    return None
+    return _last_releases().get(key)
+
+
+@cache
+def _file_only_names() -> frozenset[str]:
+    return frozenset(str(item["key"]) for item in ruledata.rules()["ceph"]["file_only_keys"])
 
 
 def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
+    if e.key not in _file_only_names():
+        return False
     for item in rules["file_only_keys"]:
         if item["key"] == e.key and any(fnmatch.fnmatchcase(e.section, pat) for pat in item["sections"]):
             return True
@@ -161,7 +174,7 @@ class CephLinter:
                 "delete the line",
             )
             return
-        close = did_you_mean(key, self.candidates())
+        close = ctx.suggest(key, self.candidates())
         hint = f"did you mean {close[0]}?" if close else "check the spelling against `ceph config ls`"
         if self.names is None:
             ctx.add(

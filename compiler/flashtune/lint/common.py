@@ -10,6 +10,7 @@ from flashtune.catalog import Knob
 from flashtune.lint.findings import Finding
 from flashtune.parse.confdoc import ConfDoc, Entry
 
+SUGGESTION_BUDGET = 200
 ValueParser = Callable[[str, str], "float | int | bool | None"]
 
 
@@ -26,6 +27,19 @@ class Context:
     extra: Mapping[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     _said: set[tuple[int, str, str]] = field(default_factory=set)
+    # did-you-mean look-ups left for this file: a file with thousands of unknown keys is of another kind or
+    # generated, and one look-up per key would make linting it slow for no use
+    suggestions_left: int = SUGGESTION_BUDGET
+
+    def suggest(self, key: str, names: frozenset[str]) -> list[str]:
+        """[the closest of names] or []; names must be the file kind's own (see lint.suggest)."""
+        if self.suggestions_left <= 0:
+            return []
+        self.suggestions_left -= 1
+        from flashtune.lint.suggest import index_for
+
+        best = index_for(names).suggest(key)
+        return [best] if best else []
 
     def add(
         self,

@@ -133,6 +133,31 @@ class MycnfLinter:
                     return base, bk, prefix != "enable_"
         return key, None, False
 
+    def optimizer_switch(self, e: Entry) -> None:
+        """Each flag=on|off|default must be a flag this flavour has: an unknown one stops the server."""
+        flags = self.rules["optimizer_switch_flags"].get(self.flavour)
+        if not flags:
+            return
+        for item in (e.value or "").split(","):
+            flag, _, value = item.strip().partition("=")
+            if not flag:
+                continue
+            if flag not in flags or value.strip().lower() not in ("on", "off", "default"):
+                close = did_you_mean(flag, frozenset(flags))
+                ctx_hint = (
+                    f"did you mean {close[0]}?" if close else "see `mariadbd --help --verbose` for the flags"
+                )
+                self.ctx.add(
+                    e,
+                    "error",
+                    "FT203",
+                    e.key,
+                    f"optimizer_switch: {item.strip()!r} is not a flag=on|off of {self.flavour}: the "
+                    "server refuses to start ('Error while setting value')",
+                    ctx_hint,
+                    on_value=True,
+                )
+
     def accepted_removed(self, name: str) -> bool:
         return name in self.rules["accepted_removed"].get(self.flavour, [])
 
@@ -202,6 +227,8 @@ class MycnfLinter:
             if e.value is not None:
                 check_value(knob, e, ctx, mysql_value)
             return
+        if name == "optimizer_switch" and e.value is not None:
+            self.optimizer_switch(e)
         if self.names is None or self.known(name):
             return  # no full option list for this flavour: only catalogued facts are checked
         if name.startswith(self.plugins):
@@ -244,7 +271,7 @@ class MycnfLinter:
                 "write the full option name",
             )
             return
-        close = did_you_mean(name, self.names)
+        close = ctx.suggest(name, self.names)
         ctx.add(
             e,
             "warning" if loose else "error",

@@ -13,7 +13,7 @@ from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.fileio import read_text
-from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
+from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.paths import data_dir
@@ -50,7 +50,9 @@ def _forms(key: str) -> tuple[str, ...]:
     return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
 
 
-def check_name(e: Entry, ctx: Context) -> None:
+def check_name(e: Entry, ctx: Context, *, catalogued: bool = False) -> None:
+    """Is the key a sysctl of some kernel? catalogued: the knob catalog knows it exists (on some kernels), so
+    only whether this kernel list has it is said."""
     lists, ranges, modules, complete = name_data()
     soft = "ignore-errors" in e.flags
     forms = _forms(e.key)
@@ -81,6 +83,17 @@ def check_name(e: Entry, ctx: Context) -> None:
             "check `sysctl -a` on the target hosts",
         )
         return
+    if catalogued:
+        ctx.add(
+            e,
+            "info",
+            "FT108",
+            e.key,
+            f"{e.key} exists on some kernels only: Linux {', '.join(sorted(complete))} as flashtune's list "
+            "has it lacks it (a kernel option or module decides)",
+            "check `sysctl -a` on the target hosts",
+        )
+        return
     if e.key.startswith(modules):
         ctx.add(
             e,
@@ -92,7 +105,7 @@ def check_name(e: Entry, ctx: Context) -> None:
             "check `sysctl -a` on the target hosts",
         )
         return
-    close = did_you_mean(e.key, suggestion_pool())
+    close = ctx.suggest(e.key, suggestion_pool())
     ctx.add(
         e,
         "warning" if soft else "error",
@@ -155,6 +168,7 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
                 f"use {knob.renamed_to}" if knob.renamed_to else "delete the line",
             )
             continue
+        check_name(e, ctx, catalogued=True)
         check_value(knob, e, ctx, sysctl_value)
 
 

@@ -1,0 +1,76 @@
+"""`ceph config dump --format json` and `ceph config show WHO --format json` from a real Ceph 16.2.15 cluster,
+linted with the ceph.conf rules (issue: since Mimic most options live in the monitors' database)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flashtune.lint import lint_file, lint_text
+from flashtune.lint.detect import detect
+from flashtune.parse import parse_text
+from support.cephlab import CephLab, ceph_cluster
+
+pytestmark = pytest.mark.ceph
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[CephLab]:
+    with ceph_cluster(rgw=False, mds=False, osds=1) as cluster:
+        cluster.run("ceph", "config", "set", "osd", "osd_max_backfills", "3")
+        cluster.run("ceph", "config", "set", "osd", "filestore_max_sync_interval", "10")  # FileStore on BlueStore
+        cluster.run("ceph", "config", "set", "osd", "osd_max_scrubs", "2")
+        # a manager module option (forced: the monitors learn module options only once the mgr reports them)
+        cluster.run("ceph", "config", "set", "mgr", "mgr/balancer/sleep_interval", "90", "--force")
+        cluster.run("ceph", "config", "set", "osd", "osd_op_threads", "4", "--force")  # gone since Luminous
+        cluster.run("ceph", "config", "set", "global", "auth_client_required", "cephx")
+        yield cluster
+
+
+def _by_key(findings: list[object]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for f in findings:
+        out.setdefault(f.key, set()).add(f.code)  # type: ignore[attr-defined]
+    return out
+
+
+def test_config_dump_is_detected_and_linted(lab: CephLab, tmp_path: Path) -> None:
+    text = lab.run("ceph", "config", "dump", "--format", "json").stdout
+    path = tmp_path / "dump.json"
+    path.write_text(text)
+    assert detect(tmp_path / "dump.txt", text).kind == "ceph-config.json"  # from content, not the name
+    doc = parse_text(text, "ceph-config.json")
+    assert {("osd", "osd_max_backfills"), ("mgr", "mgr/balancer/sleep_interval")} <= {
+        (e.section, e.key) for e in doc.entries
+    }
+    got = _by_key(lint_file(path, ceph_release="pacific"))
+    assert got.get("filestore_max_sync_interval") == {"FT401"}
+    assert got.get("osd_op_threads") == {"FT102"}
+    for fine in ("osd_max_backfills", "osd_max_scrubs", "mgr/balancer/sleep_interval", "auth_client_required"):
+        assert fine not in got, (fine, got[fine])
+    # the same dump judged for Reef: FileStore is gone there
+    reef = _by_key(lint_text(text, "ceph-config.json", ceph_release="reef"))
+    assert "FT401" in reef["filestore_max_sync_interval"]
+
+
+def test_config_show_of_a_daemon(lab: CephLab, tmp_path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:  # the daemon takes the monitors' values a moment after `ceph config set`
+        text = lab.run("ceph", "config", "show", "osd.0", "--format", "json").stdout
+        items = json.loads(text)
+        names = {i["name"]: str(i["value"]) for i in items}
+        if names.get("osd_max_backfills") == "3" and "filestore_max_sync_interval" in names:
+            break
+        assert time.monotonic() < deadline, names
+        time.sleep(2)
+    path = tmp_path / "osd.0.json"
+    path.write_text(text)
+    findings = lint_file(path, ceph_release="pacific")
+    # A running daemon's options are all real Pacific options: nothing may be called unknown or removed.
+    assert not [f for f in findings if f.code in ("FT101", "FT102", "FT103", "FT105")], findings
+    assert "FT401" in _by_key(findings).get("filestore_max_sync_interval", set())
+    assert all(f.file == str(path) for f in findings)
