@@ -15,7 +15,7 @@ from flashtune.catalog.deps import dead_reason
 from flashtune.lint.common import Context
 from flashtune.parse.confdoc import ConfDoc, Entry
 
-_DOMAIN = {"ceph.conf": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql"}
+_DOMAIN = {"ceph.conf": "ceph", "ceph-config.json": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql"}
 # Facts the linter takes from its context when given; init defaults to systemd (every supported distro).
 _FACTS = ("device_type", "sockets", "tuned_include", "ceph_clients", "cluster")
 
@@ -23,7 +23,7 @@ _FACTS = ("device_type", "sockets", "tuned_include", "ceph_clients", "cluster")
 def _facts(doc: ConfDoc, ctx: Context) -> dict[str, Any]:
     facts: dict[str, Any] = {k: ctx.extra.get(k) for k in _FACTS}
     facts["init"] = ctx.extra.get("init", "systemd")
-    if doc.kind == "ceph.conf":
+    if doc.kind in ("ceph.conf", "ceph-config.json"):
         from flashtune.lint.ceph import objectstore_of
 
         facts["objectstore"] = objectstore_of(doc, ctx)
