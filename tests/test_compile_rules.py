@@ -106,6 +106,10 @@ def test_bind_address_is_an_input_and_all_interfaces_needs_opt_in(tmp_path: Path
     assert "bind_address = 10.0.1.5" in b.files["my.cnf"]
     with pytest.raises(FlashtuneError, match="every interface"):
         compile_bundle(CompileRequest(workload="mysql", db_bind_address="0.0.0.0"))
+    with pytest.raises(FlashtuneError, match="one address only"):
+        compile_bundle(CompileRequest(workload="mysql", db_bind_address="10.0.1.5,10.0.2.5"))
+    two = compile_bundle(CompileRequest(workload="mysql", mysql_flavour="mysql-8.0", db_bind_address="10.0.1.5, 10.0.2.5"))
+    assert "bind_address = 10.0.1.5,10.0.2.5" in two.files["my.cnf"]
     with pytest.raises(FlashtuneError, match="not an IP address"):
         compile_bundle(CompileRequest(workload="mysql", db_bind_address="db.example"))
     opt = compile_bundle(CompileRequest(workload="mysql", allow_unsafe=frozenset({"bind_address"})))

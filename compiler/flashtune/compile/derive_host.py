@@ -60,6 +60,18 @@ def innodb_io_capacity_max(device_type: str) -> Derived:
                    {"innodb_io_capacity": cap.value})  # fmt: skip
 
 
+def innodb_flush_neighbors(device_type: str) -> Derived:
+    """0 on flash-backed volumes: neighbouring-page flushing only pays on spinning disks, and a guest often
+    sees an RBD disk as rotational, so MariaDB and MySQL 5.7 (default 1) would do it. On HDD OSDs the
+    server's default stays: combining adjacent pages saves RADOS writes there."""
+    if device_type == "hdd":
+        return Derived("", "HDD OSDs: the server's default stays (flushing neighbours together saves writes there)",
+                       {"device_type": device_type})  # fmt: skip
+    return Derived(0, f"0 on {device_type} OSDs: flash gains nothing from flushing neighbouring pages together, "
+                   "and a guest often sees an RBD disk as rotational, where MariaDB and MySQL 5.7 would do it",
+                   {"device_type": device_type})  # fmt: skip
+
+
 # Redo log: a quarter of the buffer pool, in 64 MiB steps, within 64 MiB..4 GiB (a larger log absorbs write
 # bursts but lengthens crash recovery and is allocated in full on disk).
 def redo_total(buffer_pool_bytes: int) -> int:
@@ -82,9 +94,16 @@ def innodb_log_file_size(buffer_pool_bytes: int, files: int) -> Derived:
                    "files": files}, ("sources/guide-mycnf",))  # fmt: skip
 
 
-def bind_address(address: str) -> Derived:
+# Servers that take a comma-separated list of listen addresses (MySQL 8.0.13+, WL#11652); MariaDB only from 11.x.
+MULTI_ADDRESS = ("mysql-8.0", "mysql-8.4")
+
+
+def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
     """The database's listen address(es), checked: never every interface unless opted in as unsafe."""
     parts = [a.strip() for a in address.split(",") if a.strip()]
+    if len(parts) > 1 and flavour not in MULTI_ADDRESS:
+        raise UsageError(f"--db-bind-address {address!r}: {flavour} listens on one address only",
+                         suggestion="give one address (several need MySQL 8.0.13 or later)")
     for a in parts or [""]:
         try:
             ip = ipaddress.ip_address(a)
@@ -109,8 +128,10 @@ REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
     "vm_min_free_kbytes": lambda c: vm_min_free_kbytes(c["ram_gib"]),
     "innodb_io_capacity": lambda c: innodb_io_capacity(c["device_type"]),
     "innodb_io_capacity_max": lambda c: innodb_io_capacity_max(c["device_type"]),
+    "innodb_flush_neighbors": lambda c: innodb_flush_neighbors(c["device_type"]),
     "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
     "innodb_log_file_size": lambda c: innodb_log_file_size(_pool(c), 1),
     "innodb_log_file_size_two_files": lambda c: innodb_log_file_size(_pool(c), 2),
-    "db_bind_address": lambda c: bind_address(str(c.get("db_bind_address") or "127.0.0.1")),
+    "db_bind_address": lambda c: bind_address(str(c.get("db_bind_address") or "127.0.0.1"),
+                                              str(c.get("mysql_flavour") or "mariadb-10.11")),
 }

@@ -172,7 +172,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "osds_per_device": per_device.value, "osds_per_device_reason": per_device.reason,
         "osds_per_node": osds_node, "osds": osds, "nodes": nodes, "clients": clients,
         "db_ram_gib": req.db_ram_gib or hw.client_ram_gib, "client_ram_gib": hw.client_ram_gib,
-        "db_bind_address": req.db_bind_address,
+        "db_bind_address": req.db_bind_address, "mysql_flavour": req.mysql_flavour,
         "pool_size": size, "pool_min_size": size - 1, "pool_reason": reason,
         "protection_reason": ec.reason if ec else reason,
         "protection": "erasure" if ec else "replication", "ec": ec,
