@@ -89,6 +89,7 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
 
     from flashtune.ingest import fio, radosbench
     from flashtune.ingest.schema import conform
+    from flashtune.ingest.textio import head_text
 
     run_dirs = sorted({p.parent for p in root.glob("**/benchmark_config.yaml")})
     if not run_dirs:
@@ -102,16 +103,17 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
         run = f"{run_dir.parent.name}/{run_dir.name}"
         bench = str(cfg.get("benchmark", ""))
         files = sorted(f for f in run_dir.rglob("*") if f.is_file())
-        have_json = {(f.parent, m.group("vol")) for f in files if (m := _JSON_OUTPUT.match(f.name))}
+        # json_output.N is fio's JSON in librbdfio runs (read it, not the output.N it was cut from); in
+        # radosbench runs it is a re-dump of the text output.N (ignored, output.N is read)
+        fio_json = {f for f in files if _JSON_OUTPUT.match(f.name) and '"fio version"' in head_text(f, 4096)}
+        have_json = {(f.parent, m.group("vol")) for f in fio_json if (m := _JSON_OUTPUT.match(f.name))}
         for f in files:
             df: pd.DataFrame | None = None
             if fio.log_info(f) is not None:
                 df = fio.parse_log(f, bin_ms=bin_ms, stats=stats)
-            elif _JSON_OUTPUT.match(f.name):
+            elif f in fio_json:
                 df = fio.parse_json(f)
             elif (m := _OUTPUT.match(f.name)) and (f.parent, m.group("vol")) not in have_json:
-                from flashtune.ingest.textio import head_text
-
                 head = head_text(f, 200_000)
                 if '"fio version"' in head:
                     df = fio.parse_json(f)
@@ -120,7 +122,10 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
             if df is None or df.empty:
                 continue
             sub = f.parent.relative_to(run_dir)
-            df["run"] = run if str(sub) == "." else f"{run}/{sub}"
+            # a permutation folder (current layout) is its own run; radosbench's write/seq/rand folders are
+            # phases of one run (seq and rand read what write left)
+            phase = str(sub) == "." or sub.parts[0] in ("write", "seq", "rand", "prefill")
+            df["run"] = run if phase else f"{run}/{sub}"
             _fill_from_config(df, _permutation(cfg, sub), bench)
             frames.append(df)
     if not frames:
