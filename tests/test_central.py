@@ -331,6 +331,8 @@ def test_rook_snippet_matches_the_crd_and_the_memory_budget(
         target = b.shape["osd_memory_target"]
         assert _k8s_bytes(res["requests"]["memory"]) == target
         assert _k8s_bytes(res["limits"]["memory"]) >= target / 0.8
+        # the node's OSD pods fit its RAM even at their limits (the layout budget keeps 20 % headroom)
+        assert _k8s_bytes(res["limits"]["memory"]) * b.shape["osds_per_node"] <= b.hardware.ram_gib * (1 << 30)
         script = [
             shlex.split(x) for x in b.files["ceph-config.sh"].splitlines() if x.startswith("ceph config set")
         ]
