@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections import Counter
 from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value
+from flashtune.lint.findings import Finding
 from flashtune.lint.values import ceph_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import CEPH_RELEASES, ceph_index
@@ -118,8 +120,32 @@ class CephLinter:
                     f"old-style section name [{s.name}]: daemons look for [{typ}.{num}] and ignore it",
                     f"rename it to [{typ}.{num}]",
                 )
+        self.entries()
+
+    def entries(self) -> None:
+        """Every entry; a (key, value, section) written many times is judged once and its findings repeated
+        at each place (a file of one key set 10,000 times must not cost 10,000 judgements)."""
+        ctx = self.ctx
+        seen = Counter((e.raw_key, e.value, e.section) for e in self.doc.entries)
+        memo: dict[tuple[str, str | None, str], list[tuple[Finding, bool]]] = {}
         for e in self.doc.entries:
-            self.entry(e)
+            mk = (e.raw_key, e.value, e.section)
+            if seen[mk] == 1:
+                self.entry(e)
+                continue
+            got = memo.get(mk)
+            if got is None:
+                rec = Context(ctx.filename, ctx.ceph_release, ctx.mysql_flavour, ctx.extra)
+                rec.suggestions_left = ctx.suggestions_left
+                self.ctx = rec
+                try:
+                    self.entry(e)
+                finally:
+                    self.ctx = ctx
+                ctx.suggestions_left = rec.suggestions_left
+                got = memo[mk] = [(f, (f.line, f.column) == (e.value_line, e.value_column)) for f in rec.findings]
+            for f, on_value in got:
+                ctx.add(e, f.severity, f.code, f.key, f.message, f.suggestion, on_value=on_value)
 
     def candidates(self) -> frozenset[str]:
         if self.suggest_pool is None:

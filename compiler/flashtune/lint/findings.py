@@ -3,14 +3,15 @@ The codes themselves (name, severity, doc) are the registry in flashtune.lint.co
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+import operator
+from typing import Any, NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
+    """Immutable, and a tuple because a file can produce 100k of them (a frozen dataclass builds ~4x slower)."""
+
     file: str
     line: int
     column: int
@@ -27,7 +28,7 @@ class Finding:
         return code_name(self.code)
 
     def as_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = self._asdict()
         d["name"] = self.name
         return d
 
@@ -38,5 +39,4 @@ class Finding:
         return text
 
 
-def sort_key(f: Finding) -> tuple[str, int, int, str]:
-    return (f.file, f.line, f.column, f.code)
+sort_key = operator.attrgetter("file", "line", "column", "code")  # C-level: files can have 100k findings
