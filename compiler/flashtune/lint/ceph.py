@@ -123,13 +123,15 @@ class CephLinter:
         self.entries()
 
     def entries(self) -> None:
-        """Every entry; a (key, value, section) written many times is judged once and its findings repeated
+        """Every entry; a key = value written many times is judged once and its findings repeated
         at each place (a file of one key set 10,000 times must not cost 10,000 judgements)."""
         ctx = self.ctx
-        seen = Counter((e.raw_key, e.value, e.section) for e in self.doc.entries)
+        # the section matters only to keys Ceph reads from the file in some sections (mon addr in [mon.X])
+        file_only = _file_only_names()
+        keys = [(e.raw_key, e.value, e.section if e.key in file_only else "") for e in self.doc.entries]
+        seen = Counter(keys)
         memo: dict[tuple[str, str | None, str], list[tuple[Finding, bool]]] = {}
-        for e in self.doc.entries:
-            mk = (e.raw_key, e.value, e.section)
+        for e, mk in zip(self.doc.entries, keys, strict=True):
             if seen[mk] == 1:
                 self.entry(e)
                 continue
