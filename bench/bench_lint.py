@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from flashtune.catalog.names import ceph_option_names
 from flashtune.lint import lint_text
-from flashtune.lint.ruledata import ceph_option_names
 from flashtune.lint.suggest import clear_caches
 from flashtune.parse import parse_text
 

@@ -101,8 +101,9 @@ def facts_for(name: str, raw: CommentedMap, schemas: dict[str, dict[str, CephOpt
         facts["flags"] = _seq(list(ref.flags))
     facts["effect"] = ref.effect
     defaults: dict[str, Any] = {}
-    if "jewel" in (raw.get("default") or {}):
-        defaults["jewel"] = raw["default"]["jewel"]
+    for rel in CEPH_RELEASES[: CEPH_RELEASES.index("pacific")]:  # hand-kept history before the schemas
+        if rel in (raw.get("default") or {}):
+            defaults[rel] = raw["default"][rel]
     last: Any = object()
     for rel, _ in SCHEMA_RELEASES:
         o = have[rel]

@@ -274,12 +274,15 @@ def test_knob_card_shows_type_defaults_by_release_safety_and_rationale() -> None
     assert "type str" in out and "wpq" in out and "mclock_scheduler" in out
     rows = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines() if ln.startswith("  ") and ln.split()
             and ln.split()[0].rstrip("*") in ("jewel", "pacific", "tentacle")}  # fmt: skip
-    assert rows["pacific"] == ["yes", "wpq"] and rows["tentacle"] == ["yes", "mclock_scheduler"]
+    assert rows["pacific"] == ["in", "effect", "wpq"] and rows["tentacle"] == ["in", "effect", "mclock_scheduler"]
+    r = _flashtune("knob", "osd_op_threads")  # removed in luminous: the card says so per release
+    assert "removed" in r.stdout.split("\n  tentacle")[1].splitlines()[0]
     r = _flashtune("knob", "ms_crc_data")
     assert "integrity-risk" in r.stdout
     r = _flashtune("knob", "osd_memory_target", "--format", "json")
     card = json.loads(r.stdout)
     assert card["exists"]["jewel"] is False and card["defaults"]["tentacle"] == 4 << 30
+    assert card["status"] == {"jewel": "not yet", **{r: "in effect" for r in card["status"] if r != "jewel"}}
     assert card["type"] == "size" and card["min"] == 939524096
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from flashtune.catalog.names import ceph_option_names, mysql_option_names
 from flashtune.lint.codes import lint_codes
-from flashtune.lint.ruledata import ceph_option_names, mysql_option_names
 from flashtune.yamlio import load_yaml
 
 REPO = Path(__file__).resolve().parents[1]

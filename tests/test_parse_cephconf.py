@@ -216,7 +216,7 @@ META_CONF = (
 
 @pytest.mark.ceph
 def test_lookup_precedence_and_metavariables_agree_with_ceph_conf(tmp_path: Path) -> None:
-    from flashtune.lint.ruledata import ceph_option_names
+    from flashtune.catalog.names import ceph_option_names
     from flashtune.parse.cephconf import expand_meta, lookup
 
     path = tmp_path / "ceph.conf"  # the file name keeps ceph-conf's $cluster at "ceph"

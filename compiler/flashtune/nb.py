@@ -258,11 +258,37 @@ def lint_findings(name: str, *, ceph_release: str = "tentacle") -> Any:
     return pd.DataFrame([f.as_dict() for f in findings], columns=["file", "column", *cols])[cols]
 
 
-def _release_cell(knob: Knob, release: str, unknown: str = "exists") -> str:
+def _release_cell(knob: Knob, release: str | None, unknown: str = "exists") -> str:
     if not knob.exists_in(release):
         return "—"
     value = knob.default_for(release)
-    return unknown if value is None else str(value)
+    return unknown if value is None else knob.show(value)
+
+
+def status_grid(settings: Any, domain: str, releases: Sequence[str | None], *,
+                objectstore: str | None = None) -> Any:  # fmt: skip
+    """One row per setting (a DataFrame with key and value columns) and release, with what the catalog
+    says a line setting it does there: `state` (Catalog.status, or "not catalogued"), `note`
+    (Status.describe), `safety` (Knob.value_safety of the value) and `is_default` (Knob.is_default).
+
+    Notebooks classify settings only through this, so they agree with the linter and the knob cards.
+    """
+    import pandas as pd  # deferred: the CLIs import flashtune without pandas
+
+    catalog = load_catalog()
+    rows: list[dict[str, Any]] = []
+    for rec in settings.to_dict("records"):
+        knob = catalog.resolve(str(rec["key"]), domain)
+        for release in releases:
+            row = {**rec, "release": release}
+            if knob is None:
+                row.update(state="not catalogued", note="", safety="", is_default=False)
+            else:
+                st = catalog.status(knob, release, objectstore)
+                row.update(state=st.state, note=st.describe(), safety=knob.value_safety(rec["value"])[0],
+                           is_default=knob.is_default(rec["value"], release))  # fmt: skip
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def knob_link(knob: Knob) -> str:
@@ -298,13 +324,9 @@ def knob_table(names: Iterable[str | tuple[str, str]], *, releases: Sequence[str
                 row[f"default ({rel})"] = _release_cell(knob, rel)
         else:
             flavour = DEFAULT_MYSQL_FLAVOUR if knob.domain == "mysql" else None
-            row["default"] = _release_cell(knob, flavour or "*", unknown="not recorded")
-        if knob.renamed_to:
-            row["note"] = f"renamed to {knob.renamed_to}"
-        elif knob.misspelling_of:
-            row["note"] = f"typo of {knob.misspelling_of}"
-        elif knob.removed:
-            row["note"] = f"removed in {knob.removed}"
+            row["default"] = _release_cell(knob, flavour, unknown="not recorded")
+        if knob.history():
+            row["note"] = "; ".join(knob.history())
         row["safety"] = knob.safety + (f": {knob.safety_note}" if knob.safety_note else "")
         row["rationale"] = knob.rationale
         row["evidence"] = ", ".join(knob.evidence) or "—"

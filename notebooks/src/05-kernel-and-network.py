@@ -19,32 +19,27 @@ import altair as alt
 import pandas as pd
 
 from flashtune import nb
-from flashtune.catalog import load_catalog
-from flashtune.catalog.model import canon_value
 from flashtune.data import load
 
 nb.setup()
 reader = nb.reader_results(results)
 lists = {"kernel tuning list": "000-kernel-sysctl.conf", "sample sysctl.conf": "000-sample-sysctl.conf"}
 settings = pd.concat([nb.seed_settings(f).assign(list=name) for name, f in lists.items()], ignore_index=True)
-catalog = load_catalog()
 
 
-def status(key: str, value: str) -> str:
-    knob = catalog.get(key, "sysctl")
-    if knob is None:
+def status(row: pd.Series) -> str:
+    """The catalog's verdict on one line (status, value safety, default), in this topic's words."""
+    if row.state == "not catalogued":
         return "not catalogued"
-    if knob.removed:
-        return f"gone since {knob.removed}"
-    for rule in knob.unsafe_values:
-        if rule.matches(value, knob.type):
-            return f"unsafe value ({rule.safety})"
-    if knob.default.get("*") is not None and canon_value(knob.default["*"], knob.type) == canon_value(value, knob.type):
-        return "same as kernel default"
-    return "changes a default"
+    if row.state != "in effect":
+        return f"gone ({row.note})"
+    if row.safety != "safe":
+        return f"unsafe value ({row.safety})"
+    return "same as kernel default" if row.is_default else "changes a default"
 
 
-settings["status"] = [status(k, v) for k, v in zip(settings.key, settings.value, strict=True)]
+settings = nb.status_grid(settings, "sysctl", [None])
+settings["status"] = settings.apply(status, axis=1)
 settings["kind"] = settings.status.str.replace(r" \(.*\)|since .*", "", regex=True).str.strip()
 settings[["list", "line", "key", "value", "status"]]
 

@@ -20,8 +20,9 @@ import pandas as pd
 
 from flashtune import nb
 from flashtune.catalog import load_catalog
+from flashtune.catalog.status import STATES
 from flashtune.data import load
-from flashtune.releases import SUPPORTED_CEPH_RELEASES, ceph_index
+from flashtune.releases import SUPPORTED_CEPH_RELEASES
 
 nb.setup()
 reader = nb.reader_results(results)
@@ -31,27 +32,9 @@ catalog = load_catalog()
 debug = keys.key.str.startswith("debug_")
 print(f"{len(keys)} settings, {debug.sum()} of them debug levels (left out below)")
 keys = keys[~debug].drop_duplicates(subset=["key"]).reset_index(drop=True)
-BLUESTORE_DEFAULT = ceph_index("luminous")  # BlueStore is the default object store from Luminous on
-
-
-def state(key: str, release: str) -> str:
-    knob = catalog.get(key, "ceph")
-    if knob is None:
-        return "not a Ceph option"
-    if knob.misspelling_of:
-        return "typo: never read"
-    if knob.renamed_to and not knob.exists_in(release):
-        return "renamed"
-    if not knob.exists_in(release):
-        return "removed"
-    if "filestore" in knob.applies_to and ceph_index(release) >= BLUESTORE_DEFAULT:
-        return "FileStore only: no-op on BlueStore"
-    return "in effect"
-
-
-grid = pd.DataFrame(
-    [{"key": k, "release": r, "state": state(k, r)} for k in keys.key for r in SUPPORTED_CEPH_RELEASES]
-)
+# What each line does per release, as the catalog (and so the linter and the knob cards) decides it;
+# a FileStore knob is "dead" where the release's default object store is BlueStore (Luminous on).
+grid = nb.status_grid(keys[["key", "value"]], "ceph", SUPPORTED_CEPH_RELEASES)
 summary = grid.pivot_table(index="state", columns="release", values="key", aggfunc="count", fill_value=0)
 summary[list(SUPPORTED_CEPH_RELEASES)]
 
@@ -63,8 +46,8 @@ print(f"{effective_now} of {len(now)} non-debug keys still take effect on a Blue
       f"({(jewel == 'in effect').sum()} did in Jewel)")
 assert effective_now < (jewel == "in effect").sum()
 assert 0.45 < effective_now / len(now) < 0.65, "'about half' in the text below"
-assert now["objecter_infilght_op_bytes"] == "typo: never read", "the MySQL conf misspells objecter_inflight_op_bytes"
-assert now["filestore_queue_max_ops"] == "FileStore only: no-op on BlueStore"
+assert now["objecter_infilght_op_bytes"] == "misspelt", "the MySQL conf misspells objecter_inflight_op_bytes"
+assert now["filestore_queue_max_ops"] == "dead", "FileStore-only: a no-op on BlueStore"
 assert now["osd_op_threads"] == "removed"
 
 # %% [markdown]
@@ -104,8 +87,7 @@ nb.errata("claims").loc[["guide-objecter-10240-vs-102400", "guide-journal-queueu
 # ## Chart: every non-debug key of the guide's ceph.conf files, release by release
 
 # %%
-states = ["in effect", "FileStore only: no-op on BlueStore", "renamed", "removed", "typo: never read",
-          "not a Ceph option"]  # fmt: skip
+states = [*STATES, "not catalogued"]
 chart = (
     alt.Chart(grid)
     .mark_rect(stroke="white")
@@ -114,8 +96,8 @@ chart = (
         y=alt.Y("key:N", sort=list(keys.key), title=None),
         color=alt.Color("state:N", sort=states, title="what the key does", legend=alt.Legend(labelLimit=300),
                         scale=alt.Scale(domain=states,
-                                        range=["#54a24b", "#bab0ac", "#72b7b2", "#b279a2", "#9d755d", "#79706e"])),
-        tooltip=["key", "release", "state"],
+                                        range=["#54a24b", "#eeca3b", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac", "#79706e"])),
+        tooltip=["key", "release", "state", "note"],
     )
     .properties(width=300, height=alt.Step(13), title=alt.Title(
         f"{len(now) - effective_now} of the guide's {len(now)} ceph.conf keys do nothing on a Tentacle BlueStore OSD",

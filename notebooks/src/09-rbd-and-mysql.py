@@ -21,7 +21,6 @@ import altair as alt
 import pandas as pd
 
 from flashtune import nb
-from flashtune.catalog import load_catalog
 from flashtune.data import load
 from flashtune.releases import MYSQL_FLAVOURS
 
@@ -63,19 +62,12 @@ assert "iterations" in set(cbt_lint.key), "the plan's 'iterations: 1' sits where
 # ## The my.cnf, setting by setting
 
 # %%
-catalog = load_catalog()
 mycnf = nb.seed_settings("000-my.cnf")
 mycnf = mycnf[mycnf.section == "mysqld"].drop_duplicates("key", keep="last")
-rows = []
-for key, value in zip(mycnf.key, mycnf.value, strict=True):
-    knob = catalog.get(key, "mysql")
-    risky = knob is not None and (knob.safety != "safe" or any(r.matches(value, knob.type) for r in knob.unsafe_values))
-    for flavour in MYSQL_FLAVOURS:
-        state = "unknown" if knob is None else ("exists" if knob.exists_in(flavour) else "gone")
-        if state == "exists" and risky:
-            state = "exists, value risks data"
-        rows.append({"key": key, "value": value, "flavour": flavour, "state": state})
-grid = pd.DataFrame(rows)
+# Catalog status per flavour (the linter's FT101-103 come from the same function) and value safety.
+grid = nb.status_grid(mycnf[["key", "value"]], "mysql", MYSQL_FLAVOURS).rename(columns={"release": "flavour"})
+grid["state"] = grid.state.map({"in effect": "exists", "not catalogued": "unknown"}).fillna("gone")
+grid.loc[(grid.state == "exists") & (grid.safety != "safe"), "state"] = "exists, value risks data"
 grid.pivot_table(index="state", columns="flavour", values="key", aggfunc="count", fill_value=0)
 
 # %%

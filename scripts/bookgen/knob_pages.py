@@ -8,8 +8,8 @@ from typing import Any
 from bookgen import myst
 from bookgen.evidence import evidence_line
 from flashtune.catalog import Catalog, Knob
-from flashtune.catalog.model import DOMAINS
-from flashtune.releases import MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
+from flashtune.catalog.card import statuses
+from flashtune.catalog.model import DOMAINS, human_size
 
 DOMAIN_TITLES = {
     "ceph": "Ceph options (ceph.conf)",
@@ -34,38 +34,25 @@ EFFECT_MEANING = {
 }
 
 
-_BINARY_UNITS = (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
-
-
 def shown(knob: Knob, v: Any) -> str:
-    """A value as written in a config file, with sizes in bytes also given in binary units."""
+    """A value as written in a config file; sizes also in binary units (the catalog's size display)."""
     text = myst.value(v)
-    if knob.type == "size" and isinstance(v, int) and not isinstance(v, bool) and v >= 1024:
-        for unit, factor in _BINARY_UNITS:
-            if v % factor == 0:
-                return f"{text} ({v // factor} {unit})"
-    return text
+    human = human_size(v) if knob.type == "size" and isinstance(v, int) and not isinstance(v, bool) else None
+    return f"{text} ({human})" if human else text
 
 
 def knob_label(knob: Knob) -> str:
     return myst.label("knob", knob.domain, knob.name)
 
 
-def _releases(knob: Knob) -> tuple[str, ...]:
-    if knob.domain == "ceph":
-        return SUPPORTED_CEPH_RELEASES
-    if knob.domain == "mysql":
-        return MYSQL_FLAVOURS
-    return ()
-
-
-def _release_table(knob: Knob) -> str:
-    releases = _releases(knob)
+def _release_table(knob: Knob, catalog: Catalog) -> str:
+    releases = knob.releases
+    status = statuses(knob, catalog)
     if not releases:
-        return f"Default: {shown(knob, knob.default_for(None))}\n"
+        return f"Status: {status[None]}. Default: {shown(knob, knob.default_for(None))}\n"
     marks = ["†" if r in knob.inferred else "" for r in releases]
     header = ["", *(r + m for r, m in zip(releases, marks, strict=True))]
-    exists = ["exists", *("yes" if knob.exists_in(r) else "no" for r in releases)]
+    exists = ["status", *(status[r] for r in releases)]
     defaults = [
         "default",
         *(shown(knob, knob.default_for(r)) if knob.exists_in(r) else "—" for r in releases),
@@ -97,13 +84,8 @@ def _facts(knob: Knob, catalog: Catalog) -> list[tuple[str, str]]:
         facts.append(("Ceph level", knob.level))
     if knob.applies_to:
         facts.append(("Only matters for", ", ".join(knob.applies_to)))
-    history = []
-    if knob.added:
-        history.append(f"added in {knob.added}")
-    if knob.removed:
-        history.append(f"removed in {knob.removed}")
-    if history:
-        facts.append(("History", "; ".join(history)))
+    if knob.history():
+        facts.append(("History", myst.plain("; ".join(knob.history()))))
     if knob.aliases:
         facts.append(("Also spelled", myst.value(knob.aliases)))
     for rule in knob.unsafe_values:
@@ -125,7 +107,7 @@ def _facts(knob: Knob, catalog: Catalog) -> list[tuple[str, str]]:
 def knob_section(knob: Knob, catalog: Catalog) -> str:
     out = [f"({knob_label(knob)})=", f"## {myst.code(knob.name)}", ""]
     out += [f"- **{name}**: {text}" for name, text in _facts(knob, catalog)]
-    out += ["", _release_table(knob), myst.plain(knob.rationale), ""]
+    out += ["", _release_table(knob, catalog), myst.plain(knob.rationale), ""]
     if knob.evidence:
         out.append("**Evidence**\n")
         out += [f"- {evidence_line(ref)}" for ref in knob.evidence]

@@ -9,39 +9,19 @@ import textwrap
 from typing import Any
 
 from flashtune.catalog.model import Knob
-from flashtune.releases import MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
-
-_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+from flashtune.catalog.store import Catalog, load_catalog
 
 
-def releases_for(knob: Knob) -> tuple[str, ...]:
-    """The releases/flavours a card tabulates (none for kernel-side domains)."""
-    if knob.domain == "ceph" and knob.location.file == "ceph.conf":
-        return SUPPORTED_CEPH_RELEASES
-    if knob.domain == "mysql":
-        return MYSQL_FLAVOURS
-    return ()
-
-
-def show_value(knob: Knob, value: Any) -> str:
-    """A value as a person reads it: sizes also in binary units, empty strings visible."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value == "":
-        return '""'
-    if knob.type == "size" and isinstance(value, int) and value >= 1024:
-        for scale, unit in _UNITS:
-            if value % scale == 0 or value >= 10 * scale:
-                human = f"{value / scale:g} {unit}"
-                return f"{value} ({human})"
-    return str(value)
+def statuses(knob: Knob, catalog: Catalog | None = None) -> dict[str | None, str]:
+    """release -> status state for each release the card tabulates (None: kernel-side, release-free)."""
+    cat = catalog or load_catalog()
+    return {r: cat.status(knob, r).state for r in (knob.releases or (None,))}
 
 
 def card_dict(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None = None) -> dict[str, Any]:
     """The card as plain data (JSON-serialisable)."""
-    rels = releases_for(knob)
+    rels = knob.releases
+    status = statuses(knob)
     return {
         "name": knob.name,
         "domain": knob.domain,
@@ -55,6 +35,7 @@ def card_dict(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None
         "max": knob.max,
         "enum": list(knob.enum),
         "exists": {r: knob.exists_in(r) for r in rels} if rels else knob.exists_in(None),
+        "status": status if rels else status[None],
         "defaults": {r: knob.default_for(r) for r in rels} if rels else knob.default.get("*"),
         "inferred": list(knob.inferred),
         "added": knob.added,
@@ -84,27 +65,13 @@ def _wrap(label: str, text: str, width: int = 100) -> list[str]:
     return [f"  {label:<9}" + body[0], *(pad + line for line in body[1:])]
 
 
-def _history(knob: Knob) -> str:
-    parts = []
-    if knob.misspelling_of:
-        parts.append(f"MISSPELLING of {knob.misspelling_of} (no release knows this name)")
-    if knob.added:
-        parts.append(f"added in {knob.added}")
-    if knob.removed:
-        parts.append(f"removed in {knob.removed}")
-    if knob.renamed_to:
-        parts.append(f"renamed to {knob.renamed_to}")
-    return "; ".join(parts)
-
-
 def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None = None) -> str:
     """The card as text for a terminal."""
     where = knob.location.file + (f" [{', '.join(knob.location.sections)}]" if knob.location.sections else "")
     lines = [f"{knob.name}  ({knob.domain}; {where})"]
     typ = knob.type + (f", {knob.unit}" if knob.unit else "")
-    alive = (
-        knob.exists_in(None) if not releases_for(knob) else any(knob.exists_in(r) for r in releases_for(knob))
-    )
+    status = statuses(knob)
+    alive = any(knob.exists_in(r) for r in status)
     meta = [f"type {typ}"] + ([f"takes effect: {knob.effect}"] if alive else [])
     if knob.level:
         meta.append(f"level {knob.level}")
@@ -113,29 +80,29 @@ def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | No
     lines += _wrap("facts", "; ".join(meta))
     rng = []
     if knob.min is not None:
-        rng.append(f"min {show_value(knob, knob.min)}")
+        rng.append(f"min {knob.show(knob.min)}")
     if knob.max is not None:
-        rng.append(f"max {show_value(knob, knob.max)}")
+        rng.append(f"max {knob.show(knob.max)}")
     if knob.enum:
         rng.append("one of " + ", ".join(knob.enum))
     if rng:
         lines += _wrap("values", "; ".join(rng))
-    rels = releases_for(knob)
+    rels = knob.releases
     if rels:
         width = max(len(r) for r in rels) + 2
-        lines.append(f"  {'release':<{width}}{'exists':<8}default")
+        swidth = max(len(s) for s in status.values()) + 2
+        lines.append(f"  {'release':<{width}}{'status':<{swidth}}default")
         for r in rels:
             mark = "*" if r in knob.inferred else " "
-            exists = "yes" if knob.exists_in(r) else "no"
-            lines.append(f"  {r + mark:<{width}}{exists:<8}{show_value(knob, knob.default_for(r))}")
+            lines.append(f"  {r + mark:<{width}}{status[r]:<{swidth}}{knob.show(knob.default_for(r))}")
         if any(r in knob.inferred for r in rels):
             lines.append("  (* inferred: no schema for that release here)")
     else:
-        lines += _wrap("exists", "yes" if knob.exists_in(None) else "no")
+        lines += _wrap("status", status[None])
         if "*" in knob.default:
-            lines += _wrap("default", show_value(knob, knob.default["*"]))
-    if _history(knob):
-        lines += _wrap("history", _history(knob))
+            lines += _wrap("default", knob.show(knob.default["*"]))
+    if knob.history():
+        lines += _wrap("history", "; ".join(knob.history()))
     other = [r for r in knob.inferred if r not in rels]
     if other:
         lines += _wrap("inferred", f"facts about {', '.join(other)} are inferred, not read from a schema")

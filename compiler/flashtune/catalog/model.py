@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flashtune.catalog.deps import DeadWhen
-from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
+from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
 
 DOMAINS = ("ceph", "sysctl", "mysql", "mount", "blockdev", "cpu", "allocator", "nic")
 # Ceph's own option types, plus enum for closed string sets.
@@ -27,6 +27,7 @@ TYPES = (
 )
 SAFETY = ("safe", "durability-risk", "integrity-risk", "security-risk")
 EFFECT = ("runtime", "restart", "create")
+_BINARY = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -35,6 +36,8 @@ def canon_value(value: Any, type_: str | None = None) -> str:
     """A comparable spelling of a config value: booleans as true/false, the rest trimmed and lower-cased."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # YAML's 1.0 and a profile's 1 are the same setting
     text = str(value).strip().strip("\"'").lower()
     if type_ == "bool":
         if text in _TRUE:
@@ -42,6 +45,15 @@ def canon_value(value: Any, type_: str | None = None) -> str:
         if text in _FALSE:
             return "false"
     return text
+
+
+def human_size(n: int) -> str | None:
+    """A byte count in the largest binary unit that divides it (or of which it is 10 or more): '4 MiB',
+    '1536 MiB', '12.5 GiB'; None where no unit fits."""
+    for scale, unit in _BINARY:
+        if n >= scale and (n % scale == 0 or n >= 10 * scale):
+            return f"{n / scale:g} {unit}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,52 @@ class Knob:
                 if r in self.default:
                     return self.default[r]
         return self.default.get("*")
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The releases/flavours whose facts a card, the book and the notebooks tabulate (none for the
+        kernel-side domains, whose facts do not depend on a Ceph release or MySQL flavour)."""
+        if self.domain == "ceph":
+            return SUPPORTED_CEPH_RELEASES
+        if self.domain == "mysql":
+            return MYSQL_FLAVOURS
+        return ()
+
+    def show(self, value: Any) -> str:
+        """A value as a person reads it: sizes also in binary units, empty strings visible, '-' for none."""
+        if value is None:
+            return "-"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if value == "":
+            return '""'
+        if self.type == "size" and isinstance(value, int):
+            human = human_size(value)
+            if human is not None:
+                return f"{value} ({human})"
+        return str(value)
+
+    def history(self) -> tuple[str, ...]:
+        """The knob's name history as phrases: ('added in quincy', 'removed in reef', 'renamed to x')."""
+        parts = []
+        if self.misspelling_of:
+            parts.append(f"misspelling of {self.misspelling_of} (no release knows this name)")
+        if self.added:
+            parts.append(f"added in {self.added}")
+        if self.removed:
+            parts.append(f"removed in {self.removed}")
+        if self.renamed_to:
+            parts.append(f"renamed to {self.renamed_to}")
+        return tuple(parts)
+
+    def is_default(self, value: Any, release: str | None = None) -> bool:
+        """True if value is what the knob already is in release: setting it is a no-op line."""
+        default = self.default_for(release)
+        return default is not None and canon_value(default, self.type) == canon_value(value, self.type)
+
+    def unsafe(self, value: Any) -> bool:
+        """True if setting the knob to value is data-unsafe or insecure (the compiler needs an opt-in)."""
+        return self.value_safety(value)[0] != "safe"
 
     def value_safety(self, value: Any) -> tuple[str, str | None]:
         """Safety class and note of setting this knob to value."""

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flashtune.catalog import deps
+from flashtune.catalog import deps, spelling
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
+from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
 from flashtune.paths import knobs_dir
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
@@ -149,20 +149,38 @@ class Catalog:
         ceph.conf treats spaces (and runs of them) like '_'; my.cnf treats '-' like '_' and
         ignores a 'loose-' prefix; sysctl.conf accepts '/' for '.'.
         """
-        raw = key.strip()
-        candidates = [raw]
-        if domain in (None, "ceph"):
-            candidates.append(re.sub(r"[\s_]+", "_", raw))
-        if domain in (None, "mysql"):
-            m = raw.lower().removeprefix("loose-").removeprefix("loose_")
-            candidates += [m.replace("-", "_"), m]
-        if domain in (None, "sysctl"):
-            candidates.append(raw.replace("/", "."))
+        candidates = spelling.candidates(key, domain)
         for c in candidates:
             k = self.get(c, domain)
             if k is not None:
                 return k
         return None
+
+    def objectstores(self) -> dict[str, str | None]:
+        """Every object store Ceph knows -> the release it was removed in (None while it exists)."""
+        k = self.get(OBJECTSTORE_KNOB, "ceph")
+        if k is None:
+            return {}
+        return {v: (r.removed if (r := k.removed_value(v)) else None) for v in k.enum}
+
+    def default_objectstore(self, release: str) -> str | None:
+        """The object store new OSDs get in that release when ceph.conf does not choose one."""
+        k = self.get(OBJECTSTORE_KNOB, "ceph")
+        d = k.default_for(release) if k is not None else None
+        return None if d is None else str(d)
+
+    def status(self, knob: Knob, release: str | None, objectstore: str | None = None) -> Status:
+        """The knob's status in release; Ceph knobs for one object store are judged against objectstore
+        (default: the release's default store)."""
+        if knob.domain != "ceph" or release not in CEPH_RELEASES:
+            return knob_status(knob, release)
+        store = objectstore or self.default_objectstore(release)
+        return knob_status(knob, release, store, self.objectstores())
+
+    def component_status(self, component: str, release: str, objectstore: str | None = None) -> Status:
+        """Status of a line that only `component` (an object store) reads, for keys the catalog lacks."""
+        store = objectstore or self.default_objectstore(release)
+        return component_status((component,), release, store, self.objectstores())
 
     def in_domain(self, domain: str) -> list[Knob]:
         return [k for k in self if k.domain == domain]

@@ -234,11 +234,7 @@ def _knob(catalog: Any, key: str, domain: str | None) -> Knob | None:
 def _release_facts(knob: Knob | None, release: str | None) -> tuple[str, ...]:
     if knob is None:
         return ()
-    facts = []
-    if knob.added:
-        facts.append(f"added in {knob.added}")
-    if knob.removed:
-        facts.append(f"removed in {knob.removed}")
+    facts = list(knob.history())
     d = knob.default_for(release)
     if d is not None:
         facts.append(f"default in {release}: {d}" if release else f"kernel default: {d}")

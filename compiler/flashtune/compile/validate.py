@@ -10,32 +10,14 @@
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
-from flashtune.catalog import Knob
+from flashtune.catalog import Knob, names
+from flashtune.catalog.spelling import mysql_key, mysql_option
 from flashtune.compile.formats import BY_KIND, domain_of, release_of
 from flashtune.compile.profiles import read_profile
 from flashtune.errors import DataError
 from flashtune.model import Bundle, GiB
-from flashtune.paths import data_dir
-
-
-@cache
-def option_names(folder: str, release: str) -> frozenset[str] | None:
-    """Names from data/<folder>/<release>.txt, or None when that release has no list (e.g. jewel)."""
-    path = data_dir() / folder / f"{release}.txt"
-    if not path.exists():
-        return None
-    return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip() and line[0] != "#")
-
-
-def _canon(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value).strip().lower()
 
 
 def _layer_of(bundle: Bundle, file: str, section: str, key: str) -> str:
@@ -50,8 +32,8 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
     from flashtune.datapackage import resolve
 
     req = bundle.request
-    ceph_names = option_names("ceph-option-names", req.ceph_release)
-    mysql_names = option_names("mysql-option-names", req.mysql_flavour)
+    ceph_names = names.option_names("ceph", req.ceph_release)
+    mysql_names = names.option_names("mysql", req.mysql_flavour)
     kept = []
     for s in bundle.settings:
         layer = _layer_of(bundle, s.file, s.section, s.key)
@@ -71,45 +53,26 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
                             file=where[0], line=where[1],
                             suggestion="fix the profile (Ceph ignores unknown keys silently)")  # fmt: skip
         if (s.file == "my.cnf" and s.section == "mysqld" and mysql_names is not None
-                and not s.key.startswith("!") and _mysql_name(s.key) not in mysql_names):  # fmt: skip
+                and not s.key.startswith("!")
+                and mysql_option(mysql_key(s.key)[0], mysql_names.__contains__)[0] not in mysql_names):  # fmt: skip
             raise DataError(f"my.cnf option {s.key!r} does not exist in {req.mysql_flavour}", file=where[0],
                             line=where[1], suggestion="fix the profile or its flavour layer")  # fmt: skip
         if knob is not None and domain in ("ceph", "mysql") and not knob.exists_in(release):
             raise DataError(f"{s.key!r} does not exist in {release}", file=where[0], line=where[1],
                             suggestion=f"move it to a release-/flavour- layer that has it"
                             f"{f'; renamed to {knob.renamed_to}' if knob.renamed_to else ''}")  # fmt: skip
-        if knob is not None and not s.unsafe_opt_in and _unsafe(knob, s.value):
+        if knob is not None and not s.unsafe_opt_in and knob.unsafe(s.value):
             raise DataError(f"{s.key} = {s.value} is {knob.safety if knob.safety != 'safe' else 'unsafe'} "
                             "and may only be emitted with --allow-unsafe", file=where[0], line=where[1],
                             suggestion="move the value under 'unsafe:' in the profile")  # fmt: skip
         if knob is not None and not bundle.legacy and not s.unsafe_opt_in:
             default = knob.default_for(release)
-            if default is not None and _canon(default) == _canon(s.value):
+            if knob.is_default(s.value, release):
                 bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key,
                                        "why": f"equals the {release} default ({default}): a no-op line"})  # fmt: skip
                 continue
         kept.append(s)
     bundle.settings[:] = kept
-
-
-def _mysql_name(key: str) -> str:
-    name = key.replace("-", "_")
-    for prefix in ("loose_", "skip_"):
-        if name.startswith(prefix) and name not in ("skip_name_resolve",):
-            return name[len(prefix):]
-    return name
-
-
-def _unsafe(knob: Knob, value: Any) -> bool:
-    if knob.safety != "safe":
-        return True
-    for rule in getattr(knob, "unsafe_values", ()) or ():
-        try:
-            if rule.safety != "safe" and rule.matches(value, knob.type):
-                return True
-        except Exception:  # a rule shape still being settled by the catalog must not crash compiling
-            continue
-    return False
 
 
 def _host_ram_gib(bundle: Bundle, host: str) -> float:

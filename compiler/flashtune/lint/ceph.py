@@ -13,6 +13,8 @@ from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
+from flashtune.catalog.names import all_ceph_option_names, ceph_option_names, last_ceph_release_with
+from flashtune.catalog.status import Status
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.findings import Finding
@@ -34,8 +36,7 @@ def objectstore_of(doc: ConfDoc, ctx: Context) -> str:
         e = eff.get(section, {}).get("osd_objectstore")
         if e is not None and e.value:
             return e.value.strip().lower()
-    defaults: dict[str, Any] = ruledata.rules()["ceph"]["default_objectstore"]
-    return str(defaults.get(ctx.ceph_release, defaults["*"]))
+    return load_catalog().default_objectstore(ctx.ceph_release) or "bluestore"
 
 
 def merged(doc: ConfDoc) -> dict[str, Entry]:
@@ -51,20 +52,6 @@ def _release_at_or_after(release: str, boundary: str | None) -> bool:
     if boundary is None or boundary not in CEPH_RELEASES or release not in CEPH_RELEASES:
         return True
     return ceph_index(release) >= ceph_index(boundary)
-
-
-@cache
-def _last_releases() -> dict[str, str]:
-    """option name -> the newest release whose option list has it (one dict look-up per unknown key)."""
-    out: dict[str, str] = {}
-    for rel in CEPH_RELEASES:
-        for name in ruledata.ceph_option_names(rel) or ():
-            out[name] = rel
-    return out
-
-
-def _last_release_with(key: str) -> str | None:
-    return _last_releases().get(key)
 
 
 @cache
@@ -84,7 +71,7 @@ def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
 @cache
 def _suggest_pool(release: str) -> frozenset[str]:
     """The names a did-you-mean may offer for this release: its option list plus the catalog's Ceph knobs."""
-    pool = set(ruledata.ceph_option_names(release) or ruledata.all_ceph_option_names())
+    pool = set(ceph_option_names(release) or all_ceph_option_names())
     pool |= {
         k.name for k in load_catalog().in_domain("ceph") if not k.misspelling_of and k.exists_in(release)
     }
@@ -98,7 +85,7 @@ class CephLinter:
         self.rules: dict[str, Any] = ruledata.rules()["ceph"]
         self.catalog = load_catalog()
         self.release = ctx.ceph_release
-        self.names = ruledata.ceph_option_names(self.release)
+        self.names = ceph_option_names(self.release)
         self.objectstore = objectstore_of(doc, ctx)
         self.filestore_prefixes = tuple(self.rules["filestore_prefixes"])
         self.value_rules = [
@@ -174,23 +161,25 @@ class CephLinter:
         if _is_file_only(e, self.rules):
             return
         knob = self.catalog.get(key, "ceph")
-        if knob is not None and knob.misspelling_of:
-            self.misspelt(e, knob)
-            return
         if knob is not None:
-            if not knob.exists_in(self.release):
-                self.not_in_release(e, knob)
+            status = self.catalog.status(knob, self.release, self.objectstore)
+            if status.state == "misspelt":
+                self.misspelt(e, knob)
                 return
-            self.noop(e, knob)
+            if status.state in ("not yet", "renamed", "removed"):
+                self.not_in_release(e, status)
+                return
+            self.noop(e, status)
             check_value(knob, e, ctx, ceph_value)
             self.value_rule(e)
             return
-        known = self.names if self.names is not None else ruledata.all_ceph_option_names()
+        known = self.names if self.names is not None else all_ceph_option_names()
         if key in known:
-            self.noop(e, None)
+            if key.startswith(self.filestore_prefixes):  # uncatalogued FileStore keys, by name
+                self.noop(e, self.catalog.component_status("filestore", self.release, self.objectstore))
             self.value_rule(e)
             return
-        last = _last_release_with(key)
+        last = last_ceph_release_with(key)
         if last is not None and self.names is not None and ceph_index(last) < ceph_index(self.release):
             nxt = CEPH_RELEASES[ceph_index(last) + 1]
             ctx.add(
@@ -224,68 +213,65 @@ class CephLinter:
         real = self.catalog.get(target, "ceph")
         msg = f"unknown option {e.key!r} (a misspelling of {target}): Ceph silently ignores it"
         hint = f"did you mean {target}?"
-        if real is not None and not real.exists_in(self.release):
-            if real.removed and _release_at_or_after(self.release, real.removed):
-                msg += f"; {target} itself was removed in {real.removed}"
-                hint = f"use {real.renamed_to}" if real.renamed_to else "delete the line"
+        gone = self.catalog.status(real, self.release) if real is not None else None
+        if gone is not None and gone.state in ("renamed", "removed"):
+            msg += f"; {target} itself was removed in {gone.since}"
+            hint = f"use {gone.target}" if gone.target else "delete the line"
         elif real is None and self.names is not None and target not in self.names:
             hint = "delete the line"
         self.ctx.add(e, "error", "FT101", e.key, msg, hint)
 
-    def not_in_release(self, e: Entry, knob: Knob) -> None:
-        if knob.removed and _release_at_or_after(self.release, knob.removed):
-            if knob.renamed_to:
-                self.ctx.add(
-                    e,
-                    "error",
-                    "FT103",
-                    e.key,
-                    f"{e.key} was renamed to {knob.renamed_to} in {knob.removed}; Ceph {self.release} "
-                    "silently ignores the old name",
-                    f"{knob.renamed_to} = {e.value}",
-                )
-            else:
-                self.ctx.add(
-                    e,
-                    "error",
-                    "FT102",
-                    e.key,
-                    f"{e.key} was removed in {knob.removed}; Ceph {self.release} silently ignores it",
-                    "delete the line",
-                )
+    def not_in_release(self, e: Entry, status: Status) -> None:
+        if status.state == "renamed":
+            self.ctx.add(
+                e,
+                "error",
+                "FT103",
+                e.key,
+                f"{e.key} was renamed to {status.target} in {status.since}; Ceph {self.release} "
+                "silently ignores the old name",
+                f"{status.target} = {e.value}",
+            )
+        elif status.state == "removed":
+            self.ctx.add(
+                e,
+                "error",
+                "FT102",
+                e.key,
+                f"{e.key} was removed in {status.since}; Ceph {self.release} silently ignores it",
+                "delete the line",
+            )
         else:
             self.ctx.add(
                 e,
                 "error",
                 "FT101",
                 e.key,
-                f"{e.key} does not exist yet in {self.release} (added in {knob.added})",
-                f"use a release from {knob.added} on, or delete the line",
+                f"{e.key} does not exist yet in {self.release} (added in {status.since})",
+                f"use a release from {status.since} on, or delete the line",
             )
 
-    def noop(self, e: Entry, knob: Knob | None) -> None:
-        filestore_only = (knob is not None and "filestore" in knob.applies_to) or (
-            (knob is None or not knob.applies_to) and e.key.startswith(self.filestore_prefixes)
-        )
-        if not filestore_only:
+    def noop(self, e: Entry, status: Status) -> None:
+        """FT401 for a key only FileStore reads, where the catalog's status says no FileStore runs."""
+        if status.state != "dead":
             return
-        if _release_at_or_after(self.release, self.rules["filestore_gone_from"]):
+        if status.component is None:
             self.ctx.add(
                 e,
                 "warning",
                 "FT401",
                 e.key,
                 f"{e.key} tunes FileStore, which {self.release} no longer has (removed in "
-                f"{self.rules['filestore_gone_from']}): the line does nothing",
+                f"{status.since}): the line does nothing",
                 "delete the line",
             )
-        elif self.objectstore != "filestore":
+        else:
             self.ctx.add(
                 e,
                 "warning",
                 "FT401",
                 e.key,
-                f"{e.key} tunes FileStore, but the OSDs use {self.objectstore}: the line does nothing",
+                f"{e.key} tunes FileStore, but the OSDs use {status.component}: the line does nothing",
                 "delete the line, or tune the BlueStore equivalent",
             )
 

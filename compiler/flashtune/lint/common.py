@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flashtune.catalog import Knob
+from flashtune.catalog.values import canon_value
 from flashtune.lint.findings import Finding
 from flashtune.parse.confdoc import ConfDoc, Entry
 
@@ -139,8 +140,8 @@ def check_value(knob: Knob, e: Entry, ctx: Context, parse: ValueParser) -> None:
                     on_value=True,
                 )
     if knob.enum:
-        allowed = {x.lower() for x in knob.enum}
-        word = value.strip().lower()
+        allowed = {canon_value(x, knob.type) for x in knob.enum}
+        word = canon_value(value, knob.type)
         if knob.domain == "mysql" and word.isdigit():
             # MySQL/MariaDB take an enum's position: query_cache_type = 1 is ON; past the end is refused
             if int(word) >= len(knob.enum):

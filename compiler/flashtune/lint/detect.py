@@ -52,10 +52,10 @@ def kind_from_name(path: str | Path) -> str | None:
 
 def _keys_known(text: str) -> tuple[int, int]:
     """How many key names are Ceph options and how many are MySQL options (for files with only [client])."""
-    from flashtune.lint import ruledata
+    from flashtune.catalog.names import all_ceph_option_names, mysql_option_names
 
-    ceph = ruledata.all_ceph_option_names()
-    mysql = ruledata.mysql_option_names("mariadb-10.11") or frozenset()
+    ceph = all_ceph_option_names()
+    mysql = mysql_option_names("mariadb-10.11") or frozenset()
     c = m = 0
     for match in _KEY_LINE.finditer(text):
         raw = match[1].strip()

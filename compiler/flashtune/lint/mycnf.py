@@ -18,6 +18,8 @@ from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
+from flashtune.catalog.names import mysql_option_names
+from flashtune.catalog.spelling import mysql_option
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
 from flashtune.lint.values import mysql_value
@@ -31,7 +33,7 @@ def is_server_group(group: str, rules: dict[str, Any]) -> bool:
 
 @cache
 def _sorted_names(flavour: str) -> list[str]:
-    return sorted(ruledata.mysql_option_names(flavour) or ())
+    return sorted(mysql_option_names(flavour) or ())
 
 
 def prefix_matches(name: str, flavour: str) -> list[str]:
@@ -106,7 +108,7 @@ class MycnfLinter:
                 )
             ctx.mysql_flavour = flavour
         self.flavour: str = ctx.mysql_flavour
-        self.names = ruledata.mysql_option_names(self.flavour)
+        self.names = mysql_option_names(self.flavour)
         self.repeatable = frozenset(self.rules["repeatable"])
         self.plugins = loaded_plugins(doc, self.rules)
 
@@ -121,17 +123,10 @@ class MycnfLinter:
 
     def resolve(self, key: str) -> tuple[str, Knob | None, bool]:
         """(name, knob, negated) with MySQL's skip-/disable-/enable- prefixes for booleans resolved."""
-        key = key.lower()
-        knob = self.catalog.get(key, "mysql")
-        if knob is not None or self.known(key):
-            return key, knob, False
-        for prefix in self.rules["bool_prefixes"]:
-            if key.startswith(prefix):
-                base = key[len(prefix) :]
-                bk = self.catalog.get(base, "mysql")
-                if bk is not None or self.known(base):
-                    return base, bk, prefix != "enable_"
-        return key, None, False
+        name, negated = mysql_option(
+            key.lower(), lambda n: self.catalog.get(n, "mysql") is not None or self.known(n)
+        )
+        return name, self.catalog.get(name, "mysql"), negated
 
     def optimizer_switch(self, e: Entry) -> None:
         """Each flag=on|off|default must be a flag this flavour has: an unknown one stops the server."""
@@ -210,17 +205,18 @@ class MycnfLinter:
         ctx = self.ctx
         loose = "loose" in e.flags
         name, knob, _neg = self.resolve(e.key)
-        if knob is not None and knob.misspelling_of:
+        status = self.catalog.status(knob, self.flavour) if knob is not None else None
+        if knob is not None and status is not None and status.state == "misspelt":
             ctx.add(
                 e,
                 "warning" if loose else "error",
                 "FT101",
                 e.key,
-                f"unknown option {e.key!r} (a misspelling of {knob.misspelling_of})",
-                f"did you mean {knob.misspelling_of}?",
+                f"unknown option {e.key!r} (a misspelling of {status.target})",
+                f"did you mean {status.target}?",
             )
             return
-        if knob is not None and not knob.exists_in(self.flavour):
+        if knob is not None and status is not None and not status.in_effect:
             self.absent(e, knob, loose)
             return
         if knob is not None:

@@ -146,26 +146,27 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
         if knob is None:
             check_name(e, ctx)
             continue
-        if knob.misspelling_of:
+        status = catalog.status(knob, None)
+        if status.state == "misspelt":
             ctx.add(
                 e,
                 "error",
                 "FT101",
                 e.key,
-                f"unknown sysctl {e.key} (a misspelling of {knob.misspelling_of})",
-                f"did you mean {knob.misspelling_of}?",
+                f"unknown sysctl {e.key} (a misspelling of {status.target})",
+                f"did you mean {status.target}?",
             )
             continue
-        if not knob.exists_in(None):
+        if not status.in_effect:
             soft = "ignore-errors" in e.flags
             ctx.add(
                 e,
                 "warning" if soft else "error",
                 "FT102",
                 e.key,
-                f"{e.key} no longer exists (removed in {_kernel(knob.removed)})"
+                f"{e.key} no longer exists (removed in {_kernel(status.since)})"
                 + ("" if soft else ": `sysctl -p` fails on this line ('cannot stat')"),
-                f"use {knob.renamed_to}" if knob.renamed_to else "delete the line",
+                f"use {status.target}" if status.state == "renamed" else "delete the line",
             )
             continue
         check_name(e, ctx, catalogued=True)

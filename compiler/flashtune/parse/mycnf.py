@@ -16,17 +16,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from flashtune.catalog.spelling import mysql_key
 from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, Section, content_lines
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", "\\": "\\", '"': '"', "'": "'"}
 _WS = BLANKS
 
 
-def normalize_key(raw: str) -> tuple[str, bool]:
-    """(canonical name, loose?): dashes become underscores, a `loose-` prefix is dropped."""
-    key = raw.replace("-", "_")
-    loose = key.lower().startswith("loose_")
-    return (key[6:] if loose else key), loose
+# (canonical name, loose?): the catalog's my.cnf spelling rule, shared with the linter and the compiler
+normalize_key = mysql_key
 
 
 def _unescape(value: str) -> str:

@@ -1,0 +1,55 @@
+"""Every option name a release knows (data/ceph-option-names/, data/mysql-option-names/): the full lists
+behind "unknown option" and "removed after <release>", for names the knob catalog does not describe."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from flashtune.fileio import read_text
+from flashtune.paths import data_dir
+
+FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
+
+
+@cache
+def option_names(domain: str, release: str) -> frozenset[str] | None:
+    """All option names of a Ceph release / MySQL flavour, or None where flashtune has no list (e.g. jewel)."""
+    path = data_dir() / FOLDERS[domain] / f"{release}.txt"
+    if not path.is_file():
+        return None
+    lines = (line.strip() for line in read_text(path).splitlines())
+    return frozenset(s for s in lines if s and not s.startswith("#"))
+
+
+def ceph_option_names(release: str) -> frozenset[str] | None:
+    return option_names("ceph", release)
+
+
+def mysql_option_names(flavour: str) -> frozenset[str] | None:
+    return option_names("mysql", flavour)
+
+
+@cache
+def all_ceph_option_names() -> frozenset[str]:
+    """Names any listed Ceph release knows."""
+    out: set[str] = set()
+    for p in sorted((data_dir() / FOLDERS["ceph"]).glob("*.txt")):
+        out |= option_names("ceph", p.stem) or frozenset()
+    return frozenset(out)
+
+
+@cache
+def _last_releases() -> dict[str, str]:
+    """option name -> the newest release whose list has it (one dict look-up per unknown key)."""
+    from flashtune.releases import CEPH_RELEASES
+
+    out: dict[str, str] = {}
+    for rel in CEPH_RELEASES:
+        for name in option_names("ceph", rel) or ():
+            out[name] = rel
+    return out
+
+
+def last_ceph_release_with(name: str) -> str | None:
+    """The newest listed Ceph release that knows name (None if no list has it)."""
+    return _last_releases().get(name)
