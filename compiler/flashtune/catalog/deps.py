@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flashtune.catalog.values import canon_value
 from flashtune.errors import DataError
 
 KINDS = {
@@ -50,14 +51,8 @@ _FIELDS = {"kind", "knob", "is", "context", "value_in", "below", "formula", "why
 
 
 def _canon(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, list | tuple):
-        return " ".join(_canon(v) for v in value)
-    text = str(value).strip().strip("\"'").lower()
-    return {"on": "true", "yes": "true", "off": "false", "no": "false"}.get(text, text)
+    # facts and values compare with booleans folded (on/yes/1 = true): the catalog's one canonicalisation
+    return canon_value(value, "bool")
 
 
 def _number(value: Any) -> float | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flashtune.catalog.deps import DeadWhen
+from flashtune.catalog.values import canon_value as canon_value  # re-exported: callers import it from here
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
 
 DOMAINS = ("ceph", "sysctl", "mysql", "mount", "blockdev", "cpu", "allocator", "nic")
@@ -28,23 +29,6 @@ TYPES = (
 SAFETY = ("safe", "durability-risk", "integrity-risk", "security-risk")
 EFFECT = ("runtime", "restart", "create")
 _BINARY = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-
-
-def canon_value(value: Any, type_: str | None = None) -> str:
-    """A comparable spelling of a config value: booleans as true/false, the rest trimmed and lower-cased."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # YAML's 1.0 and a profile's 1 are the same setting
-    text = str(value).strip().strip("\"'").lower()
-    if type_ == "bool":
-        if text in _TRUE:
-            return "true"
-        if text in _FALSE:
-            return "false"
-    return text
 
 
 def human_size(n: int) -> str | None:
