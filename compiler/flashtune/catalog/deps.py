@@ -19,6 +19,7 @@ lint-config reports it (FT401) with the same reason. Conditions whose facts are 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -57,9 +58,10 @@ def _canon(value: Any) -> str:
 
 def _number(value: Any) -> float | None:
     try:
-        return float(str(value).strip())
+        number = float(str(value).strip())
     except ValueError:
         return None
+    return number if math.isfinite(number) else None  # "nan"/"inf" parse as floats but are no setting
 
 
 def _ceph_min_size(value: Any, effective: Callable[[str], Any]) -> bool:
