@@ -97,3 +97,22 @@ def drop_dead(bundle: Any, catalog: Any) -> None:
         bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key, "value": s.value,
                                "why": f"a no-op here ({d.kind}): {d.why} Dead because {d.condition}.",
                                "kind": d.kind, "source": d.source})  # fmt: skip
+
+
+def unset_omissions(chain: list[Any]) -> list[dict[str, Any]]:
+    """Keys a later profile layer removes (`unset:`) that an earlier one set, with the layer's reason."""
+    from flashtune.compile.profiles import merge
+
+    out = []
+    for i, prof in enumerate(chain):
+        if not prof.unset:
+            continue
+        before = merge(chain[:i])
+        for file, sections in prof.unset.items():
+            for section, keys in sections.items():
+                for key in keys:
+                    if (file, section, key) in before:
+                        why = prof.unset_why.get((file, section, key)) or "removed by a later layer"
+                        out.append({"file": file, "section": section, "key": key,
+                                    "why": f"unset by {prof.name}: {why}"})  # fmt: skip
+    return out

@@ -301,6 +301,8 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
         raise UsageError(f"--allow-unsafe {unknown[0]}: this profile has no unsafe value for it",
                          suggestion=f"knobs with an unsafe alternative here: {', '.join(offered)}")
     merged = merge(chain)
+    if not bundle.legacy:  # legacy mode lists its differences from the seed instead
+        bundle.omitted.extend(dead.unset_omissions(chain))
     forced: dict[tuple[str, str, str], tuple[Any, str]] = {}
     for (file, section, key), (raw, layer) in unsafe.items():
         if key in req.allow_unsafe:

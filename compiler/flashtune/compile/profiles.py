@@ -32,6 +32,7 @@ class Profile:
     settings: Layer
     unsafe: Layer = field(default_factory=dict)
     unset: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    unset_why: dict[tuple[str, str, str], str] = field(default_factory=dict)  # why a layer removes a key
     benchmark: dict[str, Any] | None = None
     protection: str | None = None
     differences: list[dict[str, Any]] = field(default_factory=list)
@@ -84,8 +85,12 @@ def _read_profile(name: str, d: Path) -> Profile:
                             suggestion=f"known fields: {', '.join(sorted(_FIELDS))}")  # fmt: skip
     lines: dict[tuple[str, str, str], int] = {}
     unset_raw = doc.get("unset") or {}
+    # unset: file -> section -> [key, ...] or {key: why}
     unset = {str(f): {str(s): [str(k) for k in (keys or [])] for s, keys in (secs or {}).items()}
              for f, secs in unset_raw.items()}  # fmt: skip
+    unset_why = {(str(f), str(s), str(k)): " ".join(str(w).split())
+                 for f, secs in unset_raw.items() for s, keys in (secs or {}).items()
+                 if isinstance(keys, dict) for k, w in keys.items() if w}  # fmt: skip
     prot = doc.get("protection")
     if prot is not None and prot not in ("replication", "erasure"):
         raise DataError(f"protection {prot!r} is not replication or erasure", file=str(path),
@@ -96,7 +101,7 @@ def _read_profile(name: str, d: Path) -> Profile:
                         line=line_of(doc, "cluster"))  # fmt: skip
     return Profile(
         name=str(doc.get("name", name)), path=path, settings=_layer(doc.get("settings"), path, "settings", lines),
-        unsafe=_layer(doc.get("unsafe"), path, "unsafe"), unset=unset,
+        unsafe=_layer(doc.get("unsafe"), path, "unsafe"), unset=unset, unset_why=unset_why,
         benchmark=dict(doc["benchmark"]) if isinstance(doc.get("benchmark"), dict) else None,
         protection=prot, differences=[dict(x) for x in doc.get("differences") or []],
         cbt=dict(doc["cbt"]) if isinstance(doc.get("cbt"), dict) else None, lines=lines,
