@@ -190,8 +190,8 @@ def test_plan_against_a_ceph_conf_moves_client_rgw_keys(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[{"section": "osd", "name": "x", "value": ', "not a JSON config dump"),
-        ('[{"section": "osd"}]', "entry 0 is not"),
+        ('[{"section": "osd", "name": "x", "value": ', "JSON syntax error"),
+        ('[{"section": "osd"}]', "not Ceph config JSON"),
         ("[global\nkey = 1\n", ""),
     ],
 )

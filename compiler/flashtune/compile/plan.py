@@ -10,7 +10,6 @@ shadow or contradict the plan); keys flashtune does not set are left alone and o
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -18,7 +17,6 @@ from pathlib import Path
 
 from flashtune.compile.central import canonical, key_type
 from flashtune.emit.cephcentral import ordered, rm_command, set_command
-from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.model import CentralConfig, CentralValue
 from flashtune.parse import parse_text
@@ -32,7 +30,8 @@ class LiveValue:
     target: str  # who or who/mask, as `ceph config set` takes it
     key: str
     value: str
-    where: str  # file:line (or file#index) the value came from
+    where: str  # file:line the value came from
+    in_file: bool = False  # from a ceph.conf (not the config database)
 
     @property
     def daemon(self) -> str:
@@ -46,9 +45,8 @@ class Change:
     key: str
     current: str | None
     wanted: str | None
-    where: str = (
-        ""  # where the live value came from (a ceph.conf line cannot be removed with `ceph config rm`)
-    )
+    where: str = ""  # where the live value came from
+    in_file: bool = False  # a ceph.conf line: `ceph config rm` cannot remove it
 
     @property
     def daemon(self) -> str:
@@ -70,49 +68,20 @@ class Plan:
         return [c for c in self.changes if c.kind != "same"]
 
 
-def _dump_entries(doc: object, path: Path) -> list[LiveValue]:
-    if not isinstance(doc, list):
-        raise DataError(
-            "a config dump must be a JSON list of {section, name, value, mask}",
-            file=str(path),
-            line=1,
-            suggestion="write it with: ceph config dump --format json > dump.json",
-        )
-    out = []
-    for i, e in enumerate(doc):
-        if not isinstance(e, dict) or not {"section", "name", "value"} <= set(e):
-            raise DataError(
-                f"entry {i} is not {{section, name, value, mask}}: {str(e)[:80]}",
-                file=str(path),
-                line=1,
-                suggestion="write it with: ceph config dump --format json",
-            )
-        mask = str(e.get("mask") or "")
-        target = f"{e['section']}/{mask}" if mask else str(e["section"])
-        out.append(LiveValue(target, str(e["name"]), str(e["value"]), f"{path}#{i}"))
-    return out
-
-
 def read_live(path: Path) -> list[LiveValue]:
-    """Live values from a `ceph config dump --format json` file or a ceph.conf."""
+    """Live values from a `ceph config dump --format json` file or a ceph.conf (the project's parsers:
+    flashtune.parse.cephjson and flashtune.parse.cephconf; the last of repeated keys wins, as in Ceph)."""
     text = read_text(path)
-    if _JSON_LIST.match(text):
-        try:
-            return _dump_entries(json.loads(text), path)
-        except json.JSONDecodeError as e:
-            raise DataError(
-                f"not a JSON config dump: {e.msg}",
-                file=str(path),
-                line=e.lineno,
-                column=e.colno,
-                suggestion="write it with: ceph config dump --format json",
-            ) from None
-    doc = parse_text(text, "ceph.conf", str(path))
-    return [
-        LiveValue(section, key, entry.value or "", f"{path}:{entry.line}")
-        for section, kv in doc.effective().items()
-        for key, entry in kv.items()
-    ]
+    kind = "ceph-config.json" if _JSON_LIST.match(text) else "ceph.conf"
+    doc = parse_text(text, kind, str(path))
+    out: dict[tuple[str, str], LiveValue] = {}
+    for e in doc.entries:
+        mask = next((f.split(":", 1)[1] for f in e.flags if f.startswith("mask:")), "")
+        target = f"{e.section}/{mask}" if mask else e.section
+        out[(target, e.key)] = LiveValue(
+            target, e.key, e.value or "", f"{path}:{e.line}", kind == "ceph.conf"
+        )
+    return list(out.values())
 
 
 def diff(config: CentralConfig, live: list[LiveValue], source: str = "") -> Plan:
@@ -133,7 +102,7 @@ def diff(config: CentralConfig, live: list[LiveValue], source: str = "") -> Plan
         if (target, key) in wanted:
             continue
         if key in managed:
-            changes.append(Change("remove", target, key, lv.value, None, lv.where))
+            changes.append(Change("remove", target, key, lv.value, None, lv.where, lv.in_file))
         else:
             unmanaged += 1
     return Plan(changes, unmanaged, source)
@@ -142,7 +111,7 @@ def diff(config: CentralConfig, live: list[LiveValue], source: str = "") -> Plan
 def delta_commands(plan: Plan) -> list[str]:
     out = []
     for c in plan.delta:
-        if c.kind == "remove" and "#" not in c.where:
+        if c.kind == "remove" and c.in_file:
             out.append(
                 f"# remove `{c.key}` from [{c.target}] in {c.where} (a local file: ceph config rm cannot)"
             )
