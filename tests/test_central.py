@@ -332,7 +332,9 @@ def test_rook_snippet_matches_the_crd_and_the_memory_budget(
         assert _k8s_bytes(res["requests"]["memory"]) == target
         assert _k8s_bytes(res["limits"]["memory"]) >= target / 0.8
         # the node's OSD pods fit its RAM even at their limits (the layout budget keeps 20 % headroom)
-        assert _k8s_bytes(res["limits"]["memory"]) * b.shape["osds_per_node"] <= b.hardware.ram_gib * (1 << 30)
+        assert _k8s_bytes(res["limits"]["memory"]) * b.shape["osds_per_node"] <= b.hardware.ram_gib * (
+            1 << 30
+        )
         script = [
             shlex.split(x) for x in b.files["ceph-config.sh"].splitlines() if x.startswith("ceph config set")
         ]
@@ -346,3 +348,35 @@ def test_rook_snippet_matches_the_crd_and_the_memory_budget(
         jsonschema.validate(bad, schema)
     with pytest.raises(jsonschema.ValidationError):  # values must be strings
         jsonschema.validate(docs[0] | {"spec": {**docs[0]["spec"], "cephConfig": {"osd": {"x": 1}}}}, schema)
+
+
+def test_fleet_rook_snippet_gives_every_host_its_memory_target(
+    rook_schema: dict[str, Any], tmp_path: Path
+) -> None:
+    """Hosts of one class with different RAM: the class default in resources, the others per node."""
+    from ruamel.yaml import YAML
+
+    tier = (REPO / "data" / "tiers" / "iops.yaml").read_text()
+    (tmp_path / "small.yaml").write_text(
+        tier.replace("ram_gib: 128", "ram_gib: 96") + "hosts: 'small[1-2]'\n"
+    )
+    (tmp_path / "big.yaml").write_text(tier + "hosts: 'big[1-5]'\n")
+    (tmp_path / "hdd.yaml").write_text(
+        (REPO / "data" / "tiers" / "standard.yaml").read_text() + "hosts: [h1]\n"
+    )
+    groups = fleet.groups_from_hardware([tmp_path / n for n in ("small.yaml", "big.yaml", "hdd.yaml")])
+    f = fleet.compile_fleet(groups, "block", "pacific")
+    cluster = next(YAML(typ="safe", pure=True).load_all(fleet.outputs(f, {})[rook.NAME]))
+    jsonschema.validate(cluster, _closed({k: v for k, v in rook_schema.items() if not k.startswith("x-")}))
+    storage, resources = cluster["spec"]["storage"], cluster["spec"]["resources"]
+    assert storage["useAllNodes"] is False
+    per_node = {n["name"]: n for n in storage["nodes"]}
+    for g in groups:
+        want = int(f.bundles[g.name].shape["osd_memory_target"])
+        for h in g.hosts:
+            node = per_node[h]
+            res = node.get("resources") or resources[f"osd-{node['config']['deviceClass']}"]
+            assert _k8s_bytes(res["requests"]["memory"]) == want, (g.name, h)
+    assert (
+        "resources" in per_node["small1"] and "resources" not in per_node["big1"]
+    )  # the class default: most hosts

@@ -4,6 +4,7 @@ with an Ansible-style inventory naming each group's hosts, so configuration mana
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,19 +69,23 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
     }
     specs = []
     memory: dict[str, int] = {}
-    nodes: dict[str, tuple[int, str]] = {}
+    nodes: dict[str, tuple[int, str, int]] = {}
     for g in fleet.groups:
         b = fleet.bundles[g.name]
         per = int(b.shape["osds_per_device"])
-        nodes.update((h, (per, placement().device_class[b.hardware.data_type])) for h in g.hosts)
+        cls = placement().device_class[b.hardware.data_type]
+        target = int(b.shape["osd_memory_target"])
+        nodes.update((h, (per, cls, target)) for h in g.hosts)
         specs.append(
             cephadm.spec(
                 b.hardware, per, service_id=f"flashtune-{g.name}", hosts=g.hosts, encrypted=encrypted
             )
         )
-        cls = placement().device_class[b.hardware.data_type]
-        # one memory request per class (Rook's resources are per class): the smallest target is safe for all
-        memory[cls] = min(memory.get(cls, 1 << 62), int(b.shape["osd_memory_target"]))
+        # the class's memory request is the most common target of its hosts; other hosts get their own (nodes[])
+        memory.setdefault(cls, 0)
+    for cls in memory:
+        votes = Counter(t for _, c, t in nodes.values() if c == cls)
+        memory[cls] = max(votes, key=lambda t: (votes[t], -t))
     out[cephadm.NAME] = cephadm.emit(specs, inputs)
     release = fleet.bundles[fleet.groups[0].name].request.ceph_release
     docs = [
@@ -88,7 +93,7 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
             cfg,
             release=release,
             osd_memory=memory,
-            osds_per_device=min(p for p, _ in nodes.values()),
+            osds_per_device=min(p for p, _, _ in nodes.values()),
             encrypted=encrypted,
             nodes=nodes,
         )

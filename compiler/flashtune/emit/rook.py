@@ -43,10 +43,10 @@ def cluster(
     osd_memory: Mapping[str, int],
     osds_per_device: int,
     encrypted: bool = False,
-    nodes: Mapping[str, tuple[int, str]] | None = None,
+    nodes: Mapping[str, tuple[int, str, int]] | None = None,
 ) -> dict[str, Any]:
     """osd_memory: CRUSH device class -> osd_memory_target bytes (one entry per class in a fleet).
-    nodes: host -> (OSDs per device, device class), for fleets whose hosts differ in either."""
+    nodes: host -> (OSDs per device, device class, osd_memory_target), for fleets whose hosts differ."""
     facts = placement()
     ceph_config: dict[str, dict[str, str]] = {}
     for v in ordered(config.values):
@@ -66,14 +66,19 @@ def cluster(
     }
     if len(osd_memory) == 1:
         spec["storage"]["config"]["deviceClass"] = next(iter(osd_memory))
-    if nodes and len(set(nodes.values())) > 1:
-        # hosts differ: storage.config per node (Rook's nodes[] entries override the cluster-wide config)
+    hosts = nodes or {}
+    differ = len({(per, cls) for per, cls, _ in hosts.values()}) > 1
+    if differ or any(mem != osd_memory.get(cls) for _, cls, mem in hosts.values()):
+        # hosts differ: storage.config per node (Rook's nodes[] entries override the cluster-wide config), and
+        # the OSD memory of a host whose target differs from its class's as that node's resources
         spec["storage"]["useAllNodes"] = False
         spec["storage"]["config"] = {"encryptedDevice": str(encrypted).lower()}
-        spec["storage"]["nodes"] = [
-            {"name": h, "config": {"osdsPerDevice": str(per), "deviceClass": cls}}
-            for h, (per, cls) in nodes.items()
-        ]
+        spec["storage"]["nodes"] = []
+        for h, (per, cls, mem) in hosts.items():
+            node: dict[str, Any] = {"name": h, "config": {"osdsPerDevice": str(per), "deviceClass": cls}}
+            if mem != osd_memory.get(cls):
+                node["resources"] = osd_resources(mem)
+            spec["storage"]["nodes"].append(node)
     return {
         "apiVersion": "ceph.rook.io/v1",
         "kind": "CephCluster",
