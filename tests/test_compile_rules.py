@@ -217,3 +217,24 @@ def test_every_dependency_fact_cites_a_source_and_names_known_knobs() -> None:
     for k, d in facts_:
         assert source_ok(d.source), (k.name, d.source)
         assert d.knob is None or cat.get(d.knob, k.domain) is not None
+
+
+def test_lint_config_cli_takes_the_facts_a_file_cannot_tell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from flashtune.cli.lint import run
+
+    conf = tmp_path / "ceph.conf"
+    conf.write_text("[global]\nosd_pool_default_size = 4\n[client]\nobjecter_inflight_ops = 10240\n")
+    sysctl = tmp_path / "sysctl.conf"
+    sysctl.write_text("vm.swappiness = 10\nkernel.numa_balancing = 0\n")
+
+    def codes(path: Path, *extra: str) -> set[tuple[str, str]]:
+        run([str(path), "--format", "json", *extra])
+        data = json.loads(capsys.readouterr().out or "[]")
+        rows = data["findings"] if isinstance(data, dict) else data
+        return {(r["key"], r["code"]) for r in rows if r["code"] in ("FT401", "FT402")}
+
+    assert codes(conf) == set() and codes(sysctl) == set()
+    assert codes(conf, "--kernel-clients", "--existing-cluster") == {
+        ("objecter_inflight_ops", "FT401"), ("osd_pool_default_size", "FT402")}
+    assert codes(sysctl, "--tuned-profile", "latency-performance", "--sockets", "1") == {
+        ("vm.swappiness", "FT401"), ("kernel.numa_balancing", "FT401")}
