@@ -50,9 +50,10 @@ def _pools(bundle: Bundle) -> list[str]:
     out.append("| pool | type | pg_num | share of data | flags |\n|---|---|---|---|---|\n")
     for p in pools:
         kind = f"erasure ({p['profile']})" if p["type"] == "erasure" else f"replicated, size {p['size']}"
-        flags = [f for f in ("ec_overwrites", "ec_optimizations") if p.get(f)]
-        out.append(f"| {p['name']} | {kind} | {p['pg_num']} | {p['share']:.0%} | "
-                   f"{', '.join('allow_' + f for f in flags) or '-'} |\n")
+        flags = ["allow_ec_overwrites"] if p.get("ec_overwrites") else []
+        if p.get("ec_optimizations"):
+            flags.append("allow_ec_optimizations (commented in pools.sh: opt in after checking the point release)")
+        out.append(f"| {p['name']} | {kind} | {p['pg_num']} | {p['share']:.0%} | {', '.join(flags) or '-'} |\n")
     return out
 
 

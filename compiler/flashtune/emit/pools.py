@@ -30,7 +30,9 @@ def commands(bundle: Bundle) -> list[str]:
             if p.get("ec_overwrites"):
                 out.append(f"ceph osd pool set {name} allow_ec_overwrites true")
             if p.get("ec_optimizations"):
-                out.append(f"ceph osd pool set {name} allow_ec_optimizations true")
+                # Opt-in, left commented: 20.2.0 OSDs crash with it (see FASTEC_TRACKER) and flashtune cannot
+                # tell which point release the cluster runs; a pool flag cannot be cleared once set.
+                out.append(f"# ceph osd pool set {name} allow_ec_optimizations true")
         else:
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} replicated")
             out.append(f"ceph osd pool set {name} size {p['size']}")
@@ -53,7 +55,8 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
     if any(p.get("ec_optimizations") for p in pools):
         out.append(
             "# allow_ec_optimizations switches a pool to Tentacle's new EC code (FastEC: partial reads and\n"
-            f"# writes). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}): check your point release first.\n"
+            f"# writes). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}), so its line is left commented:\n"
+            "# uncomment it once your point release has the fix.\n"
         )
     out.extend(f"{line}\n" for line in commands(bundle))
     apps = {p["application"] for p in pools}
