@@ -49,10 +49,25 @@ def real_log_lines(work: Path) -> Path:
     """A per-I/O latency log from a real 1-second fio job (one line per completed I/O)."""
     if shutil.which("fio") is None:
         sys.exit("fio is not installed: run scripts/install-system-deps.sh")
-    subprocess.run(["fio", "--name=seed", f"--filename={work / 'data'}", "--size=32m", "--rw=randrw",
-                    "--bs=4k", "--ioengine=psync", "--runtime=1", "--time_based", f"--write_lat_log={work / 'seed'}",
-                    "--output-format=json", f"--output={work / 'seed.json'}"], check=True, capture_output=True,
-                   timeout=120)  # fmt: skip
+    subprocess.run(
+        [
+            "fio",
+            "--name=seed",
+            f"--filename={work / 'data'}",
+            "--size=32m",
+            "--rw=randrw",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--runtime=1",
+            "--time_based",
+            f"--write_lat_log={work / 'seed'}",
+            "--output-format=json",
+            f"--output={work / 'seed.json'}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     (work / "data").unlink()
     return work / "seed_lat.1.log"
 
@@ -104,9 +119,17 @@ def child(paths: list[str], workers: int) -> None:
     elapsed = time.perf_counter() - t
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(json.dumps({"seconds": elapsed, "cpu_s": time.process_time() - cpu + kids.ru_utime + kids.ru_stime,
-                      "rows": rows, "peak_rss_mb": own.ru_maxrss / 1024,
-                      "worker_peak_rss_mb": kids.ru_maxrss / 1024}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "seconds": elapsed,
+                "cpu_s": time.process_time() - cpu + kids.ru_utime + kids.ru_stime,
+                "rows": rows,
+                "peak_rss_mb": own.ru_maxrss / 1024,
+                "worker_peak_rss_mb": kids.ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 DUCKDB_SQL = """
@@ -185,8 +208,10 @@ def compare_engines(work: Path, seed: Path, lines: int, repeat: int) -> bool:
             if engine not in best or r["seconds"] < best[engine]["seconds"]:
                 best[engine] = r
     for engine, r in best.items():
-        print(f"{engine:10s}: {r['seconds']:6.2f} s  peak RSS {r['peak_rss_mb']:5.0f} MiB  whole-run p99 "
-              f"{', '.join(f'{x:.3f}' for x in r['p99_ms'])} ms")  # fmt: skip
+        print(
+            f"{engine:10s}: {r['seconds']:6.2f} s  peak RSS {r['peak_rss_mb']:5.0f} MiB  whole-run p99 "
+            f"{', '.join(f'{x:.3f}' for x in r['p99_ms'])} ms"
+        )
     ratio = best["duckdb"]["seconds"] / best["flashtune"]["seconds"]
     print(
         f"ratio DuckDB / flashtune seconds: {ratio:.2f} ({'flashtune at least as fast' if ratio >= 1 else 'DuckDB faster'})"
@@ -208,8 +233,12 @@ def main() -> int:
     ap.add_argument(
         "--workers", type=int, default=2, help="processes per log for the parallel run (default 2)"
     )
-    ap.add_argument("--engine-lines", type=int, default=6_000_000,
-                    help="lines of the clat log for the DuckDB comparison (0: skip it)")  # fmt: skip
+    ap.add_argument(
+        "--engine-lines",
+        type=int,
+        default=6_000_000,
+        help="lines of the clat log for the DuckDB comparison (0: skip it)",
+    )
     ap.add_argument("--engine-only", action="store_true", help="run only the DuckDB comparison")
     ap.add_argument("--repeat", type=int, default=2, help="runs per engine, best kept (default 2)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -256,11 +285,15 @@ def main() -> int:
     print(f"cat | wc -c        : {cat_pipe:7.3f} s  {mib / cat_pipe:9.0f} MiB/s")
     for label, r in (("ingest, 1 process", serial), (f"ingest, {args.workers} workers", res)):
         sec = float(r["seconds"])
-        print(f"{label:19s}: {sec:7.3f} s  {mib / sec:9.0f} MiB/s  ({lines / sec / 1e6:.1f} M lines/s, "
-              f"CPU {float(r['cpu_s']):.1f} s)")  # fmt: skip
+        print(
+            f"{label:19s}: {sec:7.3f} s  {mib / sec:9.0f} MiB/s  ({lines / sec / 1e6:.1f} M lines/s, "
+            f"CPU {float(r['cpu_s']):.1f} s)"
+        )
     print(f"rows out per file  : {res['rows']} (chart limit 5000)")
-    print(f"peak RSS           : {res['peak_rss_mb']:.0f} MiB parent, {res['worker_peak_rss_mb']:.0f} MiB largest worker "
-          f"(bound {MEMORY_BOUND_MB} MiB)")  # fmt: skip
+    print(
+        f"peak RSS           : {res['peak_rss_mb']:.0f} MiB parent, {res['worker_peak_rss_mb']:.0f} MiB largest worker "
+        f"(bound {MEMORY_BOUND_MB} MiB)"
+    )
     best = min(float(serial["seconds"]), float(res["seconds"]))
     ratio_pipe = cat_pipe / best
     ratio_null = cat_null / best

@@ -30,10 +30,25 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = root.parent / "work"
     work.mkdir()
     out = work / "output.0"
-    cmd = ["fio", "--name=cbt-rbdfio-client01-file-0", f"--filename={work / 'img'}", "--size=32m", "--direct=1",
-           "--rw=randwrite", "--bs=4096B", "--iodepth=16", "--ioengine=libaio", "--runtime=2", "--time_based",
-           "--numjobs=1", "--output-format=json,normal", f"--write_iops_log={out}", f"--write_bw_log={out}",
-           f"--write_lat_log={out}", "--log_avg_msec=100"]  # fmt: skip
+    cmd = [
+        "fio",
+        "--name=cbt-rbdfio-client01-file-0",
+        f"--filename={work / 'img'}",
+        "--size=32m",
+        "--direct=1",
+        "--rw=randwrite",
+        "--bs=4096B",
+        "--iodepth=16",
+        "--ioengine=libaio",
+        "--runtime=2",
+        "--time_based",
+        "--numjobs=1",
+        "--output-format=json,normal",
+        f"--write_iops_log={out}",
+        f"--write_bw_log={out}",
+        f"--write_lat_log={out}",
+        "--log_avg_msec=100",
+    ]
     with (run / f"output.0.{HOST}").open("w") as f:
         subprocess.run(cmd, check=True, stdout=f, stderr=subprocess.PIPE, timeout=120)
     for log in work.glob("output.0_*.log"):

@@ -26,8 +26,15 @@ MiB = 1024 * 1024
 
 
 def _fio(workdir: Path, *args: str, stdout: Path | None = None) -> None:
-    cmd = ["fio", f"--filename={workdir / 'data'}", "--size=32m", "--direct=1", "--runtime=2", "--time_based=1",
-           *args]  # fmt: skip
+    cmd = [
+        "fio",
+        f"--filename={workdir / 'data'}",
+        "--size=32m",
+        "--direct=1",
+        "--runtime=2",
+        "--time_based=1",
+        *args,
+    ]
     if stdout is None:
         subprocess.run(cmd, check=True, capture_output=True, cwd=workdir, timeout=120)
     else:
@@ -41,17 +48,55 @@ def fio_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("fio") is None:
         pytest.fail("fio is not installed: run scripts/install-system-deps.sh")
     d = tmp_path_factory.mktemp("fio")
-    _fio(d, "--name=mixed", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--ioengine=libaio", "--iodepth=8",
-         "--write_bw_log=logs", "--write_iops_log=logs", "--write_lat_log=logs", "--log_avg_msec=100",
-         "--output-format=json+", f"--output={d / 'plus.json'}")  # fmt: skip
-    _fio(d, "--name=seqread", "--rw=read", "--bs=64k", "--ioengine=psync", "--iodepth=4",
-         "--output-format=json", f"--output={d / 'plain.json'}")  # fmt: skip
+    _fio(
+        d,
+        "--name=mixed",
+        "--rw=randrw",
+        "--rwmixread=70",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--write_bw_log=logs",
+        "--write_iops_log=logs",
+        "--write_lat_log=logs",
+        "--log_avg_msec=100",
+        "--output-format=json+",
+        f"--output={d / 'plus.json'}",
+    )
+    _fio(
+        d,
+        "--name=seqread",
+        "--rw=read",
+        "--bs=64k",
+        "--ioengine=psync",
+        "--iodepth=4",
+        "--output-format=json",
+        f"--output={d / 'plain.json'}",
+    )
     # no --output: fio prints its 'note:' lines on stdout before the JSON
-    _fio(d, "--name=noted", "--rw=randread", "--bs=4k", "--ioengine=psync", "--iodepth=4", "--runtime=1",
-         "--output-format=json", stdout=d / "stdout.txt")  # fmt: skip
+    _fio(
+        d,
+        "--name=noted",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--iodepth=4",
+        "--runtime=1",
+        "--output-format=json",
+        stdout=d / "stdout.txt",
+    )
     # raw per-I/O log (no averaging): one line per I/O, bs column filled
-    _fio(d, "--name=rawlog", "--rw=randread", "--bs=4k", "--ioengine=psync", "--runtime=1",
-         "--write_lat_log=rawlog", "--output-format=json", f"--output={d / 'raw.json'}")  # fmt: skip
+    _fio(
+        d,
+        "--name=rawlog",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--runtime=1",
+        "--write_lat_log=rawlog",
+        "--output-format=json",
+        f"--output={d / 'raw.json'}",
+    )
     return d
 
 
@@ -233,8 +278,9 @@ def test_cli_writes_csv_once_and_fails_cleanly(fio_run: Path, tmp_path: Path) ->
     before = out.read_bytes()
     again = subprocess.run([*exe, files[0], "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert again.returncode == 2 and "--force" in again.stderr and out.read_bytes() == before
-    forced = subprocess.run([*exe, files[0], "--out", str(out), "--force"], capture_output=True, text=True,
-                            timeout=120)  # fmt: skip
+    forced = subprocess.run(
+        [*exe, files[0], "--out", str(out), "--force"], capture_output=True, text=True, timeout=120
+    )
     assert forced.returncode == 0 and out.read_bytes() != before
     cut = tmp_path / "cut.json"
     cut.write_text((fio_run / "plain.json").read_text()[:500])
@@ -319,13 +365,16 @@ def test_fast_log_reader_equals_the_pandas_reference(
             _same_as_reference(log, with_bs=False)
         assert taken and all(taken), log  # fio's own layout: no block fell back to pandas
         pd.testing.assert_frame_equal(load(log), _reference_load(monkeypatch, log), check_exact=True)
-        pd.testing.assert_frame_equal(load(log, raw=True), _reference_load(monkeypatch, log, raw=True),
-                                      check_exact=True)  # fmt: skip
+        pd.testing.assert_frame_equal(
+            load(log, raw=True), _reference_load(monkeypatch, log, raw=True), check_exact=True
+        )
     # small blocks: lines carried over block ends, many blocks per file
     monkeypatch.setattr(fastlog, "BLOCK_BYTES", 1000)
     _same_as_reference(fio_run / "rawlog_lat.1.log")
-    pd.testing.assert_frame_equal(load(fio_run / "rawlog_lat.1.log", bin_ms=100),
-                                  _reference_load(monkeypatch, fio_run / "rawlog_lat.1.log", bin_ms=100))  # fmt: skip
+    pd.testing.assert_frame_equal(
+        load(fio_run / "rawlog_lat.1.log", bin_ms=100),
+        _reference_load(monkeypatch, fio_run / "rawlog_lat.1.log", bin_ms=100),
+    )
 
 
 def test_fast_log_reader_edge_cases(fio_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -333,8 +382,18 @@ def test_fast_log_reader_edge_cases(fio_run: Path, tmp_path: Path, monkeypatch: 
 
     monkeypatch.setattr(fastlog, "BLOCK_BYTES", 4096)  # several blocks even for these small files
     # a real 6-column log (log_offset=1: time, value, ddir, bs, offset, prio)
-    _fio(tmp_path, "--name=offs", "--rw=randrw", "--bs=4k", "--ioengine=psync", "--runtime=1", "--log_offset=1",
-         "--write_lat_log=offs", "--output-format=json", f"--output={tmp_path / 'offs.json'}")  # fmt: skip
+    _fio(
+        tmp_path,
+        "--name=offs",
+        "--rw=randrw",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--runtime=1",
+        "--log_offset=1",
+        "--write_lat_log=offs",
+        "--output-format=json",
+        f"--output={tmp_path / 'offs.json'}",
+    )
     six = tmp_path / "offs_lat.1.log"
     lines = six.read_bytes().splitlines(keepends=True)
     assert len(lines) > 2000 and all(line.count(b",") == 5 for line in lines[:50])
@@ -367,8 +426,12 @@ def test_fast_log_reader_edge_cases(fio_run: Path, tmp_path: Path, monkeypatch: 
         pd.testing.assert_frame_equal(load(path), _reference_load(monkeypatch, path), check_exact=True)
     # malformed lines: the exact file:line from both readers (and from the parallel one, via the serial)
     bad_rows = list(rows)
-    for no, bad in ((2345, b"17, oops, 0, 4096, 0\n"), (7, b"17 5, 1, 0, 4096, 0\n"),
-                    (2999, b"12, -, 1, 4096, 0\n"), (1, b"x, 1, 0, 4096, 0\n")):  # fmt: skip
+    for no, bad in (
+        (2345, b"17, oops, 0, 4096, 0\n"),
+        (7, b"17 5, 1, 0, 4096, 0\n"),
+        (2999, b"12, -, 1, 4096, 0\n"),
+        (1, b"x, 1, 0, 4096, 0\n"),
+    ):
         bad_rows = list(rows)
         bad_rows[no - 1] = bad
         path = tmp_path / f"bad{no}_lat.1.log"

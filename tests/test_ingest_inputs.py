@@ -108,8 +108,14 @@ def test_folder_with_a_cbt_archive_inside_reads_everything_else_too(tmp_path: Pa
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "compiler"))
-    return subprocess.run([sys.executable, "-m", "flashtune.cli.main", "ingest", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.main", "ingest", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_one_bad_file_does_not_lose_the_rest(tmp_path: Path) -> None:
@@ -214,15 +220,31 @@ def test_ior_runs_in_one_file_are_all_kept(tmp_path: Path) -> None:
     df = load(f)
     mx = df[(df["metric"] == "bandwidth") & (df["stat"] == "max")]
     assert list(mx["run"]) == ["1", "2"]
-    assert list(mx["value"]) == [load(CORPUS / "ior/ior-3.2.0-ior-easy-write-3.txt").query("stat == 'max' and metric == 'bandwidth'")["value"].iloc[0],
-                                 load(CORPUS / "ior/ior-4.1.0-ior-easy-write-11.txt").query("stat == 'max' and metric == 'bandwidth'")["value"].iloc[0]]  # fmt: skip
+    assert list(mx["value"]) == [
+        load(CORPUS / "ior/ior-3.2.0-ior-easy-write-3.txt")
+        .query("stat == 'max' and metric == 'bandwidth'")["value"]
+        .iloc[0],
+        load(CORPUS / "ior/ior-4.1.0-ior-easy-write-11.txt")
+        .query("stat == 'max' and metric == 'bandwidth'")["value"]
+        .iloc[0],
+    ]
 
 
 @pytest.mark.parametrize("ending", ["", "\n", ",\n", ",\n  {\n"])
 def test_sysbench_report_json_without_its_closing_bracket(ending: str, tmp_path: Path) -> None:
     """sysbench 1.0.20's report_json writes "]" from a Lua GC hook: it may come late, or never."""
-    objs = [{"time": t, "threads": 2, "tps": 100.0 + t, "qps": {"total": 2000.0, "reads": 1400.0, "writes": 400.0,
-             "other": 200.0}, "latency": 9.5, "errors": 0.0, "reconnects": 0.0} for t in (1, 2)]  # fmt: skip
+    objs = [
+        {
+            "time": t,
+            "threads": 2,
+            "tps": 100.0 + t,
+            "qps": {"total": 2000.0, "reads": 1400.0, "writes": 400.0, "other": 200.0},
+            "latency": 9.5,
+            "errors": 0.0,
+            "reconnects": 0.0,
+        }
+        for t in (1, 2)
+    ]
     body = ",\n".join(json.dumps(o, indent=2) for o in objs)
     summary = (CORPUS / "produced/sysbench-1.0.20/sb-cpu.txt").read_text()
     f = tmp_path / "oltp.txt"

@@ -41,11 +41,18 @@ CASES = [
     ("08-", "fio-json/fio-3.16-SERVER_HIGHPOINT_RAID5_randwrite-1-16.json", lambda p: _fio_iops(p) / 1000),
     ("04-", "fio-json/fio-3.14-HPMICROSERVERG8_SATA300_INTELD3S4610_randread-64-2.json", _fio_iops),
     ("02-", "fio-json/fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-64-2.json", _fio_iops),
-    ("09-", "sysbench/sysbench-0.5-sysbench-rw-8-5.txt", lambda p: _first(r"transactions:\s+\d+\s+\(([\d.]+) per sec", p)),
-    ("10-", "rados-bench/rados-bench-firefly-paranoia_4nodes_16osds_ext4-write.txt",
-     lambda p: _first(r"^Bandwidth \(MB/sec\):\s+([\d.]+)", p) / 1024),
+    (
+        "09-",
+        "sysbench/sysbench-0.5-sysbench-rw-8-5.txt",
+        lambda p: _first(r"transactions:\s+\d+\s+\(([\d.]+) per sec", p),
+    ),
+    (
+        "10-",
+        "rados-bench/rados-bench-firefly-paranoia_4nodes_16osds_ext4-write.txt",
+        lambda p: _first(r"^Bandwidth \(MB/sec\):\s+([\d.]+)", p) / 1024,
+    ),
     ("03-", "produced/fio-3.33/rr_iops.1.log", lambda p: float(p.read_text().split(",")[1])),
-]  # fmt: skip
+]
 
 
 def _reader_numbers(svgs: list[str]) -> list[float]:

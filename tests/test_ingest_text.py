@@ -19,10 +19,20 @@ from flashtune.ingest import COLUMN_NAMES, detect, load
 
 # Seed 002, Table 1, SSD system ("SDD" in the source), 16 nodes, MB/s (1 MB = 2^20 bytes)
 TABLE1_SSD_16 = {
-    "initial writers": 2523, "rewriters": 2923, "readers": 8518, "re-readers": 8515, "reverse readers": 6323,
-    "stride readers": 7098, "pread readers": 8490, "pwrite writers": 2261, "random readers": 6552,
-    "random writers": 3618, "mixed workload": 5404, "fwriters": 3533, "freaders": 8616,
-}  # fmt: skip
+    "initial writers": 2523,
+    "rewriters": 2923,
+    "readers": 8518,
+    "re-readers": 8515,
+    "reverse readers": 6323,
+    "stride readers": 7098,
+    "pread readers": 8490,
+    "pwrite writers": 2261,
+    "random readers": 6552,
+    "random writers": 3618,
+    "mixed workload": 5404,
+    "fwriters": 3533,
+    "freaders": 8616,
+}
 
 
 def iozone_throughput_text(procs: int, results: dict[str, float], *, unit: str = "kB") -> str:
@@ -80,8 +90,11 @@ def test_iozone_old_kb_spelling_and_ops_mode(tmp_path: Path) -> None:
     f.write_text(iozone_throughput_text(1, {"initial writers": 105}, unit="KB"))
     assert load(f)[lambda d: d["stat"] == "sum"]["value"].iloc[0] == pytest.approx(105)
     ops = tmp_path / "ops.txt"
-    ops.write_text(iozone_throughput_text(2, {"random readers": 10}).replace("kBytes/sec", "operations per second")
-                   .replace("kB/sec", "ops/sec"))  # fmt: skip
+    ops.write_text(
+        iozone_throughput_text(2, {"random readers": 10})
+        .replace("kBytes/sec", "operations per second")
+        .replace("kB/sec", "ops/sec")
+    )
     df = load(ops)
     assert set(df["metric"]) == {"iops"}
     assert df[df["stat"] == "sum"]["value"].iloc[0] == pytest.approx(10 * 1024)
@@ -110,8 +123,10 @@ def _ends(text: str) -> list[int]:
 
 def test_iozone_auto_mode_table_with_tests_left_out(tmp_path: Path) -> None:
     # -i 0 -i 2: write/rewrite and random read/write only; read/reread columns are blank
-    rows = [_auto_row({0: 102400, 1: 4, 2: 2604, 3: 2666, 6: 9959, 7: 2652}),
-            _auto_row({0: 102400, 1: 1024, 2: 314600, 3: 325053, 6: 374715, 7: 325762})]  # fmt: skip
+    rows = [
+        _auto_row({0: 102400, 1: 4, 2: 2604, 3: 2666, 6: 9959, 7: 2652}),
+        _auto_row({0: 102400, 1: 1024, 2: 314600, 3: 325053, 6: 374715, 7: 325762}),
+    ]
     text = "\tIozone: Performance Test of File I/O\n\tAuto Mode\n\tOutput is in kBytes/sec\n"
     text += AUTO_UPPER + "\n" + AUTO_HEADER + "\n" + "\n".join(rows) + "\n\niozone test complete.\n"
     f = tmp_path / "auto.txt"
@@ -135,32 +150,43 @@ def ior2_text(tasks: int, per_node: int, write_mib: float, read_mib: float, api:
 
     def line(op: str, mib: float) -> str:
         pad = "     " if op == "write" else "      "
-        return (f"{op}{pad}{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f} "
-                f"{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f}{131072 / mib:10.5f}   EXCEL")  # fmt: skip
+        return (
+            f"{op}{pad}{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f} "
+            f"{mib:10.2f} {mib * 0.95:10.2f}  {mib * 0.97:10.2f}{mib * 0.02:10.2f}{131072 / mib:10.5f}   EXCEL"
+        )
 
-    return "\n".join([
-        "IOR-2.10.3: MPI Coordinated Test of Parallel I/O", "",
-        "Run began: Tue Jan 14 10:00:00 2014",
-        "Command line used: /home/user/IOR/src/C/IOR -a MPIIO -r -w -F -i 3 -C -t 1m -b 128g -o ./IOR",
-        "Machine: Linux node001", "",
-        "Summary:",
-        f"\tapi                = {api} (version=2, subversion=2)",
-        "\ttest filename      = ./IOR",
-        "\taccess             = file-per-process",
-        "\tordering in a file = sequential offsets",
-        "\tordering inter file=constant task offsets = 1",
-        f"\tclients            = {tasks} ({per_node} per node)",
-        "\trepetitions        = 3",
-        "\txfersize           = 1 MiB",
-        "\tblocksize          = 128 GiB",
-        f"\taggregate filesize = {tasks * 128} GiB", "",
-        "Operation  Max (MiB)  Min (MiB)  Mean (MiB)   Std Dev  Max (OPs)  Min (OPs)  Mean (OPs)   Std Dev  Mean (s)  ",
-        "---------  ---------  ---------  ----------   -------  ---------  ---------  ----------   -------  --------",
-        line("write", write_mib), line("read", read_mib), "",
-        f"Max Write: {write_mib:.2f} MiB/sec ({write_mib * 1.048576:.2f} MB/sec)",
-        f"Max Read:  {read_mib:.2f} MiB/sec ({read_mib * 1.048576:.2f} MB/sec)", "",
-        "Run finished: Tue Jan 14 11:00:00 2014", "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "IOR-2.10.3: MPI Coordinated Test of Parallel I/O",
+            "",
+            "Run began: Tue Jan 14 10:00:00 2014",
+            "Command line used: /home/user/IOR/src/C/IOR -a MPIIO -r -w -F -i 3 -C -t 1m -b 128g -o ./IOR",
+            "Machine: Linux node001",
+            "",
+            "Summary:",
+            f"\tapi                = {api} (version=2, subversion=2)",
+            "\ttest filename      = ./IOR",
+            "\taccess             = file-per-process",
+            "\tordering in a file = sequential offsets",
+            "\tordering inter file=constant task offsets = 1",
+            f"\tclients            = {tasks} ({per_node} per node)",
+            "\trepetitions        = 3",
+            "\txfersize           = 1 MiB",
+            "\tblocksize          = 128 GiB",
+            f"\taggregate filesize = {tasks * 128} GiB",
+            "",
+            "Operation  Max (MiB)  Min (MiB)  Mean (MiB)   Std Dev  Max (OPs)  Min (OPs)  Mean (OPs)   Std Dev  Mean (s)  ",
+            "---------  ---------  ---------  ----------   -------  ---------  ---------  ----------   -------  --------",
+            line("write", write_mib),
+            line("read", read_mib),
+            "",
+            f"Max Write: {write_mib:.2f} MiB/sec ({write_mib * 1.048576:.2f} MB/sec)",
+            f"Max Read:  {read_mib:.2f} MiB/sec ({read_mib * 1.048576:.2f} MB/sec)",
+            "",
+            "Run finished: Tue Jan 14 11:00:00 2014",
+            "",
+        ]
+    )
 
 
 def test_ior2_returns_table2_numbers(tmp_path: Path) -> None:
@@ -314,8 +340,10 @@ def test_a_results_directory_loads_every_result_file(tmp_path: Path) -> None:
 
 
 def test_flashtune_cli_start_does_not_import_pandas() -> None:
-    code = ("import sys; from flashtune.cli.main import build_parser; build_parser(); "
-            "print(sorted(m for m in ('pandas', 'numpy', 'altair') if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys; from flashtune.cli.main import build_parser; build_parser(); "
+        "print(sorted(m for m in ('pandas', 'numpy', 'altair') if m in sys.modules))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert r.stdout.strip() == "[]"
 

@@ -29,8 +29,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--out", metavar="CSV", help="write the rows here (atomically); default: print a summary")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
-    p.add_argument("--format", dest="fmt", metavar="FMT", help="skip detection: cbt, fio-log, fio-json, ior, "
-                   "iozone, rados-bench or sysbench")  # fmt: skip
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        metavar="FMT",
+        help="skip detection: cbt, fio-log, fio-json, ior, iozone, rados-bench or sysbench",
+    )
     p.add_argument("--raw", action="store_true", help="fio logs: keep every sample instead of time bins")
     p.add_argument("--bin-ms", type=int, metavar="MS", help="fio logs: time-bin width (default: automatic)")
     p.add_argument(
@@ -45,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
     from flashtune.ingest import collect
 
     if args.raw and (args.bin_ms is not None or args.stats):
-        raise UsageError("--raw keeps every sample; it cannot be combined with --bin-ms or --stats",
-                         suggestion="drop --raw to bin, or drop --bin-ms/--stats")  # fmt: skip
+        raise UsageError(
+            "--raw keeps every sample; it cannot be combined with --bin-ms or --stats",
+            suggestion="drop --raw to bin, or drop --bin-ms/--stats",
+        )
     stats = tuple(s.strip() for s in args.stats.split(",") if s.strip()) if args.stats else None
     out = Path(args.out) if args.out else None
     from flashtune.fileio import write_atomic

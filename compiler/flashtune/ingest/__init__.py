@@ -63,8 +63,15 @@ def detect(path: str | Path) -> str:
     return _detect(Path(path))
 
 
-def load(path: str | Path, *, fmt: str | None = None, raw: bool = False, bin_ms: int | None = None,
-         stats: Stats | None = None, workers: int | None = None) -> pd.DataFrame:  # fmt: skip
+def load(
+    path: str | Path,
+    *,
+    fmt: str | None = None,
+    raw: bool = False,
+    bin_ms: int | None = None,
+    stats: Stats | None = None,
+    workers: int | None = None,
+) -> pd.DataFrame:
     """Read one result file, CBT archive or directory of them into the tidy schema.
 
     A plain directory is walked (see collect); files no supported tool wrote are skipped, and the first

@@ -50,8 +50,10 @@ def _percentile_of(stat: str) -> float | None:
 def check_stats(stats: Stats) -> None:
     for s in stats:
         if s not in ("mean", "min", "max", "count", "sum") and _percentile_of(s) is None:
-            raise FlashtuneError(f"unknown statistic {s!r}",
-                                 suggestion="use mean, min, max, count, sum or a percentile like p50, p99.9")  # fmt: skip
+            raise FlashtuneError(
+                f"unknown statistic {s!r}",
+                suggestion="use mean, min, max, count, sum or a percentile like p50, p99.9",
+            )
 
 
 def _buckets(as_float: np.ndarray) -> np.ndarray:
@@ -80,8 +82,14 @@ def _bucket_mid(idx: np.ndarray) -> np.ndarray:
 class LogAggregator:
     """Streaming per-bin statistics of (time_ms, value, ddir) samples; 3 directions (read/write/trim)."""
 
-    def __init__(self, *, bin_ms: int | None = None, stats: Stats = DEFAULT_STATS,
-                 max_rows: int = MAX_CHART_ROWS, summary: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        bin_ms: int | None = None,
+        stats: Stats = DEFAULT_STATS,
+        max_rows: int = MAX_CHART_ROWS,
+        summary: bool = False,
+    ) -> None:
         import numpy as np
 
         check_stats(stats)
@@ -159,8 +167,10 @@ class LogAggregator:
             self.origin = 0 if first < 10**11 else first - first % 1000
         rel = time_ms - self.origin
         if rel.min() < 0:
-            raise FlashtuneError("fio log time goes backwards past its first sample",
-                                 suggestion="pass one job's log per file, as fio writes them")  # fmt: skip
+            raise FlashtuneError(
+                "fio log time goes backwards past its first sample",
+                suggestion="pass one job's log per file, as fio writes them",
+            )
         last = int(rel.max())
         if not self.fixed and self.samples == 0 and not self.preset_width:
             # first chunk: pick a width that fits this chunk's span into a quarter of the cap
@@ -296,14 +306,23 @@ class LogAggregator:
                     vals = _bucket_mid(pos) * factor
                     # a percentile can never leave the observed range
                     vals = np.clip(vals, self.min[idx, d] * factor, self.max[idx, d] * factor)
-                parts.append(pd.DataFrame({"time_s": start_s, "op": ddir_names[d], "stat": stat,
-                                           "value": np.asarray(vals, dtype=np.float64)}))  # fmt: skip
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "time_s": start_s,
+                            "op": ddir_names[d],
+                            "stat": stat,
+                            "value": np.asarray(vals, dtype=np.float64),
+                        }
+                    )
+                )
         if not parts:
             return pd.DataFrame({"time_s": [], "op": [], "stat": [], "value": []})
         return pd.concat(parts, ignore_index=True)
 
-    def summary_frame(self, *, factor: float = 1.0,
-                      ddir_names: tuple[str, ...] = ("read", "write", "trim")) -> pd.DataFrame:  # fmt: skip
+    def summary_frame(
+        self, *, factor: float = 1.0, ddir_names: tuple[str, ...] = ("read", "write", "trim")
+    ) -> pd.DataFrame:
         """Whole-run rows per direction: count, mean, min, max exactly, percentiles from the merged
         histogram (same <= ~3 % bucket error as the bins), so a log compares with fio's own summary."""
         import numpy as np
@@ -316,8 +335,12 @@ class LogAggregator:
             if n == 0:
                 continue
             lo, hi = int(self.min[have, d].min()), int(self.max[have, d].max())
-            vals = {"count": float(n), "mean": float(self.sum[have, d].sum()) / n * factor,
-                    "min": lo * factor, "max": hi * factor}  # fmt: skip
+            vals = {
+                "count": float(n),
+                "mean": float(self.sum[have, d].sum()) / n * factor,
+                "min": lo * factor,
+                "max": hi * factor,
+            }
             if self.want_hist:
                 cum = np.cumsum(self.hist[have, d, :].sum(axis=0, dtype=np.int64))
                 for q in SUMMARY_PERCENTILES:
@@ -334,8 +357,13 @@ class LogAggregator:
         return self.width
 
 
-def bin_frame(df: pd.DataFrame, *, bin_s: float | None = None, stats: Stats = DEFAULT_STATS,
-              max_rows: int = MAX_CHART_ROWS) -> pd.DataFrame:  # fmt: skip
+def bin_frame(
+    df: pd.DataFrame,
+    *,
+    bin_s: float | None = None,
+    stats: Stats = DEFAULT_STATS,
+    max_rows: int = MAX_CHART_ROWS,
+) -> pd.DataFrame:
     """Bin a tidy frame's time-series rows (time_s set) per series; summary rows pass through unchanged.
 
     A series is every column but time_s/value/stat; the default width keeps the result under max_rows.

@@ -64,8 +64,12 @@ def _config(run_dir: Path) -> dict[str, Any]:
     doc = load_yaml(f)
     cluster = doc.get("cluster") if isinstance(doc, dict) else None
     if not isinstance(cluster, dict):
-        raise bad_input(f, "benchmark_config.yaml has no 'cluster' mapping", line=1,
-                        hint="CBT writes `cluster: {benchmark: ..., iteration: ...}` here; is this a CBT archive?")  # fmt: skip
+        raise bad_input(
+            f,
+            "benchmark_config.yaml has no 'cluster' mapping",
+            line=1,
+            hint="CBT writes `cluster: {benchmark: ..., iteration: ...}` here; is this a CBT archive?",
+        )
     return {str(k): v for k, v in cluster.items()}
 
 
@@ -76,8 +80,11 @@ def parse(path: Path, *, bin_ms: int | None = None, stats: Stats | None = None) 
                 with tarfile.open(path) as tar:
                     tar.extractall(tmp, filter="data")
             except (tarfile.TarError, EOFError, OSError) as e:
-                raise bad_input(path, f"cannot unpack the CBT archive: {e}",
-                                hint="pass the archive directory itself, or a complete .tar.gz of it") from None  # fmt: skip
+                raise bad_input(
+                    path,
+                    f"cannot unpack the CBT archive: {e}",
+                    hint="pass the archive directory itself, or a complete .tar.gz of it",
+                ) from None
             df = _parse_dir(Path(tmp), bin_ms=bin_ms, stats=stats)
             df["source"] = df["source"].str.replace(tmp, str(path), regex=False)
             return df
@@ -95,8 +102,11 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
     if not run_dirs:
         run_dirs = sorted(p for p in root.glob("results/*/id-*") if p.is_dir())
     if not run_dirs:
-        raise bad_input(root, "no CBT runs here (no results/<iteration>/id-*/benchmark_config.yaml)",
-                        hint="pass the directory given to `cbt.py -a`")  # fmt: skip
+        raise bad_input(
+            root,
+            "no CBT runs here (no results/<iteration>/id-*/benchmark_config.yaml)",
+            hint="pass the directory given to `cbt.py -a`",
+        )
     frames: list[pd.DataFrame] = []
     for run_dir in run_dirs:
         cfg = _config(run_dir)

@@ -40,8 +40,11 @@ def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
             raise bad_input(path, "is a directory, not a file", hint="pass a file path")
         size = path.stat().st_size
         if size > limit:
-            raise bad_input(path, f"file is {size} bytes, more than the {limit} bytes read as a text report",
-                            hint="fio logs are streamed: keep their name PREFIX_clat.N.log so they are recognised")  # fmt: skip
+            raise bad_input(
+                path,
+                f"file is {size} bytes, more than the {limit} bytes read as a text report",
+                hint="fio logs are streamed: keep their name PREFIX_clat.N.log so they are recognised",
+            )
         return path.read_bytes()
     except FileNotFoundError:
         raise bad_input(path, "no such file", hint="check the path") from None
@@ -76,8 +79,9 @@ def read_tool_output(path: Path, looks_like: Callable[[str], bool], tool: str, h
     return text
 
 
-def results_frame(path: Path, rows: Iterable[Mapping[str, Any]], fmt: str, *, line: int | None, problem: str,
-                  hint: str) -> pd.DataFrame:  # fmt: skip
+def results_frame(
+    path: Path, rows: Iterable[Mapping[str, Any]], fmt: str, *, line: int | None, problem: str, hint: str
+) -> pd.DataFrame:
     """The parsed rows as a schema frame tagged with its format; no rows means a cut-off or failed run."""
     from flashtune.ingest.schema import to_frame  # pandas: only once there is something to build
 

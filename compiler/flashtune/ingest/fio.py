@@ -56,8 +56,11 @@ def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
     """Every fio JSON object in the text (`--output` appends one per run) with its first line."""
     starts = [m.start() for m in re.finditer(r"^\{", text, re.M)]
     if not starts:
-        raise bad_input(path, "no JSON object found in this fio output",
-                        hint="run fio with --output-format=json (or json+) --output=FILE")  # fmt: skip
+        raise bad_input(
+            path,
+            "no JSON object found in this fio output",
+            hint="run fio with --output-format=json (or json+) --output=FILE",
+        )
     out: list[tuple[dict[str, Any], int]] = []
     decoder = json.JSONDecoder()
     end = 0
@@ -72,11 +75,12 @@ def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
             truncated = body.count("{") > body.count("}") or e.pos >= len(text.rstrip())
             raise bad_input(
                 path,
-                "fio JSON ends before the object is complete (truncated file?)" if truncated
+                "fio JSON ends before the object is complete (truncated file?)"
+                if truncated
                 else f"invalid fio JSON: {e.msg}",
                 line=line_of_offset(text, len(text.rstrip()) if truncated else e.pos),
                 hint="re-run fio with --output=FILE so nothing else is mixed into the JSON, and let it finish",
-            ) from None  # fmt: skip
+            ) from None
         if not isinstance(doc, dict):
             raise bad_input(path, "fio JSON is not an object", line=line_of_offset(text, start))
         out.append((doc, line_of_offset(text, start)))
@@ -125,13 +129,23 @@ def parse_json(path: Path) -> pd.DataFrame:
         rows += got
         plus = plus or was_plus
     problem = "fio JSON holds no job that did any I/O"
-    errors = [f"job {j.get('jobname')!r} error {j.get('error')}" for d, _ in docs
-              for j in (d.get("jobs") or []) if isinstance(j, dict) and j.get("error")]  # fmt: skip
+    errors = [
+        f"job {j.get('jobname')!r} error {j.get('error')}"
+        for d, _ in docs
+        for j in (d.get("jobs") or [])
+        if isinstance(j, dict) and j.get("error")
+    ]
     said = re.search(r"^fio: (?!pid=).*$", text[: text.find("{")], re.M)
     if errors:
         problem += f" ({', '.join(errors)}{'; fio said: ' + said.group(0) if said else ''})"
-    return results_frame(path, rows, "fio-json+" if plus else "fio-json", line=docs[0][1], problem=problem,
-                         hint="the run failed before doing I/O: fix the job file and re-run")  # fmt: skip
+    return results_frame(
+        path,
+        rows,
+        "fio-json+" if plus else "fio-json",
+        line=docs[0][1],
+        problem=problem,
+        hint="the run failed before doing I/O: fix the job file and re-run",
+    )
 
 
 def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:
@@ -161,8 +175,12 @@ def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:
 def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list[dict[str, Any]], bool]:
     jobs = doc.get("jobs", doc.get("client_stats"))
     if not isinstance(jobs, list):
-        raise bad_input(path, "fio JSON has no 'jobs' list", line=first_line,
-                        hint="this does not look like fio --output-format=json output")  # fmt: skip
+        raise bad_input(
+            path,
+            "fio JSON has no 'jobs' list",
+            line=first_line,
+            hint="this does not look like fio --output-format=json output",
+        )
     io_factor, io_basis = _io_bytes_unit(doc, jobs)
     version = fio_version(str(doc.get("fio version", "")))
     glob_opts = {str(k): str(v) for k, v in (doc.get("global options") or {}).items()}
@@ -179,17 +197,24 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
         engine = opts.get("ioengine", "psync" if known else None)
         depth = (1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)) if known else None
         grouped = opts.get("group_reporting", "0") not in ("0", "")
-        did = [d for d in DDIRS if isinstance(job.get(d), dict)
-               and (as_int(job[d].get("total_ios")) or as_int(job[d].get("io_bytes")))]  # fmt: skip
+        did = [
+            d
+            for d in DDIRS
+            if isinstance(job.get(d), dict)
+            and (as_int(job[d].get("total_ios")) or as_int(job[d].get("io_bytes")))
+        ]
         workload = opts.get("rw", opts.get("readwrite", "read" if known else None))
         if workload is None and {"read", "write"} <= set(did):
             workload = "rw"  # both directions did I/O: a mixed job, pattern unknown
         base = {
-            "tool": "fio", "test": str(job.get("jobname", "")), "workload": workload,
-            "interface": engine, "iodepth": depth,
+            "tool": "fio",
+            "test": str(job.get("jobname", "")),
+            "workload": workload,
+            "interface": engine,
+            "iodepth": depth,
             "threads": ((as_int(opts.get("numjobs")) or 1) if grouped else 1) if known else None,
             "source": str(path),
-        }  # fmt: skip
+        }
         for ddir in did:
             st = job[ddir]
             row0 = dict(base, op=ddir, block_size_bytes=_ddir_bs(opts.get("bs", opts.get("blocksize")), ddir))
@@ -211,13 +236,21 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
             )
             runtime = as_float(st.get("runtime"))
             add("runtime", "value", runtime / 1000 if runtime is not None else None)
-            for metric, key_ns, key_us in (("latency", "lat_ns", "lat"), ("clat", "clat_ns", "clat"),
-                                           ("slat", "slat_ns", "slat")):  # fmt: skip
+            for metric, key_ns, key_us in (
+                ("latency", "lat_ns", "lat"),
+                ("clat", "clat_ns", "clat"),
+                ("slat", "slat_ns", "slat"),
+            ):
                 block, scale = _lat_block(st, key_ns, key_us)
                 if block is None or not as_int(block.get("N", 1)):
                     continue
-                basis = ("stated: *_ns keys (fio 3)" if scale == 1e-6 else
-                         f"stated: fio-{version[0]}.{version[1]} (µs)" if version else "inferred: no *_ns keys (fio 2.x, µs)")  # fmt: skip
+                basis = (
+                    "stated: *_ns keys (fio 3)"
+                    if scale == 1e-6
+                    else f"stated: fio-{version[0]}.{version[1]} (µs)"
+                    if version
+                    else "inferred: no *_ns keys (fio 2.x, µs)"
+                )
                 for stat in ("mean", "min", "max", "stddev"):
                     v = as_float(block.get(stat))
                     add(metric, stat, v * scale if v is not None else None, unit_basis=basis)
@@ -320,8 +353,12 @@ def _check_log_file(path: Path) -> None:
         f.seek(size - 1)
         if f.read(1) != b"\n":
             # fio ends every line; a missing newline means the writer was killed mid-line
-            raise bad_input(path, "the last line of this fio log is cut off", line=_count_lines(path),
-                            hint="fio was stopped while writing; drop the last line or re-run the job")  # fmt: skip
+            raise bad_input(
+                path,
+                "the last line of this fio log is cut off",
+                line=_count_lines(path),
+                hint="fio was stopped while writing; drop the last line or re-run the job",
+            )
 
 
 def _parse_error(path: Path, e: Exception, skip_lines: int) -> FlashtuneError:
@@ -386,8 +423,14 @@ def _pandas_block(
     cols = [0, 1, 2, 3] if with_bs else [0, 1, 2]
     dtypes = {0: "int64", 1: "int64", 2: "int8", 3: "int64"}
     try:
-        df = pd.read_csv(io.BytesIO(first + bytes(buf[PAD:])), header=None, usecols=cols, engine="c",
-                         na_filter=False, dtype={c: dtypes[c] for c in cols})  # fmt: skip
+        df = pd.read_csv(
+            io.BytesIO(first + bytes(buf[PAD:])),
+            header=None,
+            usecols=cols,
+            engine="c",
+            na_filter=False,
+            dtype={c: dtypes[c] for c in cols},
+        )
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError, OverflowError) as e:
         raise _parse_error(path, e, skip_lines) from None
     if first:
@@ -411,8 +454,16 @@ def _iter_pandas(
     dtypes = {0: "int64", 1: "int64", 2: "int8", 3: "int64"}
     try:
         # memory_map and no NA detection: ~20 % less CPU for these all-integer files
-        reader = pd.read_csv(path, header=None, usecols=cols, engine="c", chunksize=chunk_rows, memory_map=True,
-                             na_filter=False, dtype={c: dtypes[c] for c in cols})  # fmt: skip
+        reader = pd.read_csv(
+            path,
+            header=None,
+            usecols=cols,
+            engine="c",
+            chunksize=chunk_rows,
+            memory_map=True,
+            na_filter=False,
+            dtype={c: dtypes[c] for c in cols},
+        )
         for chunk in reader:
             t = chunk[0].to_numpy()
             v = chunk[1].to_numpy()
@@ -424,8 +475,15 @@ def _iter_pandas(
         raise _parse_error(path, e, max(0, done - 1)) from None
 
 
-def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats: Stats | None = None,
-              max_rows: int | None = None, workers: int = 1) -> pd.DataFrame:  # fmt: skip
+def parse_log(
+    path: Path,
+    *,
+    raw: bool = False,
+    bin_ms: int | None = None,
+    stats: Stats | None = None,
+    max_rows: int | None = None,
+    workers: int = 1,
+) -> pd.DataFrame:
     """A fio log -> tidy rows: per time bin (default; fewer than 5,000 rows) plus whole-run summary rows
     (time_s empty: count, mean, min, max, p50..p99.9 over every sample), or every sample (raw=True).
 
@@ -436,13 +494,17 @@ def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats
     """
     info = log_info(path)
     if info is None:
-        raise bad_input(path, "cannot tell which fio log this is from its name",
-                        hint="fio names its logs PREFIX_{bw,iops,lat,clat,slat}.JOB.log; keep that name")  # fmt: skip
+        raise bad_input(
+            path,
+            "cannot tell which fio log this is from its name",
+            hint="fio names its logs PREFIX_{bw,iops,lat,clat,slat}.JOB.log; keep that name",
+        )
     from flashtune.ingest.textio import open_maybe_gzip
 
     if not open_maybe_gzip(path):
-        return _parse_plain_log(path, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows,
-                                workers=workers)  # fmt: skip
+        return _parse_plain_log(
+            path, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows, workers=workers
+        )
     import tempfile
 
     from flashtune.ingest.common import note
@@ -452,8 +514,9 @@ def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats
         plain = Path(tmp) / path.name.replace(".log.gz", ".log")
         gunzip_to(path, plain, limit=1 << 40)
         try:
-            df = _parse_plain_log(plain, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows,
-                                  workers=workers)  # fmt: skip
+            df = _parse_plain_log(
+                plain, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows, workers=workers
+            )
         except FlashtuneError as e:
             e.file = str(path)
             raise
@@ -461,8 +524,17 @@ def parse_log(path: Path, *, raw: bool = False, bin_ms: int | None = None, stats
     return df
 
 
-def _parse_plain_log(path: Path, shown: Path, info: LogInfo, *, raw: bool, bin_ms: int | None,
-                     stats: Stats | None, max_rows: int | None, workers: int) -> pd.DataFrame:  # fmt: skip
+def _parse_plain_log(
+    path: Path,
+    shown: Path,
+    info: LogInfo,
+    *,
+    raw: bool,
+    bin_ms: int | None,
+    stats: Stats | None,
+    max_rows: int | None,
+    workers: int,
+) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
@@ -483,14 +555,30 @@ def _parse_plain_log(path: Path, shown: Path, info: LogInfo, *, raw: bool, bin_m
         for t, v, d, bs in iter_log_chunks(path):
             total += len(t)
             if max_rows is not None and total > max_rows:
-                raise bad_input(shown, f"fio log has more than {max_rows} rows",
-                                hint="leave raw off: flashtune.ingest.load() bins logs to a chartable size")  # fmt: skip
-            parts.append(pd.DataFrame({"time_s": t / 1000.0, "value": v.astype(np.float64), "op": pd.Categorical.from_codes(np.clip(d, 0, 2), categories=list(DDIRS)).astype(str),
-                                       "block_size_bytes": pd.array(np.where(bs > 0, bs, 0), dtype="Int64")}))  # fmt: skip
+                raise bad_input(
+                    shown,
+                    f"fio log has more than {max_rows} rows",
+                    hint="leave raw off: flashtune.ingest.load() bins logs to a chartable size",
+                )
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "time_s": t / 1000.0,
+                        "value": v.astype(np.float64),
+                        "op": pd.Categorical.from_codes(np.clip(d, 0, 2), categories=list(DDIRS)).astype(str),
+                        "block_size_bytes": pd.array(np.where(bs > 0, bs, 0), dtype="Int64"),
+                    }
+                )
+            )
         df = pd.concat(parts, ignore_index=True)
         if factor is None:
-            factor, basis = _infer_log_unit(shown, info, df["value"].to_numpy(), df["time_s"].to_numpy() * 1000,
-                                            per_io=bool((df["block_size_bytes"].fillna(0) > 0).any()))  # fmt: skip
+            factor, basis = _infer_log_unit(
+                shown,
+                info,
+                df["value"].to_numpy(),
+                df["time_s"].to_numpy() * 1000,
+                per_io=bool((df["block_size_bytes"].fillna(0) > 0).any()),
+            )
         df["value"] = df["value"] * factor
         df.loc[df["block_size_bytes"] == 0, "block_size_bytes"] = pd.NA
         for k, val in base.items():
@@ -498,8 +586,9 @@ def _parse_plain_log(path: Path, shown: Path, info: LogInfo, *, raw: bool, bin_m
         df["stat"] = "sample"
         df["unit_basis"] = basis
         return conform(df)
-    agg = LogAggregator(bin_ms=bin_ms, stats=stats or DEFAULT_STATS, max_rows=max_rows or MAX_CHART_ROWS,
-                        summary=True)  # fmt: skip
+    agg = LogAggregator(
+        bin_ms=bin_ms, stats=stats or DEFAULT_STATS, max_rows=max_rows or MAX_CHART_ROWS, summary=True
+    )
     from flashtune.ingest.parallel import aggregate_parallel, first_and_last_time
 
     ends = first_and_last_time(path)

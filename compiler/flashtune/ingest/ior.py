@@ -39,16 +39,23 @@ _BANNER = re.compile(r"^IOR-(\d+)\.(\d+)[^:\n]*: MPI Coordinated Test", re.M)
 _MAX_LINE = re.compile(r"^Max (Write|Read):\s*([\d.]+) MiB/sec", re.M)
 # summary-table column -> (metric, stat, factor); StdDev is bandwidth's or IOPS's by the column before it
 _SUMMARY_COLS: dict[str, tuple[str, str, float]] = {
-    "Max(MiB)": ("bandwidth", "max", 1.0), "Min(MiB)": ("bandwidth", "min", 1.0),
-    "Mean(MiB)": ("bandwidth", "mean", 1.0), "Max(OPs)": ("iops", "max", 1.0), "Min(OPs)": ("iops", "min", 1.0),
-    "Mean(OPs)": ("iops", "mean", 1.0), "Mean(s)": ("runtime", "mean", 1.0), "aggs(MiB)": ("io", "sum", 1.0),
+    "Max(MiB)": ("bandwidth", "max", 1.0),
+    "Min(MiB)": ("bandwidth", "min", 1.0),
+    "Mean(MiB)": ("bandwidth", "mean", 1.0),
+    "Max(OPs)": ("iops", "max", 1.0),
+    "Min(OPs)": ("iops", "min", 1.0),
+    "Mean(OPs)": ("iops", "mean", 1.0),
+    "Mean(s)": ("runtime", "mean", 1.0),
+    "aggs(MiB)": ("io", "sum", 1.0),
     "aggsize": ("io", "sum", 1 / 2**20),
-}  # fmt: skip
+}
 # per-iteration `Results:` table column -> (metric, factor)
 _RESULT_COLS: dict[str, tuple[str, float]] = {
-    "bw(MiB/s)": ("bandwidth", 1.0), "IOPS": ("iops", 1.0), "Latency(s)": ("latency", 1000.0),
+    "bw(MiB/s)": ("bandwidth", 1.0),
+    "IOPS": ("iops", 1.0),
+    "Latency(s)": ("latency", 1000.0),
     "total(s)": ("runtime", 1.0),
-}  # fmt: skip
+}
 
 
 def looks_like(text: str) -> bool:
@@ -79,9 +86,14 @@ def parse(path: Path) -> pd.DataFrame:
             for r in got:
                 r["run"] = str(k + 1)
         rows += got
-    return results_frame(path, rows, f"ior-{max(majors)}", line=last_line(text),
-                         problem="IOR output without results (no summary table, no per-iteration results, no 'Max Write/Read' line)",
-                         hint="the run did not finish or the output is cut off; keep IOR's whole stdout")  # fmt: skip
+    return results_frame(
+        path,
+        rows,
+        f"ior-{max(majors)}",
+        line=last_line(text),
+        problem="IOR output without results (no summary table, no per-iteration results, no 'Max Write/Read' line)",
+        hint="the run did not finish or the output is cut off; keep IOR's whole stdout",
+    )
 
 
 def _setup(chunk: str) -> dict[str, str]:
@@ -121,9 +133,16 @@ def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, An
     if nodes is None and tasks and per_node:
         nodes = tasks // per_node
     test_id = setup.get("testid", "0")
-    base: dict[str, Any] = {"tool": "ior", "test": f"test {test_id}", "interface": api, "threads": tasks,
-                            "clients": nodes, "iodepth": 1, "source": str(path),
-                            "block_size_bytes": parse_size(setup.get("xfersize", ""))}  # fmt: skip
+    base: dict[str, Any] = {
+        "tool": "ior",
+        "test": f"test {test_id}",
+        "interface": api,
+        "threads": tasks,
+        "clients": nodes,
+        "iodepth": 1,
+        "source": str(path),
+        "block_size_bytes": parse_size(setup.get("xfersize", "")),
+    }
     lines = chunk.splitlines()
     summary: list[dict[str, Any]] = []
     samples: list[dict[str, Any]] = []
@@ -146,8 +165,12 @@ def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, An
             continue
         lineno = first_line + i
         if len(cells) < len(header) - 1:  # IOR 2.10 rows end in EXCEL; a short row is cut
-            raise bad_input(path, f"IOR {table} line has {len(cells)} fields, its header {len(header)}",
-                            line=lineno, hint="the line is cut off; keep IOR's whole stdout")  # fmt: skip
+            raise bad_input(
+                path,
+                f"IOR {table} line has {len(cells)} fields, its header {len(header)}",
+                line=lineno,
+                hint="the line is cut off; keep IOR's whole stdout",
+            )
         named = dict(zip(header, cells, strict=False))
         row = dict(base, workload=cells[0], op=cells[0])
         if table == "summary":
@@ -160,8 +183,15 @@ def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, An
             for col, (metric, factor) in _RESULT_COLS.items():
                 v = as_float(named.get(col))
                 if v is not None:
-                    samples.append(dict(row, test=f"test {test_id} iter {it}", metric=metric, stat="sample",
-                                        value=v * factor))  # fmt: skip
+                    samples.append(
+                        dict(
+                            row,
+                            test=f"test {test_id} iter {it}",
+                            metric=metric,
+                            stat="sample",
+                            value=v * factor,
+                        )
+                    )
     if summary:
         return summary + samples
     if samples:
@@ -173,8 +203,9 @@ def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, An
     return out
 
 
-def _summary_rows(row: dict[str, Any], header: list[str], cells: list[str], path: Path,
-                  lineno: int) -> list[dict[str, Any]]:  # fmt: skip
+def _summary_rows(
+    row: dict[str, Any], header: list[str], cells: list[str], path: Path, lineno: int
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     named: dict[str, str] = {}
     last_unit = "MiB"
@@ -194,8 +225,12 @@ def _summary_rows(row: dict[str, Any], header: list[str], cells: list[str], path
         if spec:
             v = as_float(cell)
             if v is None and cell not in ("NA", "-"):
-                raise bad_input(path, f"IOR summary value {cell!r} under {name} is not a number", line=lineno,
-                                hint="keep IOR's whole stdout, unedited")  # fmt: skip
+                raise bad_input(
+                    path,
+                    f"IOR summary value {cell!r} under {name} is not a number",
+                    line=lineno,
+                    hint="keep IOR's whole stdout, unedited",
+                )
             if v is not None:
                 out.append(dict(row, metric=spec[0], stat=spec[1], value=v * spec[2]))
     tasks, tpn = as_int(named.get("#Tasks")), as_int(named.get("tPN"))
@@ -224,7 +259,10 @@ def _from_samples(samples: list[dict[str, Any]], base: dict[str, Any]) -> list[d
                 continue
             row = next(r for r in samples if r["op"] == op and r["metric"] == metric)
             row = dict(row, test=base["test"])
-            stats = {"mean": sum(vals) / len(vals)} if metric == "runtime" else {
-                "max": max(vals), "min": min(vals), "mean": sum(vals) / len(vals)}  # fmt: skip
+            stats = (
+                {"mean": sum(vals) / len(vals)}
+                if metric == "runtime"
+                else {"max": max(vals), "min": min(vals), "mean": sum(vals) / len(vals)}
+            )
             out += [dict(row, stat=stat, value=v) for stat, v in stats.items()]
     return out

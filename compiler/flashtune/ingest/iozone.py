@@ -41,10 +41,21 @@ _PER_PROC = re.compile(
 _AUTO_HEADER = re.compile(r"^\s*kB\s+reclen\s+write", re.I)  # IOzone 3.3xx prints "KB", 3.4xx "kB"
 _REPORT_TITLE = re.compile(r'^"([A-Za-z][A-Za-z -]*?) report"\s*$')
 # -R (Excel) report sections -> the auto-mode column names
-_REPORTS = {"writer": "write", "re-writer": "rewrite", "reader": "read", "re-reader": "reread",
-            "random read": "random_read", "random write": "random_write", "backward read": "bkwd_read",
-            "record rewrite": "record_rewrite", "stride read": "stride_read", "fwrite": "fwrite",
-            "re-fwrite": "frewrite", "fread": "fread", "re-fread": "freread"}  # fmt: skip
+_REPORTS = {
+    "writer": "write",
+    "re-writer": "rewrite",
+    "reader": "read",
+    "re-reader": "reread",
+    "random read": "random_read",
+    "random write": "random_write",
+    "backward read": "bkwd_read",
+    "record rewrite": "record_rewrite",
+    "stride read": "stride_read",
+    "fwrite": "fwrite",
+    "re-fwrite": "frewrite",
+    "fread": "fread",
+    "re-fread": "freread",
+}
 
 
 def looks_like(text: str) -> bool:
@@ -76,9 +87,14 @@ def parse(path: Path) -> pd.DataFrame:
     if not rows:  # the -R report alone (the auto table, when printed too, holds the same numbers)
         rows = _excel_report(path, text, ops_mode)
         fmt = "iozone-report"
-    return results_frame(path, rows, fmt, line=last_line(text),
-                         problem="IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
-                         hint="the run did not finish or the output is cut off")  # fmt: skip
+    return results_frame(
+        path,
+        rows,
+        fmt,
+        line=last_line(text),
+        problem="IOzone output without results (no 'Children see throughput' lines, no kB/reclen table)",
+        hint="the run did not finish or the output is cut off",
+    )
 
 
 def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> list[dict[str, Any]]:
@@ -94,16 +110,30 @@ def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> li
             test = re.sub(r"\s+", "_", name.strip().lower())
             metric = "iops" if unit == "ops" or ops_mode else "bandwidth"
             factor = 1.0 if metric == "iops" else 1 / 1024
-            current = {"tool": "iozone", "test": test, "workload": test, "op": _op(test), "interface": "posix",
-                       "block_size_bytes": record, "threads": procs, "iodepth": 1, "source": str(path),
-                       "metric": metric, "_factor": factor}  # fmt: skip
+            current = {
+                "tool": "iozone",
+                "test": test,
+                "workload": test,
+                "op": _op(test),
+                "interface": "posix",
+                "block_size_bytes": record,
+                "threads": procs,
+                "iodepth": 1,
+                "source": str(path),
+                "metric": metric,
+                "_factor": factor,
+            }
             rows.append(dict(current, stat="sum", value=value * factor))
             continue
         p = _PER_PROC.search(line)
         if p:
             if current is None:
-                raise bad_input(path, "per-process throughput before any 'Children see throughput' line",
-                                line=lineno, hint="the output is out of order or cut; keep IOzone's whole stdout")  # fmt: skip
+                raise bad_input(
+                    path,
+                    "per-process throughput before any 'Children see throughput' line",
+                    line=lineno,
+                    hint="the output is out of order or cut; keep IOzone's whole stdout",
+                )
             stat = {"min": "min", "max": "max", "avg": "mean"}[p.group(1).lower()]
             rows.append(dict(current, stat=stat, value=float(p.group(2)) * current["_factor"]))
     for r in rows:
@@ -112,10 +142,21 @@ def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> li
 
 
 # auto-mode column names, by (upper label, lower label)
-_AUTO_NAMES = {("", "write"): "write", ("", "rewrite"): "rewrite", ("", "read"): "read", ("", "reread"): "reread",
-               ("random", "read"): "random_read", ("random", "write"): "random_write", ("bkwd", "read"): "bkwd_read",
-               ("record", "rewrite"): "record_rewrite", ("stride", "read"): "stride_read", ("", "fwrite"): "fwrite",
-               ("", "frewrite"): "frewrite", ("", "fread"): "fread", ("", "freread"): "freread"}  # fmt: skip
+_AUTO_NAMES = {
+    ("", "write"): "write",
+    ("", "rewrite"): "rewrite",
+    ("", "read"): "read",
+    ("", "reread"): "reread",
+    ("random", "read"): "random_read",
+    ("random", "write"): "random_write",
+    ("bkwd", "read"): "bkwd_read",
+    ("record", "rewrite"): "record_rewrite",
+    ("stride", "read"): "stride_read",
+    ("", "fwrite"): "fwrite",
+    ("", "frewrite"): "frewrite",
+    ("", "fread"): "fread",
+    ("", "freread"): "freread",
+}
 
 
 def _ends(line: str) -> list[tuple[int, str]]:
@@ -142,8 +183,12 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
             for end, word in cells:
                 best = min(columns, key=lambda c: abs(c[0] - end))
                 if abs(best[0] - end) > 3:
-                    raise bad_input(path, "IOzone table value does not line up with a column", line=k + 1,
-                                    hint="keep the table's spacing as IOzone printed it")  # fmt: skip
+                    raise bad_input(
+                        path,
+                        "IOzone table value does not line up with a column",
+                        line=k + 1,
+                        hint="keep the table's spacing as IOzone printed it",
+                    )
                 values[best[1]] = int(word)
             values = {("kB" if k == "KB" else k): v for k, v in values.items()}
             if "kB" not in values or "reclen" not in values:
@@ -152,11 +197,22 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
                 if name in ("kB", "reclen"):
                     continue
                 metric = "iops" if ops_mode else "bandwidth"
-                rows.append({"tool": "iozone", "test": f"{values['kB']} kB file", "workload": name,
-                             "op": _op(name),
-                             "interface": "posix", "block_size_bytes": values["reclen"] * 1024, "threads": 1,
-                             "iodepth": 1, "metric": metric, "stat": "value",
-                             "value": v if ops_mode else v / 1024, "source": str(path)})  # fmt: skip
+                rows.append(
+                    {
+                        "tool": "iozone",
+                        "test": f"{values['kB']} kB file",
+                        "workload": name,
+                        "op": _op(name),
+                        "interface": "posix",
+                        "block_size_bytes": values["reclen"] * 1024,
+                        "threads": 1,
+                        "iodepth": 1,
+                        "metric": metric,
+                        "stat": "value",
+                        "value": v if ops_mode else v / 1024,
+                        "source": str(path),
+                    }
+                )
     return rows
 
 
@@ -178,8 +234,12 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
         name = _REPORTS.get(m.group(1).strip().lower(), re.sub(r"\W+", "_", m.group(1).strip().lower()))
         recs = [int(x) for x in re.findall(r'"(\d+)"', lines[i + 1])]
         if not recs:
-            raise bad_input(path, "IOzone report title without its row of record sizes", line=i + 2,
-                            hint="keep the -R report as IOzone printed it")  # fmt: skip
+            raise bad_input(
+                path,
+                "IOzone report title without its row of record sizes",
+                line=i + 2,
+                hint="keep the -R report as IOzone printed it",
+            )
         for k in range(i + 2, len(lines)):
             cells = lines[k].split()
             if not cells or not re.fullmatch(r'"\d+"', cells[0]):
@@ -187,16 +247,32 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
             size_kb = int(cells[0].strip('"'))
             vals = cells[1:]
             if len(vals) > len(recs) or not all(v.isdigit() for v in vals):
-                raise bad_input(path, "IOzone report row does not match its record sizes", line=k + 1,
-                                hint="keep the -R report as IOzone printed it")  # fmt: skip
+                raise bad_input(
+                    path,
+                    "IOzone report row does not match its record sizes",
+                    line=k + 1,
+                    hint="keep the -R report as IOzone printed it",
+                )
             for rec, v in zip(recs, vals, strict=False):
                 if int(v) == 0:
                     continue  # a record size IOzone did not run for this file size
-                rows.append({"tool": "iozone", "test": f"{size_kb} kB file", "workload": name, "op": _op(name),
-                             "interface": "posix", "block_size_bytes": rec * 1024, "threads": 1, "iodepth": 1,
-                             "metric": "iops" if ops_mode else "bandwidth", "stat": "value",
-                             "value": int(v) if ops_mode else int(v) / 1024, "unit_basis": basis,
-                             "source": str(path)})  # fmt: skip
+                rows.append(
+                    {
+                        "tool": "iozone",
+                        "test": f"{size_kb} kB file",
+                        "workload": name,
+                        "op": _op(name),
+                        "interface": "posix",
+                        "block_size_bytes": rec * 1024,
+                        "threads": 1,
+                        "iodepth": 1,
+                        "metric": "iops" if ops_mode else "bandwidth",
+                        "stat": "value",
+                        "value": int(v) if ops_mode else int(v) / 1024,
+                        "unit_basis": basis,
+                        "source": str(path),
+                    }
+                )
     return rows
 
 

@@ -115,8 +115,14 @@ def _workers(n: int) -> list[subprocess.Popen[bytes]]:
     if not alive:
         atexit.register(_stop_pool)
     while len(_POOL) < n:
-        _POOL.append(subprocess.Popen([sys.executable, "-m", "flashtune.ingest.parallel"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))  # fmt: skip
+        _POOL.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "flashtune.ingest.parallel"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        )
     return _POOL[:n]
 
 

@@ -88,8 +88,12 @@ def mode_from_path(path: Path) -> str | None:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    text = read_tool_output(path, looks_like, "`rados bench`",
-                            "save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file")  # fmt: skip
+    text = read_tool_output(
+        path,
+        looks_like,
+        "`rados bench`",
+        "save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file",
+    )
     brace = re.search(r"^\s*\{", text, re.M)
     if brace and '"total_time_run"' in text:
         return _parse_json(path, text, brace.start())
@@ -99,8 +103,17 @@ def parse(path: Path) -> pd.DataFrame:
 def _base(path: Path, mode: str | None, threads: int | None, size: int | None) -> dict[str, Any]:
     workload = mode or "unknown"
     op = {"write": "write", "seq": "read", "rand": "read"}.get(workload, "total")
-    return {"tool": "rados-bench", "test": workload, "workload": workload, "op": op, "interface": "rados",
-            "iodepth": threads, "threads": 1, "block_size_bytes": size, "source": str(path)}  # fmt: skip
+    return {
+        "tool": "rados-bench",
+        "test": workload,
+        "workload": workload,
+        "op": op,
+        "interface": "rados",
+        "iodepth": threads,
+        "threads": 1,
+        "block_size_bytes": size,
+        "source": str(path),
+    }
 
 
 def _parse_text(path: Path, text: str) -> pd.DataFrame:
@@ -111,9 +124,12 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
     summary: dict[str, str] = {}
     start = text.find("Total time run:")
     if start < 0:
-        raise bad_input(path, "rados bench output without its summary (no 'Total time run:' line)",
-                        line=last_line(text),
-                        hint="the bench was interrupted or the file is cut off; re-run and keep the whole stdout")  # fmt: skip
+        raise bad_input(
+            path,
+            "rados bench output without its summary (no 'Total time run:' line)",
+            line=last_line(text),
+            hint="the bench was interrupted or the file is cut off; re-run and keep the whole stdout",
+        )
     for line in text[start:].splitlines():
         key, sep, val = line.partition(":")
         if sep:
@@ -131,11 +147,22 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
             as_float(summary.get("total time run")),
         )
         if ops and secs:
-            rows.append(dict(base, metric="iops", stat="mean", value=ops / secs,
-                             unit_basis="derived: operations made / total time run (this rados bench prints no IOPS)"))  # fmt: skip
+            rows.append(
+                dict(
+                    base,
+                    metric="iops",
+                    stat="mean",
+                    value=ops / secs,
+                    unit_basis="derived: operations made / total time run (this rados bench prints no IOPS)",
+                )
+            )
     if not any(r["metric"] == "bandwidth" for r in rows):
-        raise bad_input(path, "rados bench summary has no 'Bandwidth (MB/sec):' line",
-                        line=last_line(text), hint="the output is cut off; keep the whole stdout")  # fmt: skip
+        raise bad_input(
+            path,
+            "rados bench summary has no 'Bandwidth (MB/sec):' line",
+            line=last_line(text),
+            hint="the output is cut off; keep the whole stdout",
+        )
     for line in text[:start].splitlines():
         s = _SECOND.match(line)
         if s and int(s.group(1)) > 0:
@@ -154,8 +181,12 @@ def _parse_json(path: Path, text: str, start: int) -> pd.DataFrame:
     try:
         doc, _ = json.JSONDecoder().raw_decode(text, start)
     except json.JSONDecodeError as e:
-        raise bad_input(path, f"invalid rados bench JSON: {e.msg}", line=line_of_offset(text, e.pos),
-                        hint="the output is cut off or mixed with other text; keep the whole stdout") from None  # fmt: skip
+        raise bad_input(
+            path,
+            f"invalid rados bench JSON: {e.msg}",
+            line=line_of_offset(text, e.pos),
+            hint="the output is cut off or mixed with other text; keep the whole stdout",
+        ) from None
     if not isinstance(doc, dict):
         raise bad_input(path, "rados bench JSON is not an object", line=line_of_offset(text, start))
     mode = mode_from_path(path) or ("write" if "total_writes_made" in doc else None)
@@ -167,8 +198,12 @@ def _parse_json(path: Path, text: str, start: int) -> pd.DataFrame:
         if v is not None:
             rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
     if not any(r["metric"] == "bandwidth" for r in rows):
-        raise bad_input(path, "rados bench JSON has no 'bandwidth'", line=line_of_offset(text, start),
-                        hint="run `rados bench ... --format json` and keep its whole stdout")  # fmt: skip
+        raise bad_input(
+            path,
+            "rados bench JSON has no 'bandwidth'",
+            line=line_of_offset(text, start),
+            hint="run `rados bench ... --format json` and keep its whole stdout",
+        )
     for sample in doc.get("datas") or []:
         if not isinstance(sample, dict):
             continue

@@ -29,31 +29,57 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("source", "string", None, "the file the row was read from (inside a CBT archive: its member path)"),
+    Column(
+        "source", "string", None, "the file the row was read from (inside a CBT archive: its member path)"
+    ),
     Column("tool", "string", None, "fio, ior, iozone, rados-bench or sysbench"),
     Column("format", "string", None, "the output format that was parsed, e.g. fio-json+, fio-log, ior-3"),
-    Column("run", "string", None, "which run: a CBT run id (iteration/id-hash[/permutation folder]), or the "
-           "run's number when one file holds several (IOR repetitions of the command, appended fio JSON, "
-           "concatenated sysbench outputs); empty for a file with one run"),
+    Column(
+        "run",
+        "string",
+        None,
+        "which run: a CBT run id (iteration/id-hash[/permutation folder]), or the "
+        "run's number when one file holds several (IOR repetitions of the command, appended fio JSON, "
+        "concatenated sysbench outputs); empty for a file with one run",
+    ),
     Column("test", "string", None, "job or test name as the tool printed it"),
-    Column("workload", "string", None, "access pattern: randread, randwrite, randrw, read, write, seq, rand, "
-           "oltp_read_write, initial_writers, ... (the tool's own word, lower case, '_' for spaces)"),
-    Column("op", "string", None, "direction the number is about: read, write, trim, mixed, other (sysbench) or total"),
+    Column(
+        "workload",
+        "string",
+        None,
+        "access pattern: randread, randwrite, randrw, read, write, seq, rand, "
+        "oltp_read_write, initial_writers, ... (the tool's own word, lower case, '_' for spaces)",
+    ),
+    Column(
+        "op",
+        "string",
+        None,
+        "direction the number is about: read, write, trim, mixed, other (sysbench) or total",
+    ),
     Column("interface", "string", None, "I/O path: fio ioengine, IOR api (POSIX, MPIIO), rados, mysql"),
     Column("block_size_bytes", "Int64", "B", "block / transfer / record / object op size"),
     Column("iodepth", "Int64", None, "outstanding I/Os per job or process (rados bench: -t)"),
     Column("threads", "Int64", None, "jobs, tasks, processes or threads issuing I/O"),
     Column("clients", "Int64", None, "client nodes, where the tool reports them"),
-    Column("time_s", "Float64", "s", "time since the start of the run for time-series rows; empty for summaries"),
+    Column(
+        "time_s", "Float64", "s", "time since the start of the run for time-series rows; empty for summaries"
+    ),
     Column("bucket_ms", "Float64", "ms", "latency histogram bucket (fio json+ bins); empty otherwise"),
     Column("metric", "string", None, "what was measured; see METRIC_UNITS"),
-    Column("stat", "string", None, "mean, min, max, stddev, sum, count, sample, value or a percentile p50, p99.9"),
+    Column(
+        "stat", "string", None, "mean, min, max, stddev, sum, count, sample, value or a percentile p50, p99.9"
+    ),
     Column("value", "Float64", None, "the number, in `unit`"),
     Column("unit", "string", None, "canonical unit of the metric (METRIC_UNITS)"),
-    Column("unit_basis", "string", None, "how the unit of the tool's number was known where versions differ: "
-           "'stated: fio-2.2.10' (the file, or a file beside it, names the version), 'inferred: ...' (internal "
-           "consistency, e.g. io = bw x runtime), 'assumed: ...' (neither; the current version's unit)"),
-)  # fmt: skip
+    Column(
+        "unit_basis",
+        "string",
+        None,
+        "how the unit of the tool's number was known where versions differ: "
+        "'stated: fio-2.2.10' (the file, or a file beside it, names the version), 'inferred: ...' (internal "
+        "consistency, e.g. io = bw x runtime), 'assumed: ...' (neither; the current version's unit)",
+    ),
+)
 
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 DTYPES: dict[str, str] = {c.name: c.dtype for c in COLUMNS}

@@ -39,8 +39,11 @@ def detect(path: Path) -> str:
             return "cbt"
         if path.is_dir():
             return "directory"
-        raise UnknownFormat("a tarball, but not of a CBT results archive (no results/*/id-*/benchmark_config.yaml)",
-                        file=str(path), suggestion="pass the result files themselves, or a tarball of the directory given to `cbt.py -a`")  # fmt: skip
+        raise UnknownFormat(
+            "a tarball, but not of a CBT results archive (no results/*/id-*/benchmark_config.yaml)",
+            file=str(path),
+            suggestion="pass the result files themselves, or a tarball of the directory given to `cbt.py -a`",
+        )
     if fio.log_info(path) is not None:
         return "fio-log"
     from flashtune.ingest.common import read_bytes
@@ -60,8 +63,12 @@ def detect(path: Path) -> str:
     if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
         return "fio-json"
     if re.search(r"^fio-\d", text, re.M) and "(groupid=" in text:
-        raise UnknownFormat("fio's human-readable (normal) output; flashtune reads fio's JSON", file=str(path),
-                            line=1, suggestion="re-run fio with --output-format=json (or json,normal) --output=FILE")  # fmt: skip
+        raise UnknownFormat(
+            "fio's human-readable (normal) output; flashtune reads fio's JSON",
+            file=str(path),
+            line=1,
+            suggestion="re-run fio with --output-format=json (or json,normal) --output=FILE",
+        )
     if sysbench.looks_like(text):
         return "sysbench"
     if ior.looks_like(text):
@@ -71,10 +78,17 @@ def detect(path: Path) -> str:
     if radosbench.looks_like(text):
         return "rados-bench"
     if _LOG_LINE.match(text.encode()):
-        raise bad_input(path, "looks like a fio log, but its name does not say which one",
-                        hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log so the metric is known")  # fmt: skip
+        raise bad_input(
+            path,
+            "looks like a fio log, but its name does not say which one",
+            hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log so the metric is known",
+        )
     if text.lstrip().startswith("{") and "jobs" in text:
         return "fio-json"
-    raise UnknownFormat("cannot tell which tool wrote this file", file=str(path), line=1,
-                        suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench "
-                        "output, and CBT archive directories")  # fmt: skip
+    raise UnknownFormat(
+        "cannot tell which tool wrote this file",
+        file=str(path),
+        line=1,
+        suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench "
+        "output, and CBT archive directories",
+    )

@@ -33,9 +33,24 @@ from flashtune.ingest.schema import percentile_stat
 if TYPE_CHECKING:
     import pandas as pd
 
-KNOWN_TESTS = ("oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index",
-               "oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points",
-               "select_random_ranges", "bulk_insert", "fileio", "cpu", "memory", "threads", "mutex")  # fmt: skip
+KNOWN_TESTS = (
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
+    "bulk_insert",
+    "fileio",
+    "cpu",
+    "memory",
+    "threads",
+    "mutex",
+)
 
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 _INTERVAL = re.compile(
@@ -51,8 +66,13 @@ _INTERVAL_05 = re.compile(r"^\[\s*([0-9.]+)s\s*\]\s+threads:\s*(\d+),\s*(.*)$")
 
 
 def looks_like(text: str) -> bool:
-    return (text.startswith("sysbench ") or bool(_BANNER.search(text[:200000])) or "SQL statistics:" in text
-            or "OLTP test statistics:" in text or '{"type":"interval"' in text)  # fmt: skip
+    return (
+        text.startswith("sysbench ")
+        or bool(_BANNER.search(text[:200000]))
+        or "SQL statistics:" in text
+        or "OLTP test statistics:" in text
+        or '{"type":"interval"' in text
+    )
 
 
 def _workload(path: Path, text: str) -> str | None:
@@ -96,9 +116,14 @@ def parse(path: Path) -> pd.DataFrame:
         rows += got
         if got_fmt != "sysbench-text":
             fmt = got_fmt
-    return results_frame(path, rows, fmt, line=last_line(text),
-                         problem="sysbench output without results (no interval lines and no summary)",
-                         hint="the run was cut short or failed: check its stderr; let it finish")  # fmt: skip
+    return results_frame(
+        path,
+        rows,
+        fmt,
+        line=last_line(text),
+        problem="sysbench output without results (no interval lines and no summary)",
+        hint="the run was cut short or failed: check its stderr; let it finish",
+    )
 
 
 def _parse_one(path: Path, full: str, start: int, end: int) -> tuple[list[dict[str, Any]], str]:
@@ -107,8 +132,14 @@ def _parse_one(path: Path, full: str, start: int, end: int) -> tuple[list[dict[s
     threads = int(threads_m.group(1)) if threads_m else None
     workload = _workload(path, text)
     sql = "SQL statistics:" in text or '"qps"' in text or "OLTP test statistics:" in text
-    base: dict[str, Any] = {"tool": "sysbench", "test": workload or "sysbench", "workload": workload,
-                            "interface": "mysql" if sql else None, "threads": threads, "source": str(path)}  # fmt: skip
+    base: dict[str, Any] = {
+        "tool": "sysbench",
+        "test": workload or "sysbench",
+        "workload": workload,
+        "interface": "mysql" if sql else None,
+        "threads": threads,
+        "source": str(path),
+    }
     rows: list[dict[str, Any]] = []
     fmt = "sysbench-text"
     rows += _intervals_text(text, base)
@@ -154,10 +185,12 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     if f:
         t, rd, wr, fs, pct_f, lat = (float(x) for x in f.groups())
         row = dict(base, time_s=t)
-        return [dict(row, op="read", metric="bandwidth", stat="mean", value=rd),
-                dict(row, op="write", metric="bandwidth", stat="mean", value=wr),
-                dict(row, op="other", metric="iops", stat="mean", value=fs),
-                dict(row, op="total", metric="latency", stat=percentile_stat(pct_f), value=lat)]  # fmt: skip
+        return [
+            dict(row, op="read", metric="bandwidth", stat="mean", value=rd),
+            dict(row, op="write", metric="bandwidth", stat="mean", value=wr),
+            dict(row, op="other", metric="iops", stat="mean", value=fs),
+            dict(row, op="total", metric="latency", stat=percentile_stat(pct_f), value=lat),
+        ]
     m = _INTERVAL_05.match(line)
     if not m:
         return []
@@ -183,8 +216,9 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _json_reports(path: Path, full: str, base: dict[str, Any], start: int = 0,
-                  end: int | None = None) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
+def _json_reports(
+    path: Path, full: str, base: dict[str, Any], start: int = 0, end: int | None = None
+) -> tuple[list[dict[str, Any]], str]:
     end = len(full) if end is None else end
     text = full[start:end]
     rows: list[dict[str, Any]] = []
@@ -197,8 +231,12 @@ def _json_reports(path: Path, full: str, base: dict[str, Any], start: int = 0,
             try:
                 obj = json.loads(s)
             except json.JSONDecodeError as e:
-                raise bad_input(path, f"broken sysbench JSON line: {e.msg}", line=line_of_offset(full, offset),
-                                hint="a cut-off line means the run was interrupted") from None  # fmt: skip
+                raise bad_input(
+                    path,
+                    f"broken sysbench JSON line: {e.msg}",
+                    line=line_of_offset(full, offset),
+                    hint="a cut-off line means the run was interrupted",
+                ) from None
             rows += _json_obj(obj, base)
         offset += len(line)
     if lines_fmt:
@@ -218,15 +256,25 @@ def _json_reports(path: Path, full: str, base: dict[str, Any], start: int = 0,
             try:
                 obj, pos = decoder.raw_decode(text, pos)
             except json.JSONDecodeError as e:
-                raise bad_input(path, f"broken sysbench JSON report: {e.msg}", line=line_of_offset(full, start + e.pos),
-                                hint="a cut-off report means the run was interrupted") from None  # fmt: skip
+                raise bad_input(
+                    path,
+                    f"broken sysbench JSON report: {e.msg}",
+                    line=line_of_offset(full, start + e.pos),
+                    hint="a cut-off report means the run was interrupted",
+                ) from None
             if isinstance(obj, dict):
                 qps = obj.get("qps")
                 flat = dict(obj, type="interval")
                 if isinstance(qps, dict):
-                    flat.update(qps=qps.get("total"), reads_ps=qps.get("reads"), writes_ps=qps.get("writes"),
-                                other_ps=qps.get("other"), lat_pct_ms=obj.get("latency"),
-                                err_ps=obj.get("errors"), reconn_ps=obj.get("reconnects"))  # fmt: skip
+                    flat.update(
+                        qps=qps.get("total"),
+                        reads_ps=qps.get("reads"),
+                        writes_ps=qps.get("writes"),
+                        other_ps=qps.get("other"),
+                        lat_pct_ms=obj.get("latency"),
+                        err_ps=obj.get("errors"),
+                        reconn_ps=obj.get("reconnects"),
+                    )
                 rows += _json_obj(flat, base)
         return rows, "sysbench-json"
     return rows, ""
@@ -260,14 +308,20 @@ def _json_obj(obj: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]
         add(row, "total", "qps", "mean", "qps")
         add(row, "total", "ops", "sum", "events")
         add(row, "total", "runtime", "value", "time_total")
-        for stat, key in (("min", "lat_min_ms"), ("mean", "lat_avg_ms"), ("max", "lat_max_ms"), (pct, "lat_pct_ms"),
-                          ("sum", "lat_sum_ms")):  # fmt: skip
+        for stat, key in (
+            ("min", "lat_min_ms"),
+            ("mean", "lat_avg_ms"),
+            ("max", "lat_max_ms"),
+            (pct, "lat_pct_ms"),
+            ("sum", "lat_sum_ms"),
+        ):
             add(row, "total", "latency", stat, key)
     return out
 
 
-def _summary_text(path: Path, full: str, base: dict[str, Any], start: int = 0,
-                  end: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
+def _summary_text(
+    path: Path, full: str, base: dict[str, Any], start: int = 0, end: int | None = None
+) -> list[dict[str, Any]]:
     """The end-of-run summary: sysbench 1.0 (`SQL statistics:`, `Latency (ms):`), 0.4/0.5 (`OLTP test
     statistics:`, `per-request statistics:` / `response time:` blocks with `ms` after each number) and
     fileio (1.0 `File operations:`/`Throughput:`; 0.4 `Operations performed:` and `Mb/sec`)."""
@@ -284,9 +338,12 @@ def _summary_text(path: Path, full: str, base: dict[str, Any], start: int = 0,
             k in text
             for k in ("SQL statistics:", "Latency (ms):", "OLTP test statistics:", "Test execution summary:")
         ):
-            raise bad_input(path, "sysbench summary is incomplete (no 'total time:' line)",
-                            line=last_line(full[:end]),
-                            hint="the output was truncated: save the whole stdout of the run")  # fmt: skip
+            raise bad_input(
+                path,
+                "sysbench summary is incomplete (no 'total time:' line)",
+                line=last_line(full[:end]),
+                hint="the output was truncated: save the whole stdout of the run",
+            )
         return rows
     seconds = float(total.group(1))
     row = dict(base)
@@ -334,8 +391,9 @@ def _ms(m: re.Match[str]) -> float:
     return float(m.group(1)) * (1000.0 if m.group(2) == "s" else 1.0)
 
 
-def _fileio(text: str, row: dict[str, Any], seconds: float, events: re.Match[str] | None,
-            sql: bool) -> list[dict[str, Any]]:  # fmt: skip
+def _fileio(
+    text: str, row: dict[str, Any], seconds: float, events: re.Match[str] | None, sql: bool
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if sql:
         return out

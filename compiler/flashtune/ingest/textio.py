@@ -62,14 +62,23 @@ def gunzip(raw: bytes, path: Path, limit: int) -> bytes:
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
         out = d.decompress(raw, limit + 1)
     except zlib.error as e:
-        raise FlashtuneError(f"gzip data is corrupt: {e}", file=str(path),
-                             suggestion="re-copy the file; `gzip -t FILE` checks it") from None  # fmt: skip
+        raise FlashtuneError(
+            f"gzip data is corrupt: {e}",
+            file=str(path),
+            suggestion="re-copy the file; `gzip -t FILE` checks it",
+        ) from None
     if len(out) > limit:
-        raise FlashtuneError(f"gzip file expands to more than {limit} bytes", file=str(path),
-                             suggestion="decompress it and pass the parts, or check it is a result file")  # fmt: skip
+        raise FlashtuneError(
+            f"gzip file expands to more than {limit} bytes",
+            file=str(path),
+            suggestion="decompress it and pass the parts, or check it is a result file",
+        )
     if not d.eof:
-        raise FlashtuneError("gzip file is cut off (no end of stream)", file=str(path),
-                             suggestion="re-copy the file; `gzip -t FILE` checks it")  # fmt: skip
+        raise FlashtuneError(
+            "gzip file is cut off (no end of stream)",
+            file=str(path),
+            suggestion="re-copy the file; `gzip -t FILE` checks it",
+        )
     return out
 
 
@@ -86,8 +95,11 @@ def decode(raw: bytes, path: Path, *, limit: int) -> Decoded:
         try:
             return Decoded(_newlines(raw.decode("utf-16")), [*notes, "UTF-16 text: decoded"])
         except UnicodeDecodeError:
-            raise FlashtuneError("starts with a UTF-16 byte-order mark but is not valid UTF-16", file=str(path),
-                                 suggestion="save the output as UTF-8") from None  # fmt: skip
+            raise FlashtuneError(
+                "starts with a UTF-16 byte-order mark but is not valid UTF-16",
+                file=str(path),
+                suggestion="save the output as UTF-8",
+            ) from None
     elif len(raw) >= 4 and raw[1:4:2] == b"\x00\x00" and raw[0:3:2] != b"\x00\x00":
         try:  # UTF-16LE without a BOM: every second byte of ASCII text is NUL
             text = raw.decode("utf-16-le")
@@ -98,12 +110,20 @@ def decode(raw: bytes, path: Path, *, limit: int) -> Decoded:
     if b"\x00" in raw:
         kind = what_it_is(raw) or "binary data (NUL bytes), not a benchmark's text output"
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
-        raise NotText(f"this is {kind}", file=str(path), line=line,
-                             suggestion="pass the tool's text or JSON output (gzip-compressed is fine)")  # fmt: skip
+        raise NotText(
+            f"this is {kind}",
+            file=str(path),
+            line=line,
+            suggestion="pass the tool's text or JSON output (gzip-compressed is fine)",
+        )
     magic = what_it_is(raw)
     if magic:
-        raise NotText(f"this is {magic}", file=str(path), line=1,
-                             suggestion="unpack it and pass the result files inside (gzip and CBT tarballs are read directly)")  # fmt: skip
+        raise NotText(
+            f"this is {magic}",
+            file=str(path),
+            line=1,
+            suggestion="unpack it and pass the result files inside (gzip and CBT tarballs are read directly)",
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -127,8 +147,12 @@ def _latin1_fallback(raw: bytes, path: Path) -> tuple[str, str]:
             pos = at + 1
     if len(bad) > 8:
         at = bad[0][0]
-        raise FlashtuneError(f"not UTF-8 text (byte 0x{bad[0][1]:02x} and many more)", file=str(path),
-                             line=raw[:at].count(b"\n") + 1, suggestion="convert it to UTF-8 (iconv -f ENCODING -t UTF-8)")  # fmt: skip
+        raise FlashtuneError(
+            f"not UTF-8 text (byte 0x{bad[0][1]:02x} and many more)",
+            file=str(path),
+            line=raw[:at].count(b"\n") + 1,
+            suggestion="convert it to UTF-8 (iconv -f ENCODING -t UTF-8)",
+        )
     # decode valid UTF-8 runs as UTF-8 and each stray byte as Latin-1
     parts: list[str] = []
     last = 0
@@ -179,12 +203,18 @@ def gunzip_to(path: Path, dest: Path, limit: int) -> None:
             while chunk := src.read(1 << 20):
                 done += len(chunk)
                 if done > limit:
-                    raise FlashtuneError(f"gzip file expands to more than {limit} bytes", file=str(path),
-                                         suggestion="check it is a fio log")  # fmt: skip
+                    raise FlashtuneError(
+                        f"gzip file expands to more than {limit} bytes",
+                        file=str(path),
+                        suggestion="check it is a fio log",
+                    )
                 out.write(chunk)
     except (OSError, EOFError, zlib.error) as e:
-        raise FlashtuneError(f"gzip data is corrupt or cut off: {e}", file=str(path),
-                             suggestion="re-copy the file; `gzip -t FILE` checks it") from None  # fmt: skip
+        raise FlashtuneError(
+            f"gzip data is corrupt or cut off: {e}",
+            file=str(path),
+            suggestion="re-copy the file; `gzip -t FILE` checks it",
+        ) from None
 
 
 def head_text(path: Path, nbytes: int) -> str:

@@ -23,8 +23,24 @@ if TYPE_CHECKING:
     from flashtune.ingest.aggregate import Stats
 
 # Files a result folder usually holds besides results: skipped quietly by name (still listed as skipped).
-_NOT_RESULTS = (".fio", ".ini", ".yaml", ".yml", ".sh", ".py", ".md", ".png", ".svg", ".pdf", ".html", ".R", ".lua",
-                ".cnf", ".conf", ".pl")  # fmt: skip
+_NOT_RESULTS = (
+    ".fio",
+    ".ini",
+    ".yaml",
+    ".yml",
+    ".sh",
+    ".py",
+    ".md",
+    ".png",
+    ".svg",
+    ".pdf",
+    ".html",
+    ".R",
+    ".lua",
+    ".cnf",
+    ".conf",
+    ".pl",
+)
 
 
 @dataclass(frozen=True)
@@ -42,8 +58,9 @@ class Collected:
     files_read: int = 0
 
 
-def _load_file(p: Path, kind: str, *, raw: bool, bin_ms: int | None, stats: Stats | None,
-               workers: int | None) -> pd.DataFrame:  # fmt: skip
+def _load_file(
+    p: Path, kind: str, *, raw: bool, bin_ms: int | None, stats: Stats | None, workers: int | None
+) -> pd.DataFrame:
     from flashtune.ingest import auto_workers, cbt, fio, ior, iozone, radosbench, sysbench
     from flashtune.ingest.schema import conform
 
@@ -52,8 +69,13 @@ def _load_file(p: Path, kind: str, *, raw: bool, bin_ms: int | None, stats: Stat
     if kind == "fio-log":
         n = workers if workers is not None else auto_workers(p)
         return conform(fio.parse_log(p, raw=raw, bin_ms=bin_ms, stats=stats, workers=n))
-    parser = {"fio-json": fio.parse_json, "ior": ior.parse, "iozone": iozone.parse,
-              "rados-bench": radosbench.parse, "sysbench": sysbench.parse}[kind]  # fmt: skip
+    parser = {
+        "fio-json": fio.parse_json,
+        "ior": ior.parse,
+        "iozone": iozone.parse,
+        "rados-bench": radosbench.parse,
+        "sysbench": sysbench.parse,
+    }[kind]
     return conform(parser(p))
 
 
@@ -73,8 +95,15 @@ def _inputs(root: Path) -> Iterable[tuple[Path, str | None]]:
                 yield d / name, None
 
 
-def collect(paths: Iterable[str | Path], *, fmt: str | None = None, raw: bool = False, bin_ms: int | None = None,
-            stats: Stats | None = None, workers: int | None = None) -> Collected:  # fmt: skip
+def collect(
+    paths: Iterable[str | Path],
+    *,
+    fmt: str | None = None,
+    raw: bool = False,
+    bin_ms: int | None = None,
+    stats: Stats | None = None,
+    workers: int | None = None,
+) -> Collected:
     """Read every input; never stops at a bad one (see the module doc)."""
     import pandas as pd
 
