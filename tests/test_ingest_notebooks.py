@@ -36,7 +36,13 @@ def _first(pattern: str, path: Path) -> float:
     return float(re.search(pattern, path.read_text(), re.M).group(1))  # type: ignore[union-attr]
 
 
+def _fio_mb_per_s(path: Path) -> float:
+    job = json.loads(path.read_text())["jobs"][0]
+    return float(next(job[d]["bw"] for d in ("read", "write") if job[d]["total_ios"])) * 1024 / 1e6
+
+
 CASES = [
+    ("01-", "fio-json/fio-3.14-HPMICROSERVERG8_SATA300_INTELD3S4610_randread-64-2.json", _fio_mb_per_s),
     ("13-", "ior/ior-4.1.0-ior-easy-write-11.txt", lambda p: _ior_mean_ops(p)),
     ("08-", "fio-json/fio-3.16-SERVER_HIGHPOINT_RAID5_randwrite-1-16.json", lambda p: _fio_iops(p) / 1000),
     ("04-", "fio-json/fio-3.14-HPMICROSERVERG8_SATA300_INTELD3S4610_randread-64-2.json", _fio_iops),
@@ -81,3 +87,13 @@ def test_notebook_draws_corpus_value(prefix: str, rel: str, expected: object, tm
     assert any(math.isclose(n, want, rel_tol=2e-3) for n in nums), (
         f"{path.stem}: the reader's point should sit at {want}; labels carry {sorted(set(nums))[:20]}"
     )
+
+
+def test_recovery_notebook_lists_the_reader_bandwidth(tmp_path: Path) -> None:
+    """Notebook 11 has no chart for the reader: it lists the bandwidth rows, which must carry the number."""
+    src = CORPUS / "rados-bench/rados-bench-firefly-econome_8nodes_8osds_ext4-seq.txt"
+    want = _first(r"^Bandwidth \(MB/sec\):\s+([\d.]+)", src)
+    (path,) = [p for p in NOTEBOOKS if p.name.startswith("11-")]
+    nb, _secs = run(path, tmp_path, results=src)
+    html = "".join(outputs(nb, "text/html"))
+    assert "rados-bench" in html and f"{want:g}" in html.replace(",", "")
