@@ -380,3 +380,34 @@ def test_fleet_rook_snippet_gives_every_host_its_memory_target(
     assert (
         "resources" in per_node["small1"] and "resources" not in per_node["big1"]
     )  # the class default: most hosts
+
+
+def test_cli_against_writes_the_plan_and_only_the_delta(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    base = ["--tier", "iops", "--workload", "rgw", "--ceph-release", "pacific", "--out", str(out)]
+    r = subprocess.run([str(BIN / "compile-config"), *base], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    script = [
+        shlex.split(x) for x in (out / "ceph-config.sh").read_text().splitlines() if x.startswith("ceph ")
+    ]
+    live = [{"section": w, "name": k, "value": v, "mask": ""} for *_, w, k, v in script]
+    live[0]["value"] = "changed"
+    (tmp_path / "dump.json").write_text(json.dumps(live))
+    r = subprocess.run(
+        [
+            str(BIN / "compile-config"),
+            *base,
+            "--force",
+            "--against",
+            str(tmp_path / "dump.json"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["plan"].startswith(f"plan against {tmp_path / 'dump.json'}: 0 add, 1 change")
+    delta = [x for x in (out / "ceph-config-delta.sh").read_text().splitlines() if x.startswith("ceph ")]
+    assert delta == [shlex.join(script[0])]
+    assert "~ " in (out / "plan.txt").read_text()
