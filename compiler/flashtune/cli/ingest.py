@@ -79,4 +79,10 @@ def run(args: argparse.Namespace) -> int:
         if len(summary):
             print(summary.to_string(index=False))
         print(f"{len(df)} rows; {counts}; pass --out FILE.csv to save them")
+    if not got.files_read and not got.errors:
+        print("error: no benchmark output among the inputs", file=sys.stderr)
+        print(
+            "  hint: supported: fio JSON and logs, IOR, IOzone, rados bench, sysbench, CBT archives",
+            file=sys.stderr,
+        )
     return 2 if got.errors or not got.files_read else 0
