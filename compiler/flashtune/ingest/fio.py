@@ -641,7 +641,10 @@ def sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
 def _sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
     """The fio version a report in this folder or its parent states (fio's JSON or normal output next to
     its logs: CBT's json_output.N, a `fio --output` file). None when there is none or they disagree."""
-    key = str(folder.resolve())
+    try:  # a folder's mtime changes when files come or go: a stale answer is never reused
+        key = f"{folder.resolve()}:{folder.stat().st_mtime_ns}:{folder.parent.stat().st_mtime_ns}"
+    except OSError:
+        return None
     if key in _VERSION_CACHE:
         return _VERSION_CACHE[key]
     from flashtune.ingest.textio import head_text
