@@ -267,3 +267,29 @@ def test_fleet_class_and_host_masks_reach_the_right_osds(config_db: CephLab, tmp
         assert_daemons_see(lab, [], {(o, "osd_memory_target"): mem2[f"osd/host:{host}"] for o in OSDS})
     finally:
         _set_class(lab, "osd.2", "hdd")
+
+
+def _restart_osd(lab: CephLab, osd_id: int) -> None:
+    lab._stop(f"osd.{osd_id}")
+    lab.run("ceph-osd", "-i", str(osd_id), timeout=180)
+    lab._wait("OSDs up", lab._osds_up, 180)
+
+
+def test_startup_options_work_from_the_config_database_after_a_restart(config_db: CephLab) -> None:
+    """Why `startup` keys go to the config database (data/deploy.yaml central_notes): a daemon reads the
+    database before it starts, so the value is in effect after a restart, from the monitors."""
+    lab = config_db
+    key, value = "osd_op_num_shards_ssd", "4"
+    cfg = central.split([Setting(file="ceph.conf", section="osd", key=key, value=value, rule="test")])
+    assert not cfg.local and "startup" in cfg.values[0].note  # the catalog flag, with the note from data
+    lab.run("ceph", "config", "set", "osd.0", key, value)
+    try:
+        _restart_osd(lab, 0)
+        deadline = time.monotonic() + 60
+        while _shown(lab, "osd.0").get(key) != (value, "mon"):
+            assert time.monotonic() < deadline, _shown(lab, "osd.0").get(key)
+            time.sleep(2)
+        assert lab.daemon("osd.0", "config", "get", key)[key] == value  # what the running daemon uses
+    finally:
+        lab.run("ceph", "config", "rm", "osd.0", key)
+        _restart_osd(lab, 0)
