@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from flashtune.catalog import Knob
 from flashtune.catalog.deps import Dead, dead_reason
+from flashtune.compile.formats import domain_of
 
 if TYPE_CHECKING:
     from flashtune.model import Setting
 
-# Which catalog domain a setting's file belongs to, and how its keys are spelt there.
-FILE_DOMAIN = {"ceph.conf": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql", "udev.rules": "blockdev",
-               "tuned.conf": "cpu"}  # fmt: skip
 
 
 def catalog_name(file: str, key: str) -> str:
@@ -43,7 +41,7 @@ def facts(bundle: Any) -> dict[str, Any]:
 
 
 def _knob(catalog: Any, s: Setting) -> Knob | None:
-    domain = FILE_DOMAIN.get(s.file)
+    domain = domain_of(s.file)
     if domain is None:
         return None
     k = catalog.get(catalog_name(s.file, s.key), domain)
@@ -75,7 +73,7 @@ def _first_dead(live: list[Setting], catalog: Any, facts_: dict[str, Any],
         def effective(name: str, file: str = s.file) -> Any:
             if (file, name) in values:
                 return values[(file, name)]
-            k = catalog.get(name, FILE_DOMAIN.get(file))
+            k = catalog.get(name, domain_of(file))
             return k.default_for(releases.get(file)) if isinstance(k, Knob) else None
 
         why = dead_reason(knob.dead_when, s.value, effective, facts_)
