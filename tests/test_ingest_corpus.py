@@ -57,6 +57,11 @@ def check_file(entry: dict[str, Any]) -> str:
             if not any(c["unit_basis_contains"] in b for b in bases):
                 return f"wrong: unit_basis {bases} lacks {c['unit_basis_contains']!r}"
             continue
+        if "na_columns" in c:
+            known = [col for col in c["na_columns"] if df[col].notna().any()]
+            if known:
+                return f"wrong: the file does not say {known}, yet they have values"
+            continue
         if "absent" in c:
             if len(_select(df, c["absent"])):
                 return f"wrong: rows present for {c['absent']}"
