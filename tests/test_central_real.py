@@ -233,8 +233,10 @@ def test_fleet_class_and_host_masks_reach_the_right_osds(config_db: CephLab, tmp
     host = _crush_host(lab)
     _set_class(lab, "osd.2", "nvme")
     try:
-        groups = [HostGroup("nvme", tuple(f"n{i:02d}" for i in range(6)), tier="iops"),
-                  HostGroup("hdd", tuple(f"h{i:02d}" for i in range(3)), tier="standard")]  # fmt: skip
+        groups = [
+            HostGroup("nvme", tuple(f"n{i:02d}" for i in range(6)), tier="iops"),
+            HostGroup("hdd", tuple(f"h{i:02d}" for i in range(3)), tier="standard"),
+        ]
         f = fleet.compile_fleet(groups, "block", "pacific")
         want = {g.name: str(f.bundles[g.name].shape["osd_memory_target"]) for g in groups}
         assert want["nvme"] != want["hdd"]
@@ -244,17 +246,25 @@ def test_fleet_class_and_host_masks_reach_the_right_osds(config_db: CephLab, tmp
         run_script(lab, emit_fleet.files(f, {})[cephcentral.SCRIPT_NAME], tmp_path / "fleet.sh")
         unmasked = [v for v in f.config.values if not v.mask]
         mem = {v.target: v for v in f.config.values if v.key == "osd_memory_target"}
-        assert_daemons_see(lab, unmasked, {("osd.0", "osd_memory_target"): mem["osd/class:hdd"],
-                                           ("osd.1", "osd_memory_target"): mem["osd/class:hdd"],
-                                           ("osd.2", "osd_memory_target"): mem["osd"]})  # fmt: skip
+        assert_daemons_see(
+            lab,
+            unmasked,
+            {
+                ("osd.0", "osd_memory_target"): mem["osd/class:hdd"],
+                ("osd.1", "osd_memory_target"): mem["osd/class:hdd"],
+                ("osd.2", "osd_memory_target"): mem["osd"],
+            },
+        )
         assert plan_of(lab, f.config, tmp_path / "a.json").delta == []
         # the lab's host gets hardware of its own (less RAM): a host mask, reaching all three OSDs there
         small = REPO / "data" / "tiers" / "iops.yaml"
-        (tmp_path / "small.yaml").write_text(small.read_text().replace("ram_gib: 128", "ram_gib: 96") +
-                                             f"hosts: [{host}]\n")  # fmt: skip
+        (tmp_path / "small.yaml").write_text(
+            small.read_text().replace("ram_gib: 128", "ram_gib: 96") + f"hosts: [{host}]\n"
+        )
         (tmp_path / "big.yaml").write_text(small.read_text() + "hosts: 'big[01-05]'\n")
-        f2 = fleet.compile_fleet(fleet.groups_from_hardware([tmp_path / "small.yaml", tmp_path / "big.yaml"]),
-                                 "block", "pacific")  # fmt: skip
+        f2 = fleet.compile_fleet(
+            fleet.groups_from_hardware([tmp_path / "small.yaml", tmp_path / "big.yaml"]), "block", "pacific"
+        )
         mem2 = {v.target: v for v in f2.config.values if v.key == "osd_memory_target"}
         assert set(mem2) == {"osd", f"osd/host:{host}"}
         p = plan_of(lab, f2.config, tmp_path / "b2.json")

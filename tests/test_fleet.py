@@ -144,8 +144,21 @@ def test_fleet_files_one_drop_in_per_group_and_cli(tmp_path: Path) -> None:
     assert f"osds={osds}" in pools and "ceph osd pool create" in pools
     # the CLI writes the same plan and refuses bad fleet files with file:line
     out = tmp_path / "out"
-    r = subprocess.run([str(BIN / "compile-config"), "--fleet", str(tmp_path / "fleet.yaml"), "--workload", "block",
-                        "--ceph-release", "pacific", "--out", str(out)], capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        [
+            str(BIN / "compile-config"),
+            "--fleet",
+            str(tmp_path / "fleet.yaml"),
+            "--workload",
+            "block",
+            "--ceph-release",
+            "pacific",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
 
     def commands(text: str) -> list[str]:
@@ -154,11 +167,39 @@ def test_fleet_files_one_drop_in_per_group_and_cli(tmp_path: Path) -> None:
     assert commands((out / "ceph-config.sh").read_text()) == commands(files["ceph-config.sh"])
     assert parse_text((out / "fleet/hdd/etc/sysctl.d/90-flashtune.conf").read_text(), "sysctl.conf").entries
     (tmp_path / "bad.yaml").write_text("groups:\n  - {name: x, tier: iops}\n")
-    r = subprocess.run([str(BIN / "compile-config"), "--fleet", str(tmp_path / "bad.yaml"), "--workload", "block"],
-                       capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        [str(BIN / "compile-config"), "--fleet", str(tmp_path / "bad.yaml"), "--workload", "block"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and f"{tmp_path / 'bad.yaml'}:2" in r.stderr and "Traceback" not in r.stderr
     (tmp_path / "dup.yaml").write_text(
         "groups:\n  - {name: a, tier: iops, hosts: [h1]}\n  - {name: b, tier: tco, hosts: [h1]}\n"
     )
     with pytest.raises(FlashtuneError, match="host 'h1' is in groups 'a' and 'b'"):
         fleet.load_fleet(tmp_path / "dup.yaml")
+
+
+def test_a_group_without_hosts_and_against_on_jewel_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("groups:\n  - {name: a, tier: iops, hosts: []}\n")
+    with pytest.raises(FlashtuneError, match="group 'a' lists no hosts"):
+        fleet.load_fleet(tmp_path / "empty.yaml")
+    (tmp_path / "d.json").write_text("[]")
+    r = subprocess.run(
+        [
+            str(BIN / "compile-config"),
+            "--tier",
+            "iops",
+            "--workload",
+            "mysql",
+            "--ceph-release",
+            "jewel",
+            "--against",
+            str(tmp_path / "d.json"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "Jewel did not have" in r.stderr and not (tmp_path / "o").exists()

@@ -105,6 +105,11 @@ def run(argv: Sequence[str] | None = None) -> int:
                          encrypted=args.encrypted, db_bind_address=args.db_bind_address)
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
         raise UsageError(f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64")
+    if args.against is not None and req.ceph_release == "jewel":
+        raise UsageError(
+            "--against plans for the monitors' config database, which Jewel did not have",
+            suggestion="compile for a current release (e.g. --ceph-release pacific)",
+        )
     bundle = compile_bundle(req)
     report = ""
     if args.against is not None:

@@ -146,6 +146,10 @@ def _checked(groups: list[HostGroup], where: str) -> list[HostGroup]:
             f"group name {dup[0]!r} is used twice", file=where, suggestion="give every group its own name"
         )
     for g in groups:
+        if not g.hosts:
+            raise DataError(
+                f"group {g.name!r} lists no hosts", file=where, suggestion="e.g. hosts: 'node[01-10]'"
+            )
         for h in g.hosts:
             if h in seen:
                 raise DataError(
