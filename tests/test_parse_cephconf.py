@@ -234,3 +234,15 @@ def test_lookup_precedence_and_metavariables_agree_with_ceph_conf(tmp_path: Path
         ours = expand_meta(e.value, name="osd.0", option=option)
         real = _ceph_conf(path, "--name", "osd.0", "--lookup", key)
         assert real.stdout.rstrip("\n") == ours, key
+
+
+@pytest.mark.ceph
+def test_key_of_only_an_escaped_blank_is_accepted_like_ceph_conf(tmp_path: Path) -> None:
+    """Found by hypothesis: `\\ = 1` normalises to an empty key, which Ceph accepts (no 'missing key' error)."""
+    text = "[global]\n\\ = 1\nfoo = 2\n"
+    path = tmp_path / "c.conf"
+    path.write_text(text)
+    r = _ceph_conf(path, "-L")
+    assert r.returncode == 0 and r.stdout.split() == ["global"]
+    assert [(e.section, e.key, e.value) for e in parse(text).entries] == [("global", "", "1"), ("global", "foo", "2")]
+    assert parse_pyparsing(text) == [("global", "", "1"), ("global", "foo", "2")]

@@ -279,6 +279,7 @@ class _Scanner:
             return i + 1, line_no + 1
         key_line, key_col = line_no, col(i)
         kchars: list[str] = []
+        escaped = False  # `\ = x` is a key Ceph accepts although it normalises to nothing (probed, ceph-conf 16.2)
         while True:
             c = text[i] if i < n else "\n"
             if c == "\\" and i + 1 < n and text[i + 1] == "\n":
@@ -287,6 +288,7 @@ class _Scanner:
                 line_start = i
             elif c == "\\" and i + 1 < n:
                 kchars.append(text[i + 1])
+                escaped = True
                 i += 2
             elif c == "=":
                 break
@@ -304,7 +306,7 @@ class _Scanner:
                 i += 1
         raw_key = "".join(kchars)
         key = normalize_key(raw_key)
-        if not key:
+        if not key and not escaped:
             raise self.fail("missing key before '='", line_no, col(i), "write `key = value`")
         self.check_ascii(raw_key, key_line, key_col)
         section = self.start_key_line(key_line, key_col)

@@ -55,6 +55,7 @@ class ConfDoc:
     problems: list[ConfSyntaxError] = field(default_factory=list)  # lines the tool skips but goes on (sysctl)
     line_count: int = 0
     documents: int = 1  # YAML documents in the file (CBT reads only one)
+    _effective: tuple[int, dict[str, dict[str, Entry]]] | None = field(default=None, repr=False, compare=False)
 
     def section_names(self) -> list[str]:
         """Distinct sections in first-seen order (repeated sections merge, as in Ceph and MySQL)."""
@@ -66,10 +67,15 @@ class ConfDoc:
         return list(seen)
 
     def effective(self) -> dict[str, dict[str, Entry]]:
-        """section -> key -> the entry that wins (the last one, in all four formats)."""
+        """section -> key -> the entry that wins (the last one, in all four formats). Several rules ask for it;
+        it is built once per number of entries (treat the result as read-only)."""
+        cached = self._effective
+        if cached is not None and cached[0] == len(self.entries):
+            return cached[1]
         out: dict[str, dict[str, Entry]] = {}
         for e in self.entries:
             out.setdefault(e.section, {})[e.key] = e
+        self._effective = (len(self.entries), out)
         return out
 
     def get(self, section: str, key: str) -> Entry | None:
