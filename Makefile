@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= out/iops-mysql
 
-.PHONY: run test system-deps python-deps lint typecheck book configs bench clean
+.PHONY: run test system-deps python-deps lint typecheck book configs snapshot wheel bench clean
 
 # 1. The main job: compile the IOPS tier for the MySQL workload with defaults.
 run: $(VENV)/.installed
@@ -21,10 +21,21 @@ $(VENV)/bin/python:
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip; }
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: $(VENV)/bin/python pyproject.toml
+# Editable install with every extra ('.[test]' pulls in ingest, notebooks and book), then the data snapshot.
+$(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/python -m flashtune.snapshot
 	touch $@
+
+# data/*.yaml -> compiler/flashtune/_data (JSON read by the CLIs). A checkout also does this by itself
+# whenever data/ changed, like Python's .pyc files; the wheel build always writes a fresh one.
+snapshot: $(VENV)/.installed
+	$(BIN)/python -m flashtune.snapshot
+
+# The wheel a user installs (data snapshot inside): dist/flashtune-*.whl
+wheel: $(VENV)/.installed
+	$(BIN)/pip wheel --no-deps -q -w dist .
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check compiler tests bench scripts
@@ -42,4 +53,4 @@ book: $(VENV)/.installed
 	$(BIN)/python scripts/build_book.py
 
 clean:
-	rm -rf out book/_build book/_generated .pytest_cache .mypy_cache .ruff_cache
+	rm -rf out dist build book/_build book/_generated .pytest_cache .mypy_cache .ruff_cache compiler/flashtune/_data

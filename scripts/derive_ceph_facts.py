@@ -184,7 +184,7 @@ def derive(text: str, schemas: dict[str, dict[str, CephOption]]) -> tuple[str, l
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("reference", nargs="?", default=str(REPO.parent / "shared" / "reference"))
+    ap.add_argument("reference", help="folder with ceph-options/ (Ceph's option schemas: JSON dump, options/*.yaml.in)")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     schemas = load_schemas(Path(args.reference))

@@ -1,12 +1,12 @@
 """Derive data/ceph-option-names/<release>.txt (names only) from Ceph's option schemas.
 
-Inputs live in ../shared/reference/ceph-options/: a live Pacific dump (JSON, includes debug_* subsystems)
+Input (REFERENCE_DIR, required): a folder with a live Pacific dump (JSON, includes debug_* subsystems)
 and the upstream options/*.yaml.in of Quincy, Reef and Tentacle (no debug_* there: Ceph generates those
 from subsys.h, so Pacific's subsystem list is added to them). Squid has no schema here: it gets the union
 of Reef and Tentacle so the linter never calls a real Squid option unknown. Jewel gets no list at all.
 Also data/mysql-option-names/mariadb-10.11.txt from the real server's `mariadbd --no-defaults --help --verbose`
 (every option it takes, underscores for dashes), so my.cnf names can be checked without starting a server.
-Run: python scripts/derive_option_names.py [REFERENCE_DIR]      (add --mariadb to redo the MariaDB list)
+Run: python scripts/derive_option_names.py REFERENCE_DIR      (add --mariadb to redo the MariaDB list)
 """
 
 from __future__ import annotations
@@ -60,7 +60,9 @@ def main() -> int:
     args = [a for a in sys.argv[1:] if a != "--mariadb"]
     if "--mariadb" in sys.argv:
         derive_mariadb()
-    ref = Path(args[0]) if args else REPO.parent / "shared" / "reference" / "ceph-options"
+    if not args:
+        sys.exit(__doc__)
+    ref = Path(args[0])
     dump = json.loads((ref / "pacific-16.2.15.json").read_text(encoding="utf-8"))
     pacific = {o["name"] for o in dump["options"]}
     debug = {f"debug_{s}" if not str(s).startswith("debug_") else str(s) for s in dump["debug_subsystems"]}

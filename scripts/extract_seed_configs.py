@@ -5,7 +5,7 @@ followed by that wiki line's text, or directly by the next row when the line is 
 wiki lines, then cut each config between the headings that surround it in the page. Typos and odd
 indentation are kept on purpose: they are what the linter must find. (Seed 001 is version 6 of the same
 page with older formatting; the configs come from version 14, seed 000.)
-Run: python scripts/extract_seed_configs.py [SEEDS_DIR]
+Run: python scripts/extract_seed_configs.py SEEDS_DIR      (the folder of seed documents)
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def extract(path: Path) -> dict[str, str]:
 
 
 def main() -> int:
-    seeds = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO.parent / "shared" / "seeds"
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    seeds = Path(sys.argv[1])
     v14 = extract(seeds / "000_9cb515bbecf4ebcc.txt")
     OUT.mkdir(parents=True, exist_ok=True)
     for name, text in v14.items():

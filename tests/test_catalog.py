@@ -19,13 +19,11 @@ from flashtune.errors import DataError
 REPO = Path(__file__).resolve().parents[1]
 KNOBS = REPO / "data" / "knobs"
 BIN = Path(sys.executable).parent
-SEEDS = REPO.parent / "shared" / "seeds"
-REFERENCE = REPO.parent / "shared" / "reference"
 
 
-def _seed(prefix: str) -> list[str]:
+def _seed(shared: Path, prefix: str) -> list[str]:
     """A seed's lines without the wiki's redmine 'N M Author' rows."""
-    path = next(SEEDS.glob(f"{prefix}_*.txt"))
+    path = next((shared / "seeds").glob(f"{prefix}_*.txt"))
     return [ln for ln in path.read_text().splitlines() if not re.fullmatch(r"\d+ \d+ Patrick McGarry", ln)]
 
 
@@ -51,9 +49,9 @@ def _keys(block: list[str]) -> list[str]:
     return keys
 
 
-def seed_config_keys() -> dict[str, set[str]]:
+def seed_config_keys(shared: Path) -> dict[str, set[str]]:
     """Every key the seeds' config listings set, by domain (parsed from the seed text itself)."""
-    wiki = _seed("000")
+    wiki = _seed(shared, "000")
     ceph = set(_keys(_block(wiki, "Sample Ceph.conf", "Sample sysctl.conf")))
     ceph |= set(_keys(_block(wiki, "Ceph.conf", "CBT YAML")))  # All-NVMe MySQL ceph.conf
     # tuning lines in the prose: "name = value" / "name=value" with an option-like name
@@ -63,7 +61,7 @@ def seed_config_keys() -> dict[str, set[str]]:
     sysctl = {k for k in _keys(_block(wiki, "<pre>", "</pre>"))}
     sysctl |= set(_keys(_block(wiki, "Sample sysctl.conf", "All-NVMe")))
     mysql = {k for k in _keys(_block(wiki, "MySQL configuration file (my.cnf)", "Sample Ceph Vendor"))}
-    slides = _seed("004")
+    slides = _seed(shared, "004")
     conf_start = slides.index("Software Configuration")
     for ln in slides[conf_start:]:
         m = re.match(r'^\W*"([a-z][a-z0-9_ ]+)":', ln.strip())
@@ -116,10 +114,10 @@ def test_a_broken_knob_file_is_reported_with_file_and_line(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_derived_ceph_facts_are_in_sync_with_the_reference_schemas() -> None:
+def test_derived_ceph_facts_are_in_sync_with_the_reference_schemas(shared: Path) -> None:
     """Re-deriving type/default/range/existence from Ceph's schemas changes nothing in ceph.yaml."""
     r = subprocess.run([sys.executable, str(REPO / "scripts" / "derive_ceph_facts.py"), "--check",
-                        str(REFERENCE)], capture_output=True, text=True, timeout=300)  # fmt: skip
+                        str(shared / "reference")], capture_output=True, text=True, timeout=300)  # fmt: skip
     assert r.returncode == 0, (
         f"data/knobs/ceph.yaml is out of date; run scripts/derive_ceph_facts.py\n{r.stderr}"
     )
@@ -128,9 +126,9 @@ def test_derived_ceph_facts_are_in_sync_with_the_reference_schemas() -> None:
 # ---- coverage of the seeds ---------------------------------------------------------------------
 
 
-def test_every_key_the_seed_configs_set_is_catalogued() -> None:
+def test_every_key_the_seed_configs_set_is_catalogued(shared: Path) -> None:
     cat = load_catalog()
-    keys = seed_config_keys()
+    keys = seed_config_keys(shared)
     assert len(keys["ceph"]) > 80 and len(keys["sysctl"]) > 25 and len(keys["mysql"]) > 25
     missing = {d: sorted(k for k in ks if cat.resolve(k, d) is None) for d, ks in keys.items()}
     assert not any(missing.values()), f"seed keys missing from the catalog: {missing}"
@@ -184,10 +182,10 @@ def test_current_deployment_knobs_are_present_with_release_facts() -> None:
     assert not mysql["innodb_redo_log_capacity"].exists_in("mariadb-10.11")
 
 
-def test_every_knob_has_its_own_rationale_not_a_copy_of_ceph_desc() -> None:
+def test_every_knob_has_its_own_rationale_not_a_copy_of_ceph_desc(shared: Path) -> None:
     """Rationales are ours: no knob's text contains Ceph's own description of the option."""
     descs = {o["name"]: o.get("desc", "") for o in json.loads(
-        (REFERENCE / "ceph-options" / "pacific-16.2.15.json").read_text())["options"]}  # fmt: skip
+        (shared / "reference" / "ceph-options" / "pacific-16.2.15.json").read_text())["options"]}  # fmt: skip
     copied = [k.name for k in load_catalog()
               if len(descs.get(k.name, "")) > 25 and descs[k.name].lower() in k.rationale.lower()]  # fmt: skip
     assert not copied, copied

@@ -18,15 +18,21 @@ def _name(req: str) -> str:
     return re.split(r"[<>=!~\[; ]", req.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
-def test_environment_yml_lists_the_same_dependencies_as_pyproject() -> None:
+def test_cli_needs_only_a_yaml_parser_and_the_rest_are_extras() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = {r.replace(" ", "") for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    assert {_name(r) for r in project["dependencies"]} == {"pyyaml"}
+    extras = project["optional-dependencies"]
+    names = {k: {_name(r) for r in v} for k, v in extras.items()}
+    assert {"pandas", "numpy"} <= names["ingest"]
+    assert {"jupyterlab", "altair", "papermill"} <= names["notebooks"]
+    assert "jupyter-book" in names["book"] and "flashtune" in names["book"]  # book = notebooks + jupyter-book
+    test = {r.replace(" ", "") for r in extras["test"]}
+    assert "flashtune[ingest,notebooks,book]" in test  # make test installs everything
+    assert {"pytest", "ruamel.yaml", "pyparsing", "nbval"} <= names["test"]
+    # environment.yml (conda, Binder) installs this checkout with every extra instead of restating the lists
     env = YAML(typ="safe").load((REPO / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    listed = {r.replace(" ", "") for r in pip if not r.startswith("-e")}
-    assert listed == wanted
-    for must in ("jupyterlab", "jupyter-book", "pandas", "altair", "pyparsing", "nbval", "ruamel.yaml"):
-        assert must in {_name(r) for r in wanted}
+    assert pip == ["-e .[test]"]
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -72,3 +78,20 @@ def test_bad_hardware_file_gives_file_line_and_no_traceback(tmp_path: Path) -> N
     assert r.returncode == 2
     assert f"{hw}:3" in r.stderr and "hint:" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_nothing_in_the_repository_points_at_the_original_sources_folder() -> None:
+    """A user's clone and a pip install have no folder beside the repository: nothing may refer to one."""
+    needles = ("../" + "shared", 'parent / "' + 'shared"')  # split: this file must not match itself
+    files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    pointing = []
+    for name in files:
+        try:
+            text = (REPO / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        found = [n for n in needles if n in text.replace("'", '"')]
+        the_fixture = name == "tests/conftest.py" and found == [needles[1]]  # the `shared` fixture may look
+        if found and not the_fixture:
+            pointing.append(name)
+    assert pointing == []

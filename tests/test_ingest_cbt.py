@@ -1,7 +1,7 @@
 """A CBT librbdfio-style results archive built from a real fio run (json,normal output and logs).
 
-CBT itself cannot be installed here (see ../shared/reference/ceph-real.md 1.6), so the archive layout
-follows CBT's code: results/<iteration:08d>/id-<hash>/benchmark_config.yaml, output.<vol>.<host> from
+CBT is not packaged for PyPI or Debian (it runs from a git checkout of ceph/cbt), so the archive layout
+follows CBT's code (ceph/cbt benchmark/librbdfio.py and cbt.py): results/<iteration:08d>/id-<hash>/benchmark_config.yaml, output.<vol>.<host> from
 `fio --output-format=json,normal`, and logs output.<vol>_<kind>.<job>.log.<host> after rpdcp.
 """
 

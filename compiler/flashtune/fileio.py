@@ -1,46 +1,133 @@
-"""Safe file handling: bounded, decoded reads with clear errors; atomic writes that never clobber."""
+"""Safe file handling: bounded, decoded reads with clear errors; writes that are atomic and never clobber.
+
+Reading: only regular files (a FIFO would block forever, /dev/zero never ends), at most MAX_INPUT_BYTES.
+Writing one file: a temp file beside the target, renamed over it. Writing an output folder: the whole folder
+is built beside the target and swapped in with one rename, so a failure leaves the earlier folder as it was
+and `--force` leaves no stale file of an earlier run. New files get the usual 0666 & ~umask, like any tool.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import stat
+from collections.abc import Mapping
 from pathlib import Path
 
-from flashtune.errors import FlashtuneError
+from flashtune.errors import FlashtuneError, UsageError
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # a config bigger than this is not a config
+
+_KIND = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
+def _os_error(e: OSError, path: Path, doing: str) -> FlashtuneError:
+    """One-line message for an OSError, with a hint where there is an obvious one."""
+    hints = {
+        errno.ENOENT: "check the path",
+        errno.EACCES: "check the permissions (or choose another place)",
+        errno.EPERM: "check the permissions (or choose another place)",
+        errno.ELOOP: "the path is a symbolic link that points (directly or not) at itself; fix the link",
+        errno.ENOSPC: "free some space on that file system",
+        errno.EDQUOT: "free some space (disk quota exceeded)",
+        errno.EROFS: "the file system is read-only; choose another place",
+        errno.EFBIG: "the file grew past the size limit of this process or file system",
+        errno.ENAMETOOLONG: "use a shorter path",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.EISDIR: "pass a file, not a folder",
+    }
+    reason = e.strerror or str(e)
+    return FlashtuneError(
+        f"cannot {doing}: {reason.lower()}", file=str(path), suggestion=hints.get(e.errno or 0)
+    )
+
+
+def file_kind(mode: int) -> str:
+    return _KIND.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def check_input(path: str | Path, *, dirs: bool = False) -> os.stat_result:
+    """stat() an input path and refuse anything that is not a regular file (or a folder, if `dirs`)."""
+    p = Path(path)
+    if str(path) == "":
+        raise UsageError("an empty string is not a file name", suggestion="pass the path of a file")
+    try:
+        st = p.stat()
+    except OSError as e:
+        raise _os_error(e, p, "read") from None
+    if stat.S_ISREG(st.st_mode) or (dirs and stat.S_ISDIR(st.st_mode)):
+        return st
+    kind = file_kind(st.st_mode)
+    hint = "pass the file itself" if stat.S_ISDIR(st.st_mode) else "save the data to a regular file first"
+    raise FlashtuneError(f"is {kind}, not a regular file", file=str(p), suggestion=hint)
+
+
+def check_input_tree(path: str | Path, *, max_entries: int = 200_000) -> None:
+    """check_input, and for a folder every entry below it: a FIFO or device inside would block a reader."""
+    st = check_input(path, dirs=True)
+    if not stat.S_ISDIR(st.st_mode):
+        return
+    seen = 0
+    for root, dirs, files in os.walk(path, followlinks=False):
+        for name in (*files, *dirs):
+            seen += 1
+            if seen > max_entries:
+                raise FlashtuneError(
+                    f"has more than {max_entries} entries",
+                    file=str(path),
+                    suggestion="pass the result folders themselves",
+                )
+            entry = Path(root) / name
+            try:
+                mode = entry.stat().st_mode  # follows links: a link to a FIFO is a FIFO
+            except OSError as e:
+                raise _os_error(e, entry, "read") from None
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise FlashtuneError(
+                    f"is {file_kind(mode)}, not a regular file",
+                    file=str(entry),
+                    suggestion="move it out of the folder or pass the files one by one",
+                )
+
+
+def read_bytes(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """A regular file's bytes, at most max_bytes (checked again while reading: files can grow)."""
+    p = Path(path)
+    st = check_input(p)
+    too_big = FlashtuneError(
+        f"file is more than the {max_bytes} bytes flashtune reads",
+        file=str(p),
+        suggestion="split the file or check that it is really the file you meant",
+    )
+    if st.st_size > max_bytes:
+        raise too_big
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as e:
+        raise _os_error(e, p, "read") from None
+    if len(raw) > max_bytes:
+        raise too_big
+    return raw
 
 
 def read_text(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """Read a user's text file as UTF-8, turning every failure into a FlashtuneError."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise FlashtuneError("is a directory, not a file", file=str(p), suggestion="pass a file path")
-        if size > max_bytes:
-            raise FlashtuneError(
-                f"file is {size} bytes, more than the {max_bytes} bytes flashtune reads",
-                file=str(p),
-                suggestion="split the file or check that it is really a config file",
-            )
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise FlashtuneError("no such file", file=str(p), suggestion="check the path") from None
-    except PermissionError:
-        raise FlashtuneError(
-            "permission denied", file=str(p), suggestion="check the file's permissions"
-        ) from None
-    except IsADirectoryError:
-        raise FlashtuneError(
-            "is a directory, not a file", file=str(p), suggestion="pass a file path"
-        ) from None
-    except OSError as e:
-        raise FlashtuneError(f"cannot read: {e.strerror}", file=str(p)) from None
+    raw = read_bytes(p, max_bytes=max_bytes)
     if b"\x00" in raw:
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise FlashtuneError(
             "file contains NUL bytes: it looks binary, not a text config",
             file=str(p),
+            line=line,
             suggestion="pass the text config file itself",
         )
     try:
@@ -57,22 +144,191 @@ def read_text(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
         ) from None
 
 
-def write_atomic(path: Path, text: str, *, force: bool = False) -> None:
-    """Write text to path via a temp file + rename, refusing to replace an existing file unless force."""
-    if path.exists() and not force:
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_new(path: Path, data: bytes, *, sync: bool) -> None:
+    """Create path (which must not exist) with mode 0666 & ~umask and write data."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _target_state(path: Path) -> os.stat_result | None:
+    """lstat of an output target, refusing symlinks (a loop, or a link elsewhere) outright."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise _os_error(e, path, "write") from None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            path.stat()
+        except OSError as e:
+            raise _os_error(e, path, "write") from None
+        raise FlashtuneError(
+            "is a symbolic link; flashtune does not write through links",
+            file=str(path),
+            suggestion="pass the real path the link points at",
+        )
+    return st
+
+
+def check_output_file(path: str | Path, *, force: bool = False) -> os.stat_result | None:
+    """Refuse an output file name that is empty, not a regular file, or exists (unless force); its lstat."""
+    path = Path(path)
+    if str(path) in ("", "."):
+        raise UsageError("the output file name is empty", suggestion="pass a file name")
+    st = _target_state(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise FlashtuneError(
+            f"is {file_kind(st.st_mode)}; flashtune writes only regular files",
+            file=str(path),
+            suggestion="choose a file name for the output",
+        )
+    if st is not None and not force:
         raise FlashtuneError(
             "exists already; refusing to overwrite it",
             file=str(path),
-            suggestion="choose another --out folder or pass --force",
+            suggestion="choose another output name or pass --force",
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return st
+
+
+def write_atomic(path: Path, text: str, *, force: bool = False) -> None:
+    """Write text to a regular file via a temp file + rename, refusing to replace it unless force."""
+    path = Path(path)
+    st = check_output_file(path, force=force)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_new(tmp, text.encode("utf-8"), sync=st is not None)
         os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _os_error(e, path, "write") from None
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+MARKER = ".flashtune-output"  # in every output folder: what --force may replace as a whole
+
+
+def is_flashtune_folder(folder: Path) -> bool:
+    """Whether a folder holds an earlier compile-config output (its marker, or a manifest.json naming flashtune)."""
+    import json
+
+    if (folder / MARKER).is_file():
+        return True
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return str(manifest["generated_by"]["tool"]).startswith("flashtune")
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) -> list[Path]:
+    """Write `files` (relative name -> text) as the folder `out`, all at once.
+
+    The folder is built in a hidden temp folder beside `out` and renamed into place. An existing `out` is
+    refused unless it is empty, or `force` is given and it is an earlier flashtune output folder; then it is
+    swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
+    """
+    import shutil
+    import tempfile
+
+    out = Path(out)
+    if str(out) in ("", "."):
+        raise UsageError("the output folder name is empty", suggestion="pass --out FOLDER (a new folder)")
+    st = _target_state(out)
+    replace = False
+    if st is not None:
+        if not stat.S_ISDIR(st.st_mode):
+            raise FlashtuneError(
+                f"is {file_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}, not a folder",
+                file=str(out),
+                suggestion="pass --out a folder name",
+            )
+        try:
+            empty = not any(out.iterdir())
+        except OSError as e:
+            raise _os_error(e, out, "read the folder") from None
+        if not empty:
+            if not is_flashtune_folder(out):
+                raise FlashtuneError(
+                    "exists and is not a flashtune output folder (no manifest.json from "
+                    "compile-config); refusing to replace it",
+                    file=str(out),
+                    suggestion="choose a new --out folder",
+                )
+            if not force:
+                clash = next((out / n for n in files if (out / n).exists()), out)
+                raise FlashtuneError(
+                    "exists already; refusing to overwrite it",
+                    file=str(clash),
+                    suggestion="choose another --out folder or pass --force",
+                )
+        replace = True
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    except OSError as e:
+        raise _os_error(e, out, "create the output folder") from None
+    try:
+        _write_new(tmp / MARKER, b"compile-config output: --force replaces this whole folder\n", sync=False)
+        written = []
+        for name, text in files.items():
+            dest = tmp / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            _write_new(dest, text.encode("utf-8"), sync=replace)  # replacing: the new data is on disk first
+            written.append(out / name)
+        mode = 0o777 & ~_umask()
+        for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
+            d.chmod(mode)  # mkdtemp makes 0700; the output folder is an ordinary folder
+        if replace:
+            if _exchange(tmp, out):
+                shutil.rmtree(tmp)  # now the old folder
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
+                os.replace(out, old)
+                os.rename(tmp, out)
+                shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+        return written
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _os_error(e, out, "write the output folder") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -1,20 +1,90 @@
-"""Where flashtune's data lives.
+"""Where flashtune's data lives, and how it is read fast.
 
-The package is installed editable from the repository (see README), so data/ sits two levels above
-this package. FLASHTUNE_DATA points elsewhere, e.g. for a relocated copy of the data package.
+data/*.yaml is compiled into the data snapshot (flashtune/_data, see flashtune.snapshot): a mirror of data/
+whose YAML files hold JSON. yamlio.load_yaml reads that compiled form whenever it is asked for a data file,
+so callers simply read `data_dir() / "knobs" / "ceph.yaml"`:
+- installed package: data_dir() is the snapshot itself;
+- source checkout: data_dir() is data/ (edit it, copy it); the snapshot beside the package is brought up to
+  date first, like a .pyc with its .py, and load_yaml reads from it;
+- FLASHTUNE_DATA=<folder> (a modified copy, in tests and the book build): that folder, parsed as YAML.
+
+    data_dir()            the data folder (data/ names: knobs/, profiles/, tiers/, tables/, ...)
+    data_names(folder)    names of the YAML files in one data folder, e.g. data_names("tiers") -> ["iops", ...]
+    load_data(rel)        one YAML data file, e.g. load_data("knobs/ceph.yaml"), as YDict/YList with lines
+    data_label(rel)       how messages name that file, e.g. "data/knobs/ceph.yaml"
+    compiled(path)        the snapshot file holding a data YAML file's compiled form, if there is one
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parents[1]  # a source checkout: compiler/flashtune -> the repository
+SOURCE_DATA = REPO_ROOT / "data"  # the authoring YAML; only a source checkout has it
+SNAPSHOT_DIR = PACKAGE_DIR / "_data"
+
+
+@cache
+def _checkout_snapshot() -> bool | None:
+    """None: not a source checkout; True: its snapshot is up to date; False: it cannot be written."""
+    if not ((SOURCE_DATA / "datapackage.json").is_file() and (REPO_ROOT / "compiler" / "flashtune").is_dir()):
+        return None
+    from flashtune.snapshot import ensure
+
+    return ensure(SOURCE_DATA, SNAPSHOT_DIR)
 
 
 def data_dir() -> Path:
     env = os.environ.get("FLASHTUNE_DATA")
-    return Path(env) if env else REPO_ROOT / "data"
+    if env:
+        return Path(env)
+    if _checkout_snapshot() is not None:
+        return SOURCE_DATA
+    if not (SNAPSHOT_DIR / "index.json").is_file():
+        from flashtune.errors import DataError
+
+        raise DataError(
+            "flashtune's data snapshot is missing from the installed package",
+            file=str(SNAPSHOT_DIR),
+            suggestion="reinstall flashtune (pip install --force-reinstall flashtune)",
+        )
+    return SNAPSHOT_DIR
+
+
+def compiled(path: str | Path) -> Path | None:
+    """The snapshot file with the compiled (JSON) form of a data YAML file, or None (parse the YAML)."""
+    text = str(path)
+    if text.startswith(f"{SNAPSHOT_DIR}/"):
+        return Path(text)
+    if text.startswith(f"{SOURCE_DATA}/") and _checkout_snapshot():
+        return SNAPSHOT_DIR / text[len(str(SOURCE_DATA)) + 1 :]
+    return None
+
+
+def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
+    """Stems of the files `<folder>/*<suffix>` in the data, sorted."""
+    return sorted(p.name[: -len(suffix)] for p in (data_dir() / folder).glob(f"*{suffix}"))
+
+
+def data_label(rel: str) -> str:
+    """How messages name a data file: data/<rel> for the shipped data, the full path for FLASHTUNE_DATA."""
+    root = data_dir()
+    return f"data/{rel}" if root in (SOURCE_DATA, SNAPSHOT_DIR) else str(root / rel)
+
+
+def has_data(rel: str) -> bool:
+    return (data_dir() / rel).is_file()
+
+
+def load_data(rel: str) -> Any:
+    """One YAML file of the data (e.g. "profiles/base.yaml") as YDict/YList/scalars with line numbers."""
+    from flashtune.yamlio import load_yaml
+
+    return load_yaml(data_dir() / rel)
 
 
 def knobs_dir() -> Path:

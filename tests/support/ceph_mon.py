@@ -1,7 +1,7 @@
 """A throw-away Ceph 16.2.15 monitor on 127.0.0.1 (no OSD, no mgr): enough to read the option schema.
 
 Ports 3310 (msgr2) / 6799 (v1), state under a tmp dir, auth off (loopback only, test-only). Starts in
-about a second (recipe: ../shared/reference/ceph-real.md, section 3). ceph-mon runs in the foreground
+about a second (ceph-mon --mkfs with a one-monitor monmap, then `ceph-mon -f`). ceph-mon runs in the foreground
 as our child and is stopped and reaped when the context ends, also when a test fails.
 
     with throwaway_mon(tmp_path) as mon:

@@ -2,7 +2,8 @@
 
 mon + mgr + bluestore OSDs on sparse files, optionally radosgw (beast, 127.0.0.1) and an MDS with a
 CephFS. No systemd: every daemon is started by hand and stopped by its pid file, and the cluster
-directory is removed afterwards. Recipe and timings: ../shared/reference/ceph-real.md, section 1.
+directory is removed afterwards. The bootstrap follows Ceph's manual deployment steps (ceph/ceph
+doc/install/manual-deployment.rst): keys and monmap, mon --mkfs, then ceph-osd --mkfs per OSD.
 
 Use the session fixture `ceph_lab` (one cluster for the whole run; ~25 s to boot on 2 cores):
 

@@ -1,6 +1,7 @@
 """A throwaway MariaDB 10.11 server on 127.0.0.1 for real-software tests (my.cnf checks, sysbench).
 
-Recipe: ../shared/reference/mariadb-fio-sysctl.md section 1.4. The server gets its own datadir, socket,
+mariadb-install-db initialises the datadir, then mariadbd runs in the foreground as our child
+(MariaDB's own docs: mariadb-install-db and mariadbd options). The server gets its own datadir, socket,
 pid file and port under a temp dir; nothing touches /var/lib/mysql. A user `sbtest`/`sbpass` owns the
 database `sbtest`, ready for sysbench.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from flashtune.catalog import deps, spelling
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
-from flashtune.paths import knobs_dir
+from flashtune.paths import data_label, data_names, load_data
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
 
@@ -219,10 +219,9 @@ def _check_refs(catalog: Catalog) -> None:
                                 suggestion="catalogue the target knob too", file=wfile, line=wline)  # fmt: skip
 
 
-def load_from(directory: Path) -> Catalog:
+def _load(docs: Iterable[tuple[Path, Any]]) -> Catalog:
     knobs: list[Knob] = []
-    for path in sorted(directory.glob("*.yaml")):
-        doc = load_yaml(path)
+    for path, doc in docs:
         items = doc.get("knobs") if isinstance(doc, dict) else doc
         if not isinstance(items, list):
             raise DataError("expected a list of knobs (or a mapping with 'knobs:')", file=str(path), line=1)
@@ -232,6 +231,13 @@ def load_from(directory: Path) -> Catalog:
     return catalog
 
 
+def load_from(directory: Path) -> Catalog:
+    """The catalog of a folder of knob YAML files (tests and tools; the CLIs use load_catalog)."""
+    return _load((path, load_yaml(path)) for path in sorted(directory.glob("*.yaml")))
+
+
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    return load_from(knobs_dir())
+    """The shipped catalog (data/knobs/*.yaml, read from the data snapshot)."""
+    rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
+    return _load((Path(data_label(rel)), load_data(rel)) for rel in rels)

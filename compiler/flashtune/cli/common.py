@@ -3,16 +3,59 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from flashtune.errors import FlashtuneError
 
 
+def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [lo, hi] (a cluster of 10**9 nodes is a typo, not a cluster)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo}, got {value}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi}, got {value} (a typo?)")
+        return value
+
+    return parse
+
+
+def bounded_float(lo: float, hi: float) -> Callable[[str], float]:
+    """An argparse type: a finite number in [lo, hi] (float() also accepts 'nan' and 'inf')."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be between {lo:g} and {hi:g}, got {text}")
+        return value
+
+    return parse
+
+
+def path_arg(text: str) -> Path:
+    """An argparse type for file and folder names: an empty string is not the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name is not a path")
+    return Path(text)
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
+        # one line and a hint, like every other flashtune error (the usage text is one --help away)
         self.exit(2, f"{self.prog}: error: {message}\n  hint: run '{self.prog} --help'\n")
 
 
@@ -30,5 +73,8 @@ def guarded(run: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[st
             return 130
         except BrokenPipeError:
             return 0
+        except MemoryError:
+            print("error: out of memory (is the input what you meant?)", file=sys.stderr)
+            return 2
 
     return wrapper

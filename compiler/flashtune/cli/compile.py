@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.cli.common import Parser, guarded
+from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
 from flashtune.compile import Bundle, CompileRequest, compile_bundle
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
-from flashtune.errors import FlashtuneError, UsageError
-from flashtune.fileio import write_atomic
+from flashtune.errors import UsageError
+from flashtune.fileio import write_folder
 
 if TYPE_CHECKING:
     from flashtune.model import CentralConfig
@@ -39,33 +39,35 @@ def build_parser() -> Parser:
     p = Parser(prog="compile-config", description=__doc__)
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
-    hw.add_argument("--hardware", type=Path, metavar="FILE.yaml", action="append",
+    hw.add_argument("--hardware", type=path_arg, metavar="FILE.yaml", action="append",
                     help="your own hardware file; several (each with hosts:) make a fleet plan")
-    hw.add_argument("--fleet", type=Path, metavar="FLEET.yaml",
+    hw.add_argument("--fleet", type=path_arg, metavar="FLEET.yaml",
                     help="host groups (name, tier or hardware, hosts) compiled into one central-config plan")
     p.add_argument("--workload", required=True, choices=WORKLOADS)
     p.add_argument("--ceph-release", default=DEFAULT_CEPH_RELEASE, choices=SUPPORTED_CEPH_RELEASES,
                    help=f"target Ceph release (default {DEFAULT_CEPH_RELEASE}; jewel = the 2017 legacy setup)")
     p.add_argument("--mysql", dest="mysql_flavour", default=DEFAULT_MYSQL_FLAVOUR, choices=MYSQL_FLAVOURS,
                    help="database flavour/version for my.cnf (mysql workload)")
-    p.add_argument("--nodes", type=int, help="OSD nodes in the cluster (default: the tier's)")
-    p.add_argument("--clients", type=int, help="client (load generator / database) nodes (default: the tier's)")
+    p.add_argument("--nodes", type=bounded_int(1, 10_000), help="OSD nodes in the cluster (default: the tier's)")
+    p.add_argument("--clients", type=bounded_int(1, 10_000),
+                   help="client (load generator / database) nodes (default: the tier's)")
     prot = p.add_mutually_exclusive_group()
-    prot.add_argument("--replication", type=int, metavar="N", help="replicated pools of size N (default 3)")
+    prot.add_argument("--replication", type=bounded_int(1, 10), metavar="N",
+                      help="replicated pools of size N (default 3; 2 needs --allow-unsafe, see the error)")
     prot.add_argument("--ec", metavar="K+M", help="erasure-coded data pools, e.g. 8+2")
-    p.add_argument("--db-ram-gib", type=float, metavar="GIB",
+    p.add_argument("--db-ram-gib", type=bounded_float(1, 65_536), metavar="GIB",
                    help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
                    "client_ram_gib)")
     p.add_argument("--db-bind-address", metavar="ADDR", default="127.0.0.1",
                    help="address(es) the database listens on, comma-separated (default 127.0.0.1: loopback only)")
-    p.add_argument("--osds-per-device", type=int, metavar="N",
+    p.add_argument("--osds-per-device", type=bounded_int(1, 16), metavar="N",
                    help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)")
     p.add_argument("--encrypted", action="store_true", help="cephadm/Rook OSDs on dm-crypt (default: not)")
-    p.add_argument("--against", type=Path, metavar="FILE",
+    p.add_argument("--against", type=path_arg, metavar="FILE",
                    help="plan against a live cluster: `ceph config dump --format json` output or a ceph.conf; "
                         "writes plan.txt and ceph-config-delta.sh (nothing is applied)")
-    p.add_argument("--out", type=Path, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)")
-    p.add_argument("--force", action="store_true", help="overwrite files in an existing output folder")
+    p.add_argument("--out", type=path_arg, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)")
+    p.add_argument("--force", action="store_true", help="replace an earlier output folder (as a whole)")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
     p.add_argument("--format", choices=("text", "json"), default="text", help="what to print (default text)")
     p.add_argument("--allow-unsafe", action="append", default=[], metavar="KNOB",
@@ -120,14 +122,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _write(args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None) -> int:
-    clashes = [out / name for name in files if (out / name).exists()]
-    if clashes and not args.force:
-        raise FlashtuneError("exists already; refusing to overwrite it", file=str(clashes[0]),
-                             suggestion="choose another --out folder or pass --force")  # fmt: skip
-    written = []
-    for name, text in files.items():
-        write_atomic(out / name, text, force=args.force)
-        written.append(str(out / name))
+    written = [str(p) for p in write_folder(out, files, force=args.force)]
     if args.format == "json":
         print(json.dumps({"out": str(out), "files": written, "manifest": json.loads(manifest) if manifest else None,
                           "plan": report or None}, indent=1))

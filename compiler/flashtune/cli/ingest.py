@@ -43,9 +43,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _need_extra() -> None:
+    """pandas and numpy come with the [ingest] extra, not with the command-line tools."""
+    import importlib.util
+
+    missing = [m for m in ("pandas", "numpy") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"flashtune ingest needs {' and '.join(missing)}, which are not installed",
+                         suggestion="pip install 'flashtune[ingest]'")
+
+
 def run(args: argparse.Namespace) -> int:
     """Read every input; a bad one is reported (file:line, why) and the rest are still written.
     Exit 0 when all inputs were read, 2 when some were bad (the others' rows are in --out)."""
+    from flashtune.fileio import check_input_tree
+
+    _need_extra()
+    for f in args.files:  # before any parsing: a FIFO or a device (even inside a folder) would block or never end
+        check_input_tree(f)
     from flashtune.ingest import collect
 
     if args.raw and (args.bin_ms is not None or args.stats):
@@ -54,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
             suggestion="drop --raw to bin, or drop --bin-ms/--stats",
         )
     stats = tuple(s.strip() for s in args.stats.split(",") if s.strip()) if args.stats else None
-    out = Path(args.out) if args.out else None
-    from flashtune.fileio import write_atomic
+    out = Path(args.out) if args.out is not None else None
+    from flashtune.fileio import check_output_file, write_atomic
 
-    if out is not None and out.exists() and not args.force:
-        write_atomic(out, "", force=False)  # fail before parsing gigabytes of logs
+    if args.out is not None:
+        check_output_file(args.out, force=args.force)  # fail before parsing gigabytes of logs
     got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
     for path, message in got.notes:
         print(f"{path}: note: {message}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """CBT test plans from a workload's benchmark block: every intended case runs.
 
-Current CBT runs only the first permutation of a benchmark (../shared/reference/cbt-and-ceph-options.md
-section 1.6), so list-valued sweeps never reach the top level of a benchmark here:
+Current CBT runs only the first permutation of a benchmark (ceph/cbt cbt.py: the run loop skips a benchmark
+whose out_dir does not exist yet, and only the first object of each class is initialised; since commit
+5823498), so list-valued sweeps never reach the top level of a benchmark here:
 - librbdfio: one `workloads:` entry per case (iodepth/numjobs lists stay inside it, which CBT sweeps);
 - other modules (hsbench, fio): one YAML file per case, scalars only.
 """

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from flashtune.compile.layout import check_override
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware
-from flashtune.paths import tiers_dir
+from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.yamlio import line_of, load_yaml
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
+# Upper bounds far beyond any real machine: a value past them is a typo or a unit mix-up (GB for TB, ...)
+LIMITS = {"cores": 4096, "ram_gib": 65536, "speed_gbps": 3200, "count": 1024, "size_gb": 1_000_000,
+          "sockets": 64, "nodes": 10_000, "clients": 10_000, "client_ram_gib": 65536}
 
 
 def _num(node: Any, key: str, path: Path, *, minimum: float = 0) -> float:
     v = node.get(key) if isinstance(node, dict) else None
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise DataError(f"'{key}' must be a number, got {v!r}", file=str(path), line=line_of(node, key) or line_of(node),
-                        suggestion=f"set {key}: <number>")  # fmt: skip
+                        suggestion=f"set {key}: <number>")
+    line = line_of(node, key) or line_of(node)
+    if not math.isfinite(v):
+        raise DataError(f"'{key}' must be a finite number, got {v}", file=str(path), line=line,
+                        suggestion=f"set {key}: <number>")
     if v <= minimum:
-        raise DataError(
-            f"'{key}' must be greater than {minimum}, got {v}", file=str(path), line=line_of(node, key)
-        )
+        raise DataError(f"'{key}' must be greater than {minimum}, got {v}", file=str(path), line=line)
+    if key in LIMITS and v > LIMITS[key]:
+        raise DataError(f"'{key}' is {v:g}, more than {LIMITS[key]:g}: a typo or another unit?", file=str(path),
+                        line=line, suggestion=f"check {key} (at most {LIMITS[key]:g})")
+    if key in ("cores", "count", "sockets", "nodes", "clients") and v != int(v):
+        raise DataError(f"'{key}' must be a whole number, got {v}", file=str(path), line=line)
     return float(v)
 
 
@@ -40,8 +51,12 @@ def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
     return tuple(out)
 
 
-def load_hardware(path: Path, *, tier: bool = False) -> Hardware:
-    doc = load_yaml(path)
+def load_hardware(path: Path) -> Hardware:
+    """A user's hardware file (YAML, same shape as data/tiers/*.yaml)."""
+    return hardware_from(load_yaml(path), path)
+
+
+def hardware_from(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
     node = doc.get("node") if isinstance(doc, dict) else None
     if not isinstance(node, dict):
         raise DataError("a hardware file needs a 'node:' mapping", file=str(path), line=1,
@@ -75,11 +90,11 @@ def load_hardware(path: Path, *, tier: bool = False) -> Hardware:
 
 
 def tier_names() -> list[str]:
-    return sorted(p.stem for p in tiers_dir().glob("*.yaml"))
+    return data_names("tiers")
 
 
 def load_tier(name: str) -> Hardware:
-    path = tiers_dir() / f"{name}.yaml"
-    if not path.exists():
+    rel = f"tiers/{name}.yaml"
+    if not has_data(rel):
         raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
-    return load_hardware(path, tier=True)
+    return hardware_from(load_data(rel), Path(data_label(rel)), tier=True)

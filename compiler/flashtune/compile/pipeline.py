@@ -150,10 +150,17 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     wanted = last(chain, "protection") or "replication"
     rules = layout.erasure_rules()
     ec: Derived | None = None
-    size = req.replication or 3
+    size = 3 if req.replication is None else req.replication
     if size < 2:
         raise UsageError("--replication must be at least 2: one copy loses data with any failed device",
                          suggestion="use --replication 3 (the default) or --ec K+M")
+    if req.ec is None and size > nodes:
+        raise UsageError(f"{size} replicas need {size} hosts (each copy on its own host) and the cluster has "
+                         f"{nodes}", suggestion=f"pass --nodes {size} or more, or a smaller --replication")
+    if size == 2 and not {"osd_pool_default_size", "osd_pool_default_min_size"} <= req.allow_unsafe:
+        raise UsageError("--replication 2 keeps two copies: a second failure during recovery loses data "
+                         "(durability risk)", suggestion="to accept that, add --allow-unsafe osd_pool_default_size "
+                         "--allow-unsafe osd_pool_default_min_size")
     reason = f"{size} replicas{' (--replication)' if req.replication else ' (the default for data safety)'}"
     if req.ec is not None:
         ec = ec_profile(nodes, req.ceph_release, rules, requested=req.ec)
@@ -295,7 +302,8 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
     """Profile values (and opted-in unsafe values) with their provenance, into bundle.settings."""
     req = bundle.request
     unsafe = merge(chain, part="unsafe")
-    unknown = sorted(k for k in req.allow_unsafe if k not in {key for (_, _, key) in unsafe})
+    derived = {key for (_, _, key), (raw, _) in merge(chain).items() if isinstance(raw, dict) and "derive" in raw}
+    unknown = sorted(k for k in req.allow_unsafe if k not in {key for (_, _, key) in unsafe} | derived)
     if unknown:
         offered = sorted({key for (_, _, key) in unsafe})
         raise UsageError(f"--allow-unsafe {unknown[0]}: this profile has no unsafe value for it",
@@ -320,6 +328,9 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
             bundle.omitted.append({"file": file, "section": section, "key": key, "why": why or "no value here"})
             continue
         knob = _knob(catalog, key, formats.domain_of(file))
+        risk = knob.value_safety(value)[0] if knob and rule.startswith("derive:") and key in req.allow_unsafe else "safe"
+        if risk != "safe" and not opt_in:  # a derived value made unsafe by the command line (--replication 2)
+            opt_in, raw = True, {**raw, "safety": risk}
         rationale = knob.rationale if knob else ""
         safety = str(raw.get("safety", "safe")) if opt_in else (knob.safety if knob else "safe")
         release = formats.release_of(file, req.ceph_release, req.mysql_flavour)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
-from flashtune.paths import profiles_dir
+from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.yamlio import line_of, load_yaml
 
 # file -> section -> key -> value
@@ -67,16 +67,18 @@ def _layer(node: Any, path: Path, what: str, lines: dict[tuple[str, str, str], i
 
 
 def read_profile(name: str, directory: Path | None = None) -> Profile:
-    return _read_profile(name, directory or profiles_dir())
+    """A profile of the shipped data (or of `directory`, a folder of profile YAML files)."""
+    return _read_profile(name, directory)
 
 
 @cache
-def _read_profile(name: str, d: Path) -> Profile:
-    path = d / f"{name}.yaml"
-    if not path.exists():
-        known = sorted(p.stem for p in d.glob("*.yaml"))
+def _read_profile(name: str, d: Path | None) -> Profile:
+    rel = f"profiles/{name}.yaml"
+    path = d / f"{name}.yaml" if d is not None else Path(data_label(rel))
+    if not (path.exists() if d is not None else has_data(rel)):
+        known = sorted(p.stem for p in d.glob("*.yaml")) if d is not None else data_names("profiles")
         raise DataError(f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}")
-    doc = load_yaml(path)
+    doc = load_yaml(path) if d is not None else load_data(rel)
     if not isinstance(doc, dict) or "settings" not in doc:
         raise DataError("a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc))
     for key in doc:
@@ -112,13 +114,13 @@ def _read_profile(name: str, d: Path) -> Profile:
 
 def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
     """The chain of layers for a profile, outermost include first."""
-    d = directory or profiles_dir()
     if name in _seen:
-        raise DataError(f"profile include loop: {' -> '.join((*_seen, name))}", file=str(d / f"{name}.yaml"))
-    prof = read_profile(name, d)
+        raise DataError(f"profile include loop: {' -> '.join((*_seen, name))}",
+                        file=str(read_profile(name, directory).path))
+    prof = read_profile(name, directory)
     chain: list[Profile] = []
     for parent in prof.include:
-        chain.extend(resolve(parent, d, (*_seen, name)))
+        chain.extend(resolve(parent, directory, (*_seen, name)))
     chain.append(prof)
     return chain
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from flashtune.paths import data_dir
-from flashtune.yamlio import load_yaml
+from flashtune.paths import load_data
 
 
 @lru_cache(maxsize=1)
 def rules() -> dict[str, Any]:
-    doc = load_yaml(data_dir() / "lint" / "rules.yaml")
+    doc = load_data("lint/rules.yaml")
     return dict(doc)
 
 
 @lru_cache(maxsize=1)
 def cbt_schema() -> dict[str, Any]:
-    doc = load_yaml(data_dir() / "cbt" / "schema.yaml")
+    doc = load_data("cbt/schema.yaml")
     return dict(doc)

@@ -7,16 +7,18 @@ Entries are flattened: section is the dotted path of the parent mapping ("cluste
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.constructor import SafeConstructor
+from yaml.error import MarkedYAMLError
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from flashtune.errors import DataError
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
+from flashtune.yamlio import compose_all
 
 MAX_DEPTH = 64  # a test plan is 4-5 levels deep; deeper input is an attack or an accident
+MAX_NODES = 100_000  # aliases expanded; real plans have a few hundred
 
 
 def _scalar_text(node: Node) -> str | None:
@@ -59,45 +61,44 @@ def _walk(node: Node, path: str, doc: ConfDoc, depth: int) -> None:
             _walk(item, f"{path}[{i}]", doc, depth + 1)
 
 
-def _to_data(node: Node, yaml: YAML) -> Any:
+def _to_data(node: Node, construct: SafeConstructor) -> Any:
     """Plain Python data from a composed node, later duplicate keys replacing earlier ones (PyYAML-like)."""
     if isinstance(node, MappingNode):
-        return {_to_data(k, yaml): _to_data(v, yaml) for k, v in node.value}
+        return {_to_data(k, construct): _to_data(v, construct) for k, v in node.value}
     if isinstance(node, SequenceNode):
-        return [_to_data(v, yaml) for v in node.value]
-    return yaml.constructor.construct_object(node, deep=True)
+        return [_to_data(v, construct) for v in node.value]
+    return construct.construct_object(node, deep=True)
 
 
 def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
+    """Parse a CBT plan as CBT does (YAML 1.1, PyYAML's safe schema), within flashtune's size bounds."""
     doc = ConfDoc(kind="cbt.yaml", filename=filename)
     del recover  # YAML cannot resume after a syntax error: the first one is the only one reported
-    yaml = YAML(typ="safe", pure=True)
     try:
-        roots = [r for r in yaml.compose_all(io.StringIO(text)) if r is not None]
+        roots = compose_all(text, filename, schema="cbt", max_depth=MAX_DEPTH, max_nodes=MAX_NODES)
         # Multi-document YAML is valid YAML; CBT reads one document, so the first is the plan and the
         # number of documents is kept for the linter to report.
         doc.documents = len(roots)
         if roots:
             _walk(roots[0], "", doc, 0)
-            doc.data = _to_data(roots[0], yaml)
-    except MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        problem = str(e.problem or e.context)
-        hint = "fix the YAML syntax (indentation, quoting, ':' after keys)"
-        if "mapping values are not allowed" in problem:
+            doc.data = _to_data(roots[0], SafeConstructor())
+    except DataError as e:
+        hint = e.suggestion
+        if "mapping values are not allowed" in e.message:
             hint = (
                 "this line is indented deeper than the key above it, which already has a value; "
                 "indent both under the same parent (e.g. two spaces under 'cluster:')"
             )
+        raise ConfSyntaxError(e.message, file=filename, line=e.line, column=e.column, suggestion=hint) from None
+    except MarkedYAMLError as e:  # a value CBT's safe_load would refuse too (unknown tag, bad timestamp)
+        mark = e.problem_mark or e.context_mark
         raise ConfSyntaxError(
-            f"YAML syntax error: {problem}",
+            f"YAML error: {e.problem or e.context}",
             file=filename,
             line=(mark.line + 1) if mark else None,
             column=(mark.column + 1) if mark else None,
-            suggestion=hint,
+            suggestion="write plain values (strings, numbers, lists, mappings)",
         ) from None
-    except YAMLError as e:
-        raise ConfSyntaxError(f"YAML error: {e}", file=filename, suggestion="fix the YAML syntax") from None
     except (RecursionError, TypeError, ValueError) as e:
         # TypeError: unhashable keys ({[a]: 1}); RecursionError: pathological anchors / nesting
         raise ConfSyntaxError(
@@ -110,9 +111,6 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
 
 
 def render(doc: ConfDoc) -> str:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    buf = io.StringIO()
-    if doc.data is not None:
-        yaml.dump(doc.data, buf)
-    return buf.getvalue()
+    import yaml
+
+    return "" if doc.data is None else yaml.safe_dump(doc.data, default_flow_style=False)

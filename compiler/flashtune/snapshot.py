@@ -1,0 +1,209 @@
+"""The data snapshot: data/ compiled to JSON at build time, which is all the CLIs read at run time.
+
+data/*.yaml is the authoring format (comments, anchors, readable diffs). Parsing YAML costs the CLIs more
+than the rest of their work, so, like Ceph's y2c turning options YAML into C++ at build time, a build step
+writes `flashtune/_data/`, a mirror of data/ under the same names: every YAML file holds JSON instead (the
+same tree, with the line and column of every mapping, key and list item so errors can still name a line;
+yamlio.load_yaml decodes it when the path is in the snapshot), every other file is copied as it is, and
+`index.json` records the format and each source's size, mtime and CRC-32. Code that reads data through
+paths.data_dir() and yamlio.load_yaml works the same on data/ and on the snapshot.
+
+Who builds it:
+- the wheel build (setup.py's build_py step), from the sdist's data/; nothing is rebuilt after install;
+- a source checkout, lazily, like Python's .pyc files: `ensure()` compares data/ with index.json (sizes
+  and mtimes; the CRC settles a changed mtime) and rewrites what changed, file by file, each file atomically.
+  `make snapshot` (python -m flashtune.snapshot) does the same explicitly; `--check` only reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from flashtune.yamlio import Lines, YDict, YList
+
+FORMAT = 1
+INDEX = "index.json"
+_MAP, _SEQ = "\u0001m", "\u0001s"  # markers no data key can start with (YAML keys are text, not control)
+
+Stamp = list[int]  # [size, mtime_ns, crc32]
+
+
+# --- encoding: YAML tree with lines <-> JSON ------------------------------------------------------------
+
+
+def encode(node: Any) -> Any:
+    """A tree from yamlio (YDict/YList with lines) as JSON-ready data."""
+    if isinstance(node, dict):
+        lc = getattr(node, "lc", None)
+        flat: list[Any] = []
+        for k, v in node.items():
+            line, col = lc.keys.get(k, (0, 0)) if lc is not None else (0, 0)
+            flat += [k, encode(v), line, col]
+        return {_MAP: [lc.line if lc else 0, lc.col if lc else 0, flat]}
+    if isinstance(node, list):
+        lc = getattr(node, "lc", None)
+        flat = []
+        for i, v in enumerate(node):
+            line, col = lc.keys.get(i, (0, 0)) if lc is not None else (0, 0)
+            flat += [encode(v), line, col]
+        return {_SEQ: [lc.line if lc else 0, lc.col if lc else 0, flat]}
+    return node
+
+
+def _hook(obj: dict[str, Any]) -> Any:
+    body = obj.get(_MAP)
+    if body is not None:
+        flat = body[2]
+        out = YDict()
+        keys: dict[Any, tuple[int, int]] = {}
+        for i in range(0, len(flat), 4):
+            k = flat[i]
+            out[k] = flat[i + 1]
+            keys[k] = (flat[i + 2], flat[i + 3])
+        out.lc = Lines(body[0], body[1], keys)
+        return out
+    body = obj.get(_SEQ)
+    if body is not None:
+        flat = body[2]
+        lst = YList(flat[0::3])
+        lst.lc = Lines(body[0], body[1], {j: (flat[3 * j + 1], flat[3 * j + 2]) for j in range(len(lst))})
+        return lst
+    return obj
+
+
+def decode(text: str) -> Any:
+    return json.loads(text, object_hook=_hook)
+
+
+# --- building ----------------------------------------------------------------------------------------------
+
+
+def _sources(data: Path) -> Iterator[tuple[str, Path]]:
+    for root, dirs, files in os.walk(data):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            if not name.startswith((".", "#")) and not name.endswith(("~", ".pyc")):
+                path = Path(root) / name
+                yield path.relative_to(data).as_posix(), path
+
+
+def _stamp(path: Path, *, crc: bool = True) -> Stamp:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, zlib.crc32(path.read_bytes()) if crc else -1]
+
+
+def compile_file(rel: str, path: Path) -> tuple[str, bytes]:
+    """One data file -> (name in the snapshot, content)."""
+    if rel.endswith((".yaml", ".yml")):
+        from flashtune.yamlio import parse_yaml
+
+        tree = parse_yaml(path.read_text(encoding="utf-8"), f"data/{rel}")
+        return rel, json.dumps(encode(tree), ensure_ascii=False, separators=(",", ":")).encode()
+    return rel, path.read_bytes()
+
+
+def _write(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(content)
+    os.replace(tmp, path)
+
+
+def read_index(out: Path) -> dict[str, Any] | None:
+    try:
+        index = json.loads((out / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return index if isinstance(index, dict) and index.get("format") == FORMAT else None
+
+
+def stale(data: Path, out: Path) -> tuple[list[str], dict[str, Stamp], bool]:
+    """Sources whose snapshot is missing or out of date (or deleted), the current stamps of all sources,
+    and whether index.json needs rewriting (a changed mtime with unchanged content counts)."""
+    index = read_index(out) or {"sources": {}}
+    old: dict[str, Stamp] = index.get("sources", {})
+    now: dict[str, Stamp] = {}
+    changed: list[str] = []
+    for rel, path in _sources(data):
+        stamp = _stamp(path, crc=False)
+        prev = old.get(rel)
+        if prev is not None and prev[:2] == stamp[:2]:
+            now[rel] = prev
+            continue
+        stamp = _stamp(path)
+        now[rel] = stamp
+        if prev is None or prev[0] != stamp[0] or prev[2] != stamp[2]:
+            changed.append(rel)
+    changed += sorted(set(old) - set(now))
+    return changed, now, now != old
+
+
+def _write_index(out: Path, stamps: dict[str, Stamp]) -> None:
+    _write(out / INDEX, json.dumps({"format": FORMAT, "sources": stamps}, indent=0, sort_keys=True).encode())
+
+
+def build(data: Path, out: Path) -> list[str]:
+    """Bring the snapshot of `data` in `out` up to date, file by file; returns the sources it compiled."""
+    changed, now, index_differs = stale(data, out)
+    for rel in changed:
+        if rel in now:
+            name, content = compile_file(rel, data / rel)
+            _write(out / name, content)
+        else:  # the source was deleted
+            (out / rel).unlink(missing_ok=True)
+    if changed or index_differs:
+        _write_index(out, now)
+    return changed
+
+
+def build_fresh(data: Path, out: Path) -> None:
+    """Write a complete snapshot into an empty or absent folder (the wheel build)."""
+    now = {}
+    for rel, path in _sources(data):
+        name, content = compile_file(rel, path)
+        _write(out / name, content)
+        now[rel] = _stamp(path)
+    _write_index(out, now)
+
+
+# --- run time ----------------------------------------------------------------------------------------------
+
+
+def ensure(data: Path, out: Path) -> bool:
+    """Bring the snapshot up to date with the data/ beside it (a source checkout); False if it cannot be
+    written (read-only checkout: the caller reads data/ itself)."""
+    try:
+        build(data, out)
+    except OSError:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m flashtune.snapshot [--check]`: rebuild (or only check) the snapshot of a source checkout."""
+    from flashtune.errors import FlashtuneError
+    from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA
+
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if "--check" in args:
+            changed, _, _ = stale(SOURCE_DATA, SNAPSHOT_DIR)
+            for rel in changed:
+                print(f"stale: data/{rel}")
+            return 1 if changed else 0
+        for rel in build(SOURCE_DATA, SNAPSHOT_DIR):
+            print(f"compiled data/{rel}")
+    except FlashtuneError as e:
+        print(str(e), file=sys.stderr)
+        return e.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

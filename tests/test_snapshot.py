@@ -1,0 +1,148 @@
+"""The data snapshot (flashtune._data): data/ compiled to JSON is what the CLIs read, and it never goes stale."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flashtune.catalog import load_catalog
+from flashtune.catalog.store import load_from
+from flashtune.compile.hardware import hardware_from, load_tier, tier_names
+from flashtune.compile.profiles import read_profile
+from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, compiled, data_dir, data_names
+from flashtune.snapshot import build, compile_file, decode, encode, stale
+from flashtune.yamlio import line_of, load_yaml, parse_yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_checkout_snapshot_equals_a_fresh_compile_of_data() -> None:
+    assert data_dir() == SOURCE_DATA  # a checkout: reading data brings the snapshot up to date first
+    assert compiled(SOURCE_DATA / "knobs" / "ceph.yaml") == SNAPSHOT_DIR / "knobs" / "ceph.yaml"
+    changed, _, _ = stale(SOURCE_DATA, SNAPSHOT_DIR)
+    assert changed == []
+    for path in sorted(p for p in SOURCE_DATA.rglob("*") if p.is_file()):
+        rel = path.relative_to(SOURCE_DATA).as_posix()
+        name, content = compile_file(rel, path)
+        assert (SNAPSHOT_DIR / name).read_bytes() == content, f"stale: data/{rel}"
+
+
+def test_an_edited_data_file_is_detected_and_recompiled_alone(tmp_path: Path) -> None:
+    data, out = tmp_path / "data", tmp_path / "_data"
+    shutil.copytree(SOURCE_DATA, data)
+    assert len(build(data, out)) == sum(1 for p in data.rglob("*") if p.is_file())
+    assert build(data, out) == []  # nothing changed: nothing compiled
+    tier = data / "tiers" / "tco.yaml"
+    tier.write_text(tier.read_text().replace("cores:", "cores: 24 #", 1))
+    assert stale(data, out)[0] == ["tiers/tco.yaml"]
+    assert build(data, out) == ["tiers/tco.yaml"]
+    assert decode((out / "tiers" / "tco.yaml").read_text())["node"]["cores"] == 24
+    os.utime(data / "tiers" / "iops.yaml", ns=(1, 1))  # a new mtime alone (git checkout) is not a change
+    assert build(data, out) == []
+    (data / "tiers" / "standard.yaml").unlink()
+    assert build(data, out) == ["tiers/standard.yaml"] and not (out / "tiers" / "standard.yaml").exists()
+
+
+def test_a_checkout_rebuilds_its_snapshot_when_data_changes(tmp_path: Path) -> None:
+    """A copy of the checkout: the CLI sees an edited knob at once, through the snapshot it rewrote."""
+    root = tmp_path / "repo"
+    shutil.copytree(
+        REPO / "compiler", root / "compiler", ignore=shutil.ignore_patterns("_data", "__pycache__")
+    )
+    shutil.copytree(SOURCE_DATA, root / "data")
+    env = {**os.environ, "PYTHONPATH": str(root / "compiler")}
+    env.pop("FLASHTUNE_DATA", None)
+    cmd = [sys.executable, "-m", "flashtune.cli.main", "knob", "osd_memory_target", "--format", "json"]
+    before = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+    assert (root / "compiler" / "flashtune" / "_data" / "index.json").is_file()
+    knobs = root / "data" / "knobs" / "ceph.yaml"
+    knobs.write_text(knobs.read_text().replace(before["rationale"].split()[0], "Edited-here", 1))
+    after = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+    assert after["rationale"].startswith("Edited-here") and not before["rationale"].startswith("Edited-here")
+
+
+def test_every_compiled_file_holds_the_yaml_tree_with_its_lines() -> None:
+    for path in sorted(SOURCE_DATA.rglob("*.yaml")):
+        rel = path.relative_to(SOURCE_DATA).as_posix()
+        parsed = parse_yaml(path.read_text(), rel)
+        snap = load_yaml(path)  # a data file: read from the snapshot
+        assert snap == parsed, rel
+        assert _lines(snap) == _lines(parsed), rel
+
+
+def test_loaders_give_the_same_facts_from_the_snapshot_and_from_yaml(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    snap = {(k.domain, k.name): k for k in load_catalog()}
+    tiers = {t: load_tier(t) for t in tier_names()}
+    profiles = {n: read_profile(n) for n in data_names("profiles")}
+    shutil.copytree(SOURCE_DATA, tmp_path / "data")
+    monkeypatch.setenv("FLASHTUNE_DATA", str(tmp_path / "data"))  # a copy: parsed as YAML
+    yaml = {(k.domain, k.name): k for k in load_from(tmp_path / "data" / "knobs")}
+    assert snap.keys() == yaml.keys()
+    for key, k in snap.items():
+        y = yaml[key]
+        assert k.source_line == y.source_line and k.source_file == f"data/knobs/{Path(y.source_file).name}"
+        assert (k.default, k.unsafe_values, k.rationale) == (y.default, y.unsafe_values, y.rationale)
+    for name, a in profiles.items():
+        b = read_profile(name, tmp_path / "data" / "profiles")
+        assert (a.settings, a.unsafe, a.lines, a.benchmark) == (b.settings, b.unsafe, b.lines, b.benchmark)
+    for t, hw in tiers.items():
+        path = tmp_path / "data" / "tiers" / f"{t}.yaml"
+        assert hw == hardware_from(load_yaml(path), Path(f"data/tiers/{t}.yaml"), tier=True)
+
+
+def test_the_compile_path_reads_no_yaml_and_keeps_no_cache_at_home(tmp_path: Path) -> None:
+    code = (
+        "import sys\nfrom flashtune.cli.compile import main\n"
+        f"rc = main(['--tier', 'iops', '--workload', 'mysql', '--out', {str(tmp_path / 'o')!r}])\n"
+        "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'ruamel', 'pickle')))\n"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "HOME": str(home)}
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[-2] == "0 []"
+    assert not list(home.rglob("*"))
+
+
+text = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs")), max_size=8
+)  # YAML refuses control characters
+trees = st.recursive(
+    st.none() | st.booleans() | st.integers() | text | st.floats(allow_nan=False),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(text | st.integers(), kids, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(trees)
+def test_encode_decode_keeps_values_and_lines(tree: object) -> None:
+    text = json.dumps({"doc": tree}, ensure_ascii=False, indent=1)
+    loaded = parse_yaml(text)  # JSON is YAML: a tree with lines for every node
+    again = decode(json.dumps(encode(loaded)))
+    assert again == loaded
+    assert _lines(again) == _lines(loaded)
+
+
+def _lines(node: object) -> list[object]:
+    if isinstance(node, dict):
+        return [
+            line_of(node),
+            *[line_of(node, k) for k in node],
+            *[x for v in node.values() for x in _lines(v)],
+        ]
+    if isinstance(node, list):
+        return [line_of(node), *[x for v in node for x in _lines(v)]]
+    return []
