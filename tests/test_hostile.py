@@ -186,7 +186,8 @@ def test_odd_input_files(odd: dict[str, Path], tmp_path: Path, kind: str) -> Non
         ):  # ingest reads these itself: its words
             check(r, where=f"{path}:1: error")
             continue
-        check(r, where=where, says=EXPECT[kind])
+        # lint-config reports an unreadable file as a finding (FT002) without its line
+        check(r, where=f"{path}: error" if "lint" in module else where, says=EXPECT[kind])
         assert not (tmp_path / "o").exists()
 
 
@@ -241,7 +242,8 @@ def test_deep_recursive_and_unsafe_yaml(tmp_path: Path, text: str) -> None:
     assert re.match(rf"{re.escape(str(f))}:\d+:\d+: error: ", r.message()), r.err
     r = run("flashtune.cli.lint", f, cwd=tmp_path)
     check(r, rc=1)
-    assert re.search(rf"^{re.escape(str(f))}:\d+:\d+: error FT001 ", r.out, re.M), r.out
+    code = "FT7" if text.startswith("---") else "FT001"  # two documents are valid YAML: CBT reads the first
+    assert re.search(rf"^{re.escape(str(f))}:\d+:\d+: error {code}", r.out, re.M), r.out
 
 
 @pytest.mark.parametrize(
