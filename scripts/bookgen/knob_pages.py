@@ -7,9 +7,10 @@ from typing import Any
 
 from bookgen import myst
 from bookgen.evidence import evidence_line
-from flashtune.catalog import Catalog, Knob
-from flashtune.catalog.card import statuses
+from flashtune.catalog import Catalog, Knob, vocab
+from flashtune.catalog.card import meanings, statuses
 from flashtune.catalog.model import DOMAINS, human_size
+from flashtune.catalog.status import STATES
 
 DOMAIN_TITLES = {
     "ceph": "Ceph options (ceph.conf)",
@@ -21,19 +22,6 @@ DOMAIN_TITLES = {
     "allocator": "Memory allocator settings",
     "nic": "Network interface settings",
 }
-SAFETY_MEANING = {
-    "safe": "changes performance only; no data or security is at stake",
-    "durability-risk": "acknowledged writes can be lost on a crash or power cut",
-    "integrity-risk": "corruption can go unnoticed (checksums or consistency checks are weakened)",
-    "security-risk": "weakens authentication, encryption or exposure to the network",
-}
-EFFECT_MEANING = {
-    "runtime": "applies to running daemons",
-    "restart": "needs a daemon restart",
-    "create": "only read when an OSD or pool is created",
-}
-
-
 def shown(knob: Knob, v: Any) -> str:
     """A value as written in a config file; sizes also in binary units (the catalog's size display)."""
     text = myst.value(v)
@@ -75,13 +63,15 @@ def _facts(knob: Knob, catalog: Catalog) -> list[tuple[str, str]]:
         facts.append(("Range", f"{low} … {high}"))
     if knob.enum:
         facts.append(("Allowed values", myst.value(knob.enum)))
-    facts.append(("Takes effect", f"{knob.effect}: {EFFECT_MEANING.get(knob.effect, '')}"))
-    safety = f"**{knob.safety}**: {SAFETY_MEANING.get(knob.safety, '')}"
+    meant = meanings(knob)  # the knob schema's words, as `flashtune knob` prints them
+    facts[1] = ("Type", f"{kind}: {meant['type']}")
+    facts.append(("Takes effect", f"{knob.effect}: {meant['effect']}"))
+    safety = f"**{knob.safety}**: {meant['safety']}"
     if knob.safety_note:
         safety += f". {myst.plain(knob.safety_note)}"
     facts.append(("Safety", safety))
     if knob.level:
-        facts.append(("Ceph level", knob.level))
+        facts.append(("Ceph level", f"{knob.level}: {meant['level']}"))
     if knob.applies_to:
         facts.append(("Only matters for", ", ".join(knob.applies_to)))
     if knob.history():
@@ -134,7 +124,9 @@ def domain_page(domain: str, knobs: list[Knob], catalog: Catalog) -> str:
 
 def index_page(catalog: Catalog, domains: list[str]) -> str:
     rows = [(myst.ref(DOMAIN_TITLES.get(d, d), f"knobs-{d}"), d, len(catalog.in_domain(d))) for d in domains]
-    safety = [(myst.code(s), m) for s, m in SAFETY_MEANING.items()]
+    safety = [(myst.code(s), m) for s, m in vocab.meanings("safety").items()]
+    effect = [(myst.code(s), m) for s, m in vocab.meanings("effect").items()]
+    fields = [(myst.code(f), myst.plain(m)) for f, m in vocab.fields().items()]
     return "\n".join(
         [
             "(knob-reference)=",
@@ -151,6 +143,16 @@ def index_page(catalog: Catalog, domains: list[str]) -> str:
             "Safety classes:",
             "",
             myst.table(["class", "meaning"], safety),
+            "When a change takes effect:",
+            "",
+            myst.table(["effect", "meaning"], effect),
+            "What a line setting the knob does in a release (the status row of each card; `lint-config` "
+            "reports the same):",
+            "",
+            myst.table(["status", "meaning"], [(myst.code(s), m) for s, m in STATES.items()]),
+            "The fields of a knob record (from `data/knobs/knob.schema.json`, the vocabulary's one source):",
+            "",
+            myst.table(["field", "meaning"], fields),
             "Misspelled and removed knobs from the 2017 documents are catalogued too, so that the linter "
             "can say what was meant; their cards point to the knob that replaced them.",
             "",

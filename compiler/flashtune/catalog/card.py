@@ -8,8 +8,21 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from flashtune.catalog import vocab
 from flashtune.catalog.model import Knob
 from flashtune.catalog.store import Catalog, load_catalog
+
+MEANT = ("type", "effect", "safety", "level")  # fields whose value's meaning a card prints
+
+
+def meanings(knob: Knob) -> dict[str, str]:
+    """field -> what the knob's value of it means, from the knob schema (the card and the book print these)."""
+    out = {}
+    for name in MEANT:
+        value = getattr(knob, name)
+        if value is not None:
+            out[name] = vocab.meanings(name).get(value, "")
+    return out
 
 
 def statuses(knob: Knob, catalog: Catalog | None = None) -> dict[str | None, str]:
@@ -29,6 +42,7 @@ def card_dict(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | None
         "type": knob.type,
         "unit": knob.unit,
         "level": knob.level,
+        "meanings": meanings(knob),
         "effect": knob.effect,
         "flags": list(knob.flags),
         "min": knob.min,
@@ -72,9 +86,10 @@ def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | No
     typ = knob.type + (f", {knob.unit}" if knob.unit else "")
     status = statuses(knob)
     alive = any(knob.exists_in(r) for r in status)
-    meta = [f"type {typ}"] + ([f"takes effect: {knob.effect}"] if alive else [])
+    meant = meanings(knob)
+    meta = [f"type {typ} ({meant['type']})"] + ([f"takes effect: {knob.effect} ({meant['effect']})"] if alive else [])
     if knob.level:
-        meta.append(f"level {knob.level}")
+        meta.append(f"level {knob.level} ({meant['level']})")
     if knob.flags:
         meta.append(f"flags {','.join(knob.flags)}")
     lines += _wrap("facts", "; ".join(meta))
@@ -106,7 +121,7 @@ def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | No
     other = [r for r in knob.inferred if r not in rels]
     if other:
         lines += _wrap("inferred", f"facts about {', '.join(other)} are inferred, not read from a schema")
-    safety = knob.safety + (f": {knob.safety_note}" if knob.safety_note else "")
+    safety = f"{knob.safety} ({meant['safety']})" + (f": {knob.safety_note}" if knob.safety_note else "")
     lines += _wrap("safety", safety)
     for rule in knob.unsafe_values:
         lines += _wrap(

@@ -26,29 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flashtune.catalog import vocab
 from flashtune.catalog.values import canon_value
 from flashtune.errors import DataError
 
-KINDS = {
-    "requires": "needs another knob to have a value it does not have",
-    "overridden": "another setting or tool replaces the value",
-    "duplicates": "the same value is already set by another file the bundle installs",
-    "only-on": "only matters on another object store, policy, device or client type",
-    "create-only": "only read when the cluster or the pool is created",
-    "derived": "equals what the program derives on its own",
-    "lowers": "is below what the system already sets, so it lowers a limit",
-}
+# The vocabulary of dependency facts lives in data/knobs/knob.schema.json (one meaning per value).
+KINDS = vocab.meanings("deadWhen.kind")
 # Facts a condition may test: the compiler knows them all, lint-config the ones it can read or is told.
-FACTS = {
-    "objectstore": "OSD back end: bluestore | filestore",
-    "device_type": "OSD data device: nvme | sata-ssd | hdd",
-    "sockets": "CPU sockets (NUMA nodes) per OSD node",
-    "tuned_include": "the tuned profile the emitted tuned.conf includes",
-    "init": "the init system of the hosts: systemd",
-    "ceph_clients": "how clients reach the cluster: userspace (librados, librbd, RGW, ceph-fuse) | kernel",
-    "cluster": "new (the file seeds a cluster) | existing",
-}
-_FIELDS = {"kind", "knob", "is", "context", "value_in", "below", "formula", "why", "source"}
+FACTS = vocab.meanings("deadWhen.context")
+_FIELDS = set(vocab.fields("deadWhen"))
 
 
 def _canon(value: Any) -> str:
@@ -82,8 +68,7 @@ def _io_capacity_max_auto(value: Any, effective: Callable[[str], Any]) -> bool:
 
 FORMULAS: dict[str, Callable[[Any, Callable[[str], Any]], bool]] = {
     "ceph_min_size": _ceph_min_size, "innodb_io_capacity_max_auto": _io_capacity_max_auto}
-FORMULA_TEXT = {"ceph_min_size": "what Ceph derives from osd_pool_default_size (size - size/2)",
-                "innodb_io_capacity_max_auto": "what InnoDB derives (twice innodb_io_capacity, at least 2000)"}
+FORMULA_TEXT = vocab.meanings("deadWhen.formula")
 
 
 @dataclass(frozen=True)

@@ -6,28 +6,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from flashtune.catalog import vocab
 from flashtune.catalog.deps import DeadWhen
 from flashtune.catalog.values import canon_value as canon_value  # re-exported: callers import it from here
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
 
-DOMAINS = ("ceph", "sysctl", "mysql", "mount", "blockdev", "cpu", "allocator", "nic")
-# Ceph's own option types, plus enum for closed string sets.
-TYPES = (
-    "str",
-    "int",
-    "uint",
-    "size",
-    "secs",
-    "millisecs",
-    "float",
-    "bool",
-    "addr",
-    "addrvec",
-    "uuid",
-    "enum",
-)
-SAFETY = ("safe", "durability-risk", "integrity-risk", "security-risk")
-EFFECT = ("runtime", "restart", "create")
+# The value sets come from data/knobs/knob.schema.json (flashtune.catalog.vocab), never restated here.
+DOMAINS = vocab.values("domain")
+TYPES = vocab.values("type")  # Ceph's own option types, plus enum for closed string sets
+SAFETY = vocab.values("safety")
+EFFECT = vocab.values("effect")
 _BINARY = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
 
 

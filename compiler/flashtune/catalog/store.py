@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flashtune.catalog import deps, spelling
+from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
@@ -16,14 +16,10 @@ from flashtune.paths import data_label, data_names, load_data
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
 
-_REQUIRED = ("name", "domain", "location", "type", "rationale")
-_KNOWN = {
-    "name", "domain", "location", "type", "unit", "default", "min", "max", "enum", "added", "removed",
-    "renamed_to", "misspelling_of", "effect", "safety", "safety_note", "level", "applies_to", "evidence",
-    "present_in", "inferred", "rationale", "flags", "aliases", "seeds", "unsafe_values", "removed_values",
-    "dead_when", "when_absent",
-}  # fmt: skip
-_RULE_KEYS = {"values", "safety", "note", "removed"}
+# Field names come from the schema (flashtune.catalog.vocab): a field added there is known here.
+_REQUIRED = vocab.required()
+_KNOWN = set(vocab.fields())
+_RULE_KEYS = set(vocab.fields("unsafe")) | set(vocab.fields("gone"))
 
 
 def _tuple(v: Any) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from flashtune import __version__
-from flashtune.catalog import Knob, load_catalog
+from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, formats, layout
 from flashtune.compile.derive import ec_profile, osd_memory_target, osds_per_device, pg_num
 from flashtune.compile.hardware import load_hardware, load_tier
@@ -246,8 +246,7 @@ def _release_facts(knob: Knob | None, release: str | None) -> tuple[str, ...]:
     if d is not None:
         facts.append(f"default in {release}: {d}" if release else f"kernel default: {d}")
     if knob.effect != "runtime":
-        facts.append({"restart": "takes effect on daemon restart", "create": "only read when the OSD is created"}
-                     .get(knob.effect, knob.effect))
+        facts.append(vocab.meanings("effect")[knob.effect])  # the knob schema's words
     return tuple(facts)
 
 
