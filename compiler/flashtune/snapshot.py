@@ -27,9 +27,12 @@ from typing import Any
 
 from flashtune.yamlio import Lines, YDict, YList
 
-FORMAT = 1
+FORMAT = 2
 INDEX = "index.json"
-_MAP, _SEQ = "\u0001m", "\u0001s"  # markers no data key can start with (YAML keys are text, not control)
+# Reserved keys no YAML data key can be (they start with a control character, which YAML keys cannot hold)
+_LC = "\u0001"  # in a mapping: [line, col, [key1 line, key1 col, key2 line, ...]]
+_MAP = "\u0001m"  # a mapping with keys JSON objects cannot hold (numbers, booleans, null)
+_SEQ = "\u0001s"  # a list: [line, col, [items], [item1 line, item1 col, ...]]
 
 Stamp = list[int]  # [size, mtime_ns, crc32]
 
@@ -37,43 +40,56 @@ Stamp = list[int]  # [size, mtime_ns, crc32]
 # --- encoding: YAML tree with lines <-> JSON ------------------------------------------------------------
 
 
+def _where(lc: Any, key: Any) -> tuple[int, int]:
+    try:
+        return lc.key(key) if lc is not None else (0, 0)
+    except KeyError:
+        return 0, 0
+
+
 def encode(node: Any) -> Any:
     """A tree from yamlio (YDict/YList with lines) as JSON-ready data."""
     if isinstance(node, dict):
         lc = getattr(node, "lc", None)
+        head = [lc.line, lc.col] if lc is not None else [0, 0]
+        if all(isinstance(k, str) and not k.startswith("\u0001") for k in node):
+            out = {k: encode(v) for k, v in node.items()}
+            out[_LC] = [*head, [x for k in node for x in _where(lc, k)]]
+            return out
         flat: list[Any] = []
         for k, v in node.items():
-            line, col = lc.keys.get(k, (0, 0)) if lc is not None else (0, 0)
-            flat += [k, encode(v), line, col]
-        return {_MAP: [lc.line if lc else 0, lc.col if lc else 0, flat]}
+            flat += [k, encode(v), *_where(lc, k)]
+        return {_MAP: [*head, flat]}
     if isinstance(node, list):
         lc = getattr(node, "lc", None)
-        flat = []
-        for i, v in enumerate(node):
-            line, col = lc.keys.get(i, (0, 0)) if lc is not None else (0, 0)
-            flat += [encode(v), line, col]
-        return {_SEQ: [lc.line if lc else 0, lc.col if lc else 0, flat]}
+        head = [lc.line, lc.col] if lc is not None else [0, 0]
+        return {
+            _SEQ: [*head, [encode(v) for v in node], [x for i in range(len(node)) for x in _where(lc, i)]]
+        }
     return node
 
 
 def _hook(obj: dict[str, Any]) -> Any:
-    body = obj.get(_MAP)
-    if body is not None:
-        flat = body[2]
-        out = YDict()
-        keys: dict[Any, tuple[int, int]] = {}
-        for i in range(0, len(flat), 4):
-            k = flat[i]
-            out[k] = flat[i + 1]
-            keys[k] = (flat[i + 2], flat[i + 3])
-        out.lc = Lines(body[0], body[1], keys)
+    raw = obj.pop(_LC, None)
+    if raw is not None:  # the common case: positions stay a flat list until a line is asked for
+        out = YDict(obj)
+        out._raw = raw
         return out
     body = obj.get(_SEQ)
     if body is not None:
-        flat = body[2]
-        lst = YList(flat[0::3])
-        lst.lc = Lines(body[0], body[1], {j: (flat[3 * j + 1], flat[3 * j + 2]) for j in range(len(lst))})
+        lst = YList(body[2])
+        lst._raw = (body[0], body[1], body[3])
         return lst
+    body = obj.get(_MAP)
+    if body is not None:
+        flat = body[2]
+        m = YDict()
+        keys: dict[Any, tuple[int, int]] = {}
+        for i in range(0, len(flat), 4):
+            m[flat[i]] = flat[i + 1]
+            keys[flat[i]] = (flat[i + 2], flat[i + 3])
+        m.lc = Lines(body[0], body[1], keys)
+        return m
     return obj
 
 

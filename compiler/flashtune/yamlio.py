@@ -51,15 +51,55 @@ class Lines:
 
 
 class YDict(dict[Any, Any]):
-    """A mapping from a YAML file; `lc` gives its lines."""
+    """A mapping from a YAML file; `lc` gives its lines.
 
-    lc: Lines
+    From the data snapshot the positions arrive as a flat list (`_raw`), turned into Lines only when a
+    line is asked for: most loaded mappings never are.
+    """
+
+    __slots__ = ("_lc", "_raw")
+    _lc: Lines | None
+    _raw: Any
+
+    @property
+    def lc(self) -> Lines:
+        lc: Lines | None = getattr(self, "_lc", None)
+        if lc is None:
+            raw = getattr(self, "_raw", None)
+            if raw is None:
+                raise AttributeError("lc")
+            pos = raw[2]
+            lc = Lines(raw[0], raw[1], {k: (pos[2 * i], pos[2 * i + 1]) for i, k in enumerate(self)})
+            self._lc = lc
+        return lc
+
+    @lc.setter
+    def lc(self, value: Lines) -> None:
+        self._lc = value
 
 
 class YList(list[Any]):
-    """A sequence from a YAML file; `lc` gives its lines."""
+    """A sequence from a YAML file; `lc` gives its lines (built on demand, as for YDict)."""
 
-    lc: Lines
+    __slots__ = ("_lc", "_raw")
+    _lc: Lines | None
+    _raw: Any
+
+    @property
+    def lc(self) -> Lines:
+        lc: Lines | None = getattr(self, "_lc", None)
+        if lc is None:
+            raw = getattr(self, "_raw", None)
+            if raw is None:
+                raise AttributeError("lc")
+            pos = raw[2]
+            lc = Lines(raw[0], raw[1], {i: (pos[2 * i], pos[2 * i + 1]) for i in range(len(self))})
+            self._lc = lc
+        return lc
+
+    @lc.setter
+    def lc(self, value: Lines) -> None:
+        self._lc = value
 
 
 def _loader_class(schema: str) -> Any:
