@@ -65,6 +65,41 @@ def test_build_rejects_text_before_first_marker(tmp_path: Path) -> None:
         build_notebooks._cells("x = 1\n# %%\ny = 2\n", "t.py")
 
 
+SOURCES = sorted(build_notebooks.targets())
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_notebook_follows_the_template(src: Path) -> None:
+    """Question, data, checks, chart, reading, knobs, your results, in notebooks/template.py's order."""
+    want = ["**Question.**", "**Data.**", "## Checks", "## Chart", "## Reading it", "## Knobs this justifies"]
+    assert build_notebooks.template_sections() == [*want, "## Your results"]
+    assert build_notebooks.template_problems(src.read_text(encoding="utf-8"), src.name) == []
+
+
+def test_template_check_catches_departures() -> None:
+    text = (NB_DIR / "src" / "06-filesystem-and-read-ahead.py").read_text(encoding="utf-8")
+    assert build_notebooks.template_problems(text, "06") == []
+    swapped = text.replace("# ## Chart", "# ## Tmp").replace("# ## Checks", "# ## Chart").replace("# ## Tmp", "# ## Checks")
+    assert any("order" in p for p in build_notebooks.template_problems(swapped, "06"))
+    no_knobs = text.replace("nb.knob_table(", "print(")
+    assert any("knob_table" in p for p in build_notebooks.template_problems(no_knobs, "06"))
+    no_checks = text.replace("nb.check(", "print(")
+    assert any("checks nothing" in p for p in build_notebooks.template_problems(no_checks, "06"))
+    own_status = text + "\n# %%\ngone = [k for k in catalog if not k.exists_in('tentacle')]\n"
+    assert any("re-derives a catalog fact" in p for p in build_notebooks.template_problems(own_status, "06"))
+    assert build_notebooks.template_problems(build_notebooks.TEMPLATE.read_text(encoding="utf-8"), "template") == []
+
+
+def test_template_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The template's example cells execute, so a notebook copied from it starts from working code."""
+    monkeypatch.chdir(NB_DIR)
+    scope: dict[str, Any] = {}
+    for cell in build_notebooks._cells(build_notebooks.TEMPLATE.read_text(encoding="utf-8"), "template.py"):
+        if cell.cell_type == "code":
+            exec(compile(cell.source, "template.py", "exec"), scope)
+    assert scope["reader"] is None and scope["chart"] is not None
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_committed_notebook_is_clean(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)

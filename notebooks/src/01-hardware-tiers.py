@@ -42,7 +42,7 @@ tiers[["tier", "cpu", "cpu_cores_per_socket_derived", "ram_GB", "nic", "nic_ceil
 # The network ceiling per node is just the NIC line rate (÷ 8 for bytes). The media ceilings would
 # need the drives' data sheets, which the seeds do not give, so they are not computed here.
 #
-# ## How close did the 5-node all-NVMe cluster get?
+# ## Checks: how close did the 5-node all-NVMe cluster get?
 
 # %%
 res = load("bluestore_5node_results")

@@ -30,7 +30,7 @@ nb.claims("client", "numa")
 # number to check them against. The related advice elsewhere in the guide (RBD section) is to run
 # each OSD in its own cgroup on dedicated cores and to set the CPU governor to `performance`.
 #
-# ## What can be checked: CPU per GB/s on each tier
+# ## Checks: CPU per GB/s on each tier
 
 # %%
 ec = load("sandisk_ec_objects")

@@ -30,6 +30,9 @@ small = claims[claims.id == "sandisk-tcmalloc-small-objects"][["id", "statement"
 display(allocator)
 small
 
+# %% [markdown]
+# ## Checks: the allocator claims and what they rest on
+
 # %%
 assert len(allocator) == 3 and allocator.figure_missing.sum() == 2, "three allocator claims, two from lost figures"
 assert (allocator.value == "").all(), "no allocator claim carries a number"

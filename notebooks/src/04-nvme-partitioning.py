@@ -24,6 +24,9 @@ nb.setup()
 reader = nb.reader_results(results)
 nb.claims("nvme_partitioning")
 
+# %% [markdown]
+# ## Checks: the claimed optimum against the published layouts
+
 # %%
 params = load("setup_parameters").set_index("id")
 hw = load("hardware").set_index("id")

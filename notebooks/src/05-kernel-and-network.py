@@ -43,6 +43,9 @@ settings["status"] = settings.apply(status, axis=1)
 settings["kind"] = settings.status.str.replace(r" \(.*\)|since .*", "", regex=True).str.strip()
 settings[["list", "line", "key", "value", "status"]]
 
+# %% [markdown]
+# ## Checks: the lists as printed, against the catalog and the linter
+
 # %%
 counts = settings.groupby("list").size()
 nb.check("keys in the kernel tuning list", counts["kernel tuning list"], 17)

@@ -25,6 +25,9 @@ reader = nb.reader_results(results)
 ra = load("guide_readahead")
 ra
 
+# %% [markdown]
+# ## Checks: the read-ahead gain the guide states
+
 # %%
 default = ra[ra.is_default].iloc[0]
 tuned = ra[~ra.is_default].iloc[0]

@@ -38,6 +38,9 @@ grid = nb.status_grid(keys[["key", "value"]], "ceph", SUPPORTED_CEPH_RELEASES)
 summary = grid.pivot_table(index="state", columns="release", values="key", aggfunc="count", fill_value=0)
 summary[list(SUPPORTED_CEPH_RELEASES)]
 
+# %% [markdown]
+# ## Checks: how many of the keys still take effect
+
 # %%
 now = grid[grid.release == "tentacle"].set_index("key").state
 jewel = grid[grid.release == "jewel"].set_index("key").state

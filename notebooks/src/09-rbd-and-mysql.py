@@ -31,7 +31,7 @@ plan = plan[plan.setup == "guide-mysql-cbt"].set_index("parameter")
 plan[["value_text", "value_number", "unit"]]
 
 # %% [markdown]
-# ## What the CBT plan would run
+# ## Checks: what the CBT plan would run
 
 # %%
 def numbers(text: str) -> list[int]:

@@ -28,7 +28,7 @@ ec[["table", "operation", "ec_technique", "cluster_state", "osd_drives", "bandwi
     "osd_cpu_pct_min", "osd_cpu_pct_max"]]  # fmt: skip
 
 # %% [markdown]
-# ## The slide claims, recomputed
+# ## Checks: the slide claims, recomputed
 
 # %%
 def bw(table: str, technique: str, op: str, state: str = "optimal", drives: float | None = None) -> float:

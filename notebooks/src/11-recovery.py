@@ -27,6 +27,9 @@ rec = load("sandisk_recovery")
 rec[["scenario", "failed_unit_label", "io_load", "recovery_time", "recovery_time_min_derived", "perf_degradation_pct",
      "failed_unit_size_TB"]]  # fmt: skip
 
+# %% [markdown]
+# ## Checks: healing times and client impact as stated
+
 # %%
 by = rec.set_index("scenario")
 nb.check("1 OSD out: recovery time (min)", by.loc["osd_down_out", "recovery_time_min_derived"], 90)

@@ -26,7 +26,7 @@ iozone = load("lustre_iozone")
 iozone.attrs["units"]
 
 # %% [markdown]
-# ## The numbers the text relies on
+# ## Checks: the numbers the text relies on
 #
 # Every figure quoted below is computed here from the table, and checked against what the study's
 # summary says, so a transcription slip or a broken loader stops the notebook.

@@ -42,7 +42,7 @@ print("as printed in:", "; ".join(sources.loc[["guide-sample-ceph-conf", "guide-
 found.groupby(["release", "config", "severity"]).size().unstack(fill_value=0)
 
 # %% [markdown]
-# ## Defects a reader of the guide would hit
+# ## Checks: defects a reader of the guide would hit
 #
 # Each assertion names a defect the text of this notebook relies on; if the linter stopped finding
 # it, the notebook fails.
