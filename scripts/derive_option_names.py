@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from flashtune.catalog.spelling import mysql_key
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "data" / "ceph-option-names"
 NAME = re.compile(r"^- name: (\S+)\s*$", re.M)
@@ -40,7 +42,7 @@ HELP_OPTION = re.compile(r"^  (?:-\w, )?--([a-z0-9][a-z0-9_-]*)", re.M)
 
 
 def mariadb_names(help_text: str) -> set[str]:
-    return {m.replace("-", "_") for m in HELP_OPTION.findall(help_text)}
+    return {mysql_key(m)[0] for m in HELP_OPTION.findall(help_text)}
 
 
 def derive_mariadb() -> None:

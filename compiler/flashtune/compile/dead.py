@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flashtune.catalog import Knob
+from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.deps import Dead, dead_reason
 from flashtune.compile.formats import domain_of
 
@@ -29,7 +29,8 @@ def facts(bundle: Any) -> dict[str, Any]:
     include = next((s.value for s in bundle.settings if (s.file, s.section, s.key) == ("tuned.conf", "main", "include")),
                    None)  # fmt: skip
     return {
-        "objectstore": "filestore" if bundle.legacy else "bluestore",
+        # the release's default store, from the catalog's osd_objectstore facts (as lint-config uses)
+        "objectstore": load_catalog().default_objectstore(bundle.request.ceph_release) or "bluestore",
         "device_type": ctx.get("device_type"),
         "sockets": ctx.get("sockets"),
         "tuned_include": include,
