@@ -189,7 +189,7 @@ def test_read_ahead_is_large_for_streaming_and_small_for_random_flash() -> None:
 
 
 def test_every_registered_derivation_gives_a_reason() -> None:
-    ctx = {"ram_gib": 128, "cores": 22, "nic_gbps": 40, "osds_per_node": 4, "osds": 20, "db_ram_gib": 32,
+    ctx = {"ram_gib": 128, "cores": 22, "node_cores": 44, "nic_gbps": 40, "osds_per_node": 4, "osds": 20, "db_ram_gib": 32,
            "pool_size": 3, "pool_min_size": 2, "pool_reason": "3 replicas", "protection": "replication",
            "ec": derive.ec_profile(11, "tentacle", EC), "device_type": "nvme", "workload": "block",
            "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),

@@ -92,7 +92,7 @@ def osd_memory_target(ram_gib: float, osds: int, daemons_gib: Mapping[str, float
         how = f"{ratio:g} x {ram_gib:g} GiB RAM (cephadm's autotune ratio) - {others:g} GiB other daemons"
     else:
         how = (f"{1 - headroom:g} x {ram_gib:g} GiB RAM (20 % headroom) - {others:g} GiB other daemons - "
-               f"{os_reserve_gib:g} GiB OS")
+               f"{os_reserve_gib:.2f} GiB OS incl. vm.min_free_kbytes")
     return Derived(value, f"({how}) / {osds} OSDs = {value / GiB:.2f} GiB per OSD, rounded down to 256 MiB; "
                    f"other daemons on the node: {listing} GiB", inputs)
 
@@ -235,7 +235,7 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 131072),
     "tcp_wmem": lambda c: tcp_buffers(c["nic_gbps"], 16384),
     "netdev_max_backlog": lambda c: netdev_max_backlog(c["nic_gbps"]),
-    "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["cores"]),
+    "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["node_cores"]),
     "pg_num_data": lambda c: c["pg_num_derived"],
     "pool_size": lambda c: Derived(c["pool_size"], c["pool_reason"], {"protection": c["protection"]}),
     "pool_min_size": lambda c: Derived(c["pool_min_size"], "one less than size for replicas (writes continue "

@@ -12,6 +12,7 @@ from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, formats, layout
 from flashtune.compile.derive import ec_profile, osd_memory_target, osds_per_device, pg_num
+from flashtune.compile.derive_host import vm_min_free_kbytes
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.registry import REGISTRY
@@ -101,13 +102,15 @@ def _memory(req: CompileRequest, hw: Hardware, chain: list[Profile], merged: Any
     daemons = _daemon_memory(nl, merged, catalog, req.ceph_release)
     rules = layout.memory_rules()
     osds_node, per_device = _node_osds(req, hw, chain, req.osds_per_device)
+    # the kernel keeps vm.min_free_kbytes free of every allocation: it is part of the OS's share, not the OSDs'
+    reserve = nl.os_reserve_gib + vm_min_free_kbytes(hw.ram_gib).value / (1 << 20)
     try:
-        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, nl.os_reserve_gib, rules)
+        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, reserve, rules)
     except DataError:
         if req.osds_per_device is not None or per_device.value == 1 or last(chain, "cluster"):
             raise
         osds_node, per_device = _node_osds(req, hw, chain, 1)
-        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, nl.os_reserve_gib, rules)
+        mem = osd_memory_target(hw.ram_gib, osds_node, daemons, reserve, rules)
         per_device = Derived(1, f"{per_device.reason}; one OSD per device, because more would leave each OSD "
                              "less memory than its useful floor", per_device.inputs)
     return osds_node, per_device, mem, daemons, nl
