@@ -291,7 +291,7 @@ def test_tiers_load_with_type_defaults_and_own_figures_win(tmp_path: Path) -> No
     assert iops.drives[0].read_iops == 460_000 and iops.public_gbps == 80 and iops.ghz == 2.2
     f = tmp_path / "hw.yaml"
     f.write_text(
-        "node:\n  cores: 8\n  nics: [{count: 2, speed_gbps: 25, role: public}, {count: 1, speed_gbps: 100, "
+        "node:\n  cores: 8\n  ram_gib: 64\n  nics: [{count: 2, speed_gbps: 25, role: public}, {count: 1, speed_gbps: 100, "
         "role: cluster}]\n  data_devices:\n    - {count: 2, type: nvme, size_gb: 1000, read_iops: 1000}\n"
     )
     c = load_cluster(f)
@@ -305,12 +305,12 @@ def test_bad_hardware_file_gives_file_line_and_exit_2(
 ) -> None:
     f = tmp_path / "hw.yaml"
     f.write_text(
-        "node:\n  cores: 8\n  nics: [{count: 1, speed_gbps: 10}]\n  data_devices:\n"
+        "node:\n  cores: 8\n  ram_gib: 64\n  nics: [{count: 1, speed_gbps: 10}]\n  data_devices:\n"
         "    - {count: 2, type: nvme, size_gb: 1000, read_iops: -5}\n"
     )
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
-    assert f"{f}:5: error: 'read_iops' must be a positive number" in err and "Traceback" not in err
+    assert f"{f}:6: error: 'read_iops' must be a positive number" in err and "Traceback" not in err
     assert main(["envelope", "--tier", "nope"]) == 2
     assert "choose one of" in capsys.readouterr().err
 
@@ -375,7 +375,7 @@ def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
 
     b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
     env = json.loads(b.files["manifest.json"])["envelope"]
-    c = cluster_for(tiers_dir() / "iops.yaml", b.shape)
+    c = cluster_for(b.hardware, b.shape)
     assert c.nodes == b.shape["nodes"] and c.protection.size == b.shape["pool_size"]
     for row, case in zip(env["standard"], STANDARD_CASES, strict=True):
         direct = envelope(c, case, constants())
@@ -428,7 +428,7 @@ def test_compile_with_a_bad_performance_field_names_the_file_and_line(tmp_path: 
     f.write_text((tiers_dir() / "iops.yaml").read_text().replace("cpu_ghz: 2.2", "cpu_ghz: fast"))
     with pytest.raises(DataError) as e:
         compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=f))
-    assert "'cpu_ghz' must be a positive number" in str(e.value) and f"{f}:" in str(e.value)
+    assert "'cpu_ghz' must be a number, got 'fast'" in str(e.value) and f"{f}:" in str(e.value)
 
 
 def test_results_that_are_not_ingest_output_fail_with_a_hint(

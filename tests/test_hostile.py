@@ -278,6 +278,48 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
     check(r, where=f"{hw}:{line}: error", says=says)
 
 
+# The envelope's own fields of a hardware file (clock, per-drive figures, media link, client NIC, gateways,
+# protection, NIC roles), edited into the iops tier: `flashtune envelope --hardware` and `compile-config`
+# read them with the one reader (flashtune/hardware_file.py), so both print the same one-line file:line error.
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("cpu_ghz: 2.2", "cpu_ghz: .nan", "'cpu_ghz' must be a finite number"),
+        ("cpu_ghz: 2.2", "cpu_ghz: 1.0e400", "'cpu_ghz' must be a finite number"),
+        ("cpu_ghz: 2.2", "cpu_ghz: 3000", "more than"),
+        ("cpu_ghz: 2.2", "cpu_ghz: -1", "'cpu_ghz' must be a positive number"),
+        ("size_gb: 2000,", "size_gb: 2000, read_iops: .inf,", "'read_iops' must be a finite number"),
+        ("size_gb: 2000,", "size_gb: 2000, write_mb_s: 1.0e30,", "'write_mb_s' is 1e+30, more than"),
+        ("size_gb: 2000,", "size_gb: 2000, read_mb_s: '2800',", "'read_mb_s' must be a number"),
+        ("speed_gbps: 40}", "speed_gbps: 40, role: backend}", "NIC role 'backend'"),
+        ("{count: 1, speed_gbps: 40}", "{count: 2.5, speed_gbps: 40}", "'count' must be a whole number"),
+        ("ram_gib: 128", "ram_gib: 128\n  media_link: {read_mb_s: .inf}", "'read_mb_s' must be a finite"),
+        ("ram_gib: 128", "ram_gib: 128\n  media_link: 5", "'media_link' must be a mapping"),
+        ("nodes: 5", "nodes: 5\n  client_nic_gbps: -.inf", "'client_nic_gbps' must be a finite"),
+        ("nodes: 5", "nodes: 5\n  gateways: {count: 1.0e12, nic_gbps: 40}", "'count' is 1e+12, more than"),
+        ("nodes: 5", "nodes: 5\n  gateways: {count: 2, nic_gbps: .nan}", "'nic_gbps' must be a finite"),
+        ("nodes: 5", "nodes: 5\n  protection: {replicated: .nan}", "'replicated' must be a finite"),
+        ("nodes: 5", "nodes: 5\n  protection: {erasure: [4, 2.5]}", "'count' must be a whole number"),
+        ("nodes: 5", "nodes: 5\n  protection: {erasure: [4]}", "'erasure' must be [k, m]"),
+        ("nodes: 5", "nodes: 5\n  protection: {mirror: 2}", "'protection' must be"),
+        ("name: iops", "name: iops\nsoftware: gpfs", "software 'gpfs' is not ceph or lustre"),
+    ],
+)
+def test_nonsense_envelope_fields_in_a_hardware_file(tmp_path: Path, old: str, new: str, says: str) -> None:
+    assert old in TIER
+    text = TIER.replace(old, new, 1)
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(text)
+    added = new.split("\n")[-1].strip()
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if added in ln)
+    r = run("flashtune.cli.main", "envelope", "--hardware", hw, cwd=tmp_path)
+    check(r, where=f"{hw}:{line}: error", says=says)
+    out = tmp_path / "o"
+    c = run("flashtune.cli.compile", "--workload", "block", "--hardware", hw, "--out", out, cwd=tmp_path)
+    check(c, where=f"{hw}:{line}: error", says=says)
+    assert c.message() == r.message()
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

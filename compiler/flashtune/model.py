@@ -31,6 +31,51 @@ class DeviceGroup:
     count: int
     type: str  # hdd | sata-ssd | nvme
     size_gb: float
+    model: str = ""
+    # Data-sheet figures per drive (optional; the performance envelope reads them, None = not given)
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_mb_s: float | None = None
+    write_mb_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Nic:
+    """A group of identical network ports on a node; `role` says which Ceph network they carry."""
+
+    count: int
+    speed_gbps: float
+    role: str = "both"  # public | cluster | both
+
+
+@dataclass(frozen=True)
+class MediaLink:
+    """Per node: the HBA / enclosure limit of the path to the media (None = no limit stated)."""
+
+    read_mb_s: float | None = None
+    write_mb_s: float | None = None
+    read_iops: float | None = None
+
+
+@dataclass(frozen=True)
+class Protection:
+    """How the cluster keeps data: `replicated` (size copies), `erasure` (k+m chunks) or `none` (Lustre OSTs).
+    `raid` is a RAID k+m inside the media (a LUN of k+m drives): it costs media time, no network."""
+
+    kind: str = "replicated"
+    size: int = 3
+    k: int = 0
+    m: int = 0
+    raid: tuple[int, int] | None = None
+
+    def label(self) -> str:
+        base = {
+            "replicated": f"{self.size} replicas",
+            "erasure": f"EC {self.k}+{self.m}",
+            "none": "no replication",
+        }
+        text = base.get(self.kind, self.kind)
+        return text + (f" (RAID {self.raid[0]}+{self.raid[1]} LUNs)" if self.raid else "")
 
 
 @dataclass(frozen=True)
@@ -41,7 +86,7 @@ class Hardware:
     source: str
     cores: int  # per socket, as the data package's cpu_cores_per_socket (node_cores counts all sockets)
     ram_gib: float
-    nic_gbps: float  # fastest single port
+    nics: tuple[Nic, ...]
     data_devices: tuple[DeviceGroup, ...]
     db_devices: tuple[DeviceGroup, ...]
     sockets: int = 1
@@ -52,10 +97,23 @@ class Hardware:
     # the node's daemon layout (data/layout.yaml's defaults, overridden per tier or hardware file)
     layout: dict[str, Any] = field(default_factory=dict)
     tier: bool = False  # a shipped tier (data/tiers/), not the user's own file
+    # Performance facts, all optional; only the performance envelope reads them (flashtune/hardware_file.py)
+    cpu_ghz: float | None = None  # base clock
+    media_link: MediaLink = field(default_factory=MediaLink)
+    client_nic_gbps: float | None = None  # per client node
+    gateways: int = 0  # object gateways between clients and OSDs (RGW)
+    gateway_gbps: float = 0.0
+    protection: Protection | None = None  # None: the file does not say
+    software: str = "ceph"  # ceph | lustre
 
     @property
     def node_cores(self) -> int:
         return self.cores * self.sockets
+
+    @property
+    def nic_gbps(self) -> float:
+        """The fastest single port."""
+        return max(n.speed_gbps for n in self.nics)
 
     @property
     def data_type(self) -> str:

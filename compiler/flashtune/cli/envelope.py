@@ -54,19 +54,10 @@ def add_parser(sub: Any) -> None:
 def _cluster(args: argparse.Namespace) -> Any:
     from dataclasses import replace
 
-    from flashtune.envelope.hardware import load_cluster
-    from flashtune.envelope.model import Protection
-    from flashtune.paths import tiers_dir
+    from flashtune.envelope.hardware import load_cluster, tier_cluster
+    from flashtune.model import Protection
 
-    if args.hardware:
-        path = Path(args.hardware)
-    else:
-        name = args.tier or "iops"
-        path = tiers_dir() / f"{name}.yaml"
-        if not path.exists():
-            known = ", ".join(sorted(p.stem for p in tiers_dir().glob("*.yaml")))
-            raise UsageError(f"unknown tier {name!r}", suggestion=f"choose one of: {known}")
-    c = load_cluster(path)
+    c = load_cluster(Path(args.hardware)) if args.hardware else tier_cluster(args.tier or "iops")
     for flag in ("nodes", "clients"):
         v = getattr(args, flag)
         if v is not None:

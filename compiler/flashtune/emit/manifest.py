@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flashtune import __version__
-from flashtune.model import Bundle
+from flashtune.model import Bundle, DeviceGroup
 
 
 def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -26,6 +26,11 @@ def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
     return out
 
 
+def _devices(g: DeviceGroup) -> dict[str, Any]:
+    """A device group as the manifest lists it (the envelope's data-sheet figures are in its own key)."""
+    return {"count": g.count, "type": g.type, "size_gb": g.size_gb}
+
+
 def _jsonable(v: Any) -> Any:
     if hasattr(v, "as_profile"):
         return v.as_profile()
@@ -41,8 +46,8 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "inputs": dict(inputs),
         "hardware": {"name": hw.name, "source": hw.source, "cores": hw.cores, "sockets": hw.sockets,
                      "ram_gib": hw.ram_gib, "nic_gbps": hw.nic_gbps,
-                     "data_devices": [vars(g) for g in hw.data_devices],
-                     "db_devices": [vars(g) for g in hw.db_devices]},
+                     "data_devices": [_devices(g) for g in hw.data_devices],
+                     "db_devices": [_devices(g) for g in hw.db_devices]},
         "cluster": bundle.cluster_facts(),
         "memory_budget_gib": {name: round(gib, 3) for name, gib in bundle.memory_budget()},
         "warnings": bundle.warnings,

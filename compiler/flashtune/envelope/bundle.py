@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flashtune.envelope.hardware import load_cluster
-from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Protection, envelope
+from flashtune.envelope.hardware import cluster_from
+from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.report import NOTE, case_dict, constants, shape
-from flashtune.paths import tiers_dir
+from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
 
 FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
@@ -62,13 +62,9 @@ def plan_replication(doc: Mapping[str, Any]) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size >= 1 else None
 
 
-def hardware_path(hardware_file: Path | None, tier: str | None) -> Path:
-    return Path(hardware_file) if hardware_file else tiers_dir() / f"{tier or 'iops'}.yaml"
-
-
-def cluster_for(path: Path, shape_facts: Mapping[str, Any]) -> Cluster:
-    """The hardware file's cluster with the compiled shape: nodes, clients and the pools' protection."""
-    c = load_cluster(path)
+def cluster_for(hw: Hardware, shape_facts: Mapping[str, Any]) -> Cluster:
+    """The hardware's cluster with the compiled shape: nodes, clients and the pools' protection."""
+    c = cluster_from(hw)
     ec = shape_facts.get("ec")
     if ec is not None:
         prot = Protection("erasure", 1, int(ec.value.k), int(ec.value.m))
@@ -78,9 +74,9 @@ def cluster_for(path: Path, shape_facts: Mapping[str, Any]) -> Cluster:
 
 
 def for_bundle(
-    path: Path, shape_facts: Mapping[str, Any], plans: Mapping[str, Mapping[str, Any]]
+    hw: Hardware, shape_facts: Mapping[str, Any], plans: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
-    c = cluster_for(path, shape_facts)
+    c = cluster_for(hw, shape_facts)
     k = constants()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():

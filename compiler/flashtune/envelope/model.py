@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from flashtune.model import Protection as Protection  # re-exported: the model's callers build them
+
 RESOURCES = ("media", "client network", "public network", "cluster network", "cpu")
 # The bottleneck classes the published sources name (data/tables: 'nic_bandwidth', 'cpu', 'media').
 RESOURCE_CLASS = {
@@ -53,27 +55,6 @@ class Drives:
         if mb_s:
             t = max(t, size / (mb_s * 1e6))
         return t
-
-
-@dataclass(frozen=True)
-class Protection:
-    """How the cluster keeps data: `replicated` (size copies), `erasure` (k+m chunks) or `none` (Lustre OSTs).
-    `raid` is a RAID k+m inside the media (a LUN of k+m drives): it costs media time, no network."""
-
-    kind: str = "replicated"
-    size: int = 3
-    k: int = 0
-    m: int = 0
-    raid: tuple[int, int] | None = None
-
-    def label(self) -> str:
-        base = {
-            "replicated": f"{self.size} replicas",
-            "erasure": f"EC {self.k}+{self.m}",
-            "none": "no replication",
-        }
-        text = base.get(self.kind, self.kind)
-        return text + (f" (RAID {self.raid[0]}+{self.raid[1]} LUNs)" if self.raid else "")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,297 @@
+"""The hardware file (data/tiers/*.yaml or the user's own): its fields, their checks and what they mean.
+
+The one reader of that file. The compiler (compile/hardware.py adds the `layout:` check and the tiers) and
+the performance envelope (envelope/hardware.py turns the Hardware into its Cluster) both start here, so a
+field means the same and fails the same way (one line with file:line) everywhere.
+
+    name, source, description
+    software: ceph | lustre                # default ceph (the envelope's CPU costs are Ceph's)
+    node:
+      sockets: 2                           # default 1
+      cores: 22                            # cores PER SOCKET (node_cores = cores x sockets)
+      cpu_ghz: 2.2                         # base clock (optional; the envelope assumes a default)
+      ram_gib: 128
+      nics: [{count, speed_gbps, role}]    # count default 1; role: public, cluster or both (default both)
+      data_devices: [{count, type, size_gb, model, read_iops, write_iops, read_mb_s, write_mb_s}]
+      db_devices: [{count, type, size_gb}]
+      media_link: {read_mb_s, write_mb_s, read_iops}   # per node: HBA / enclosure limit (optional)
+    cluster:
+      nodes: 5, clients: 6, client_ram_gib: 32       # defaults 3, 1, 32
+      client_nic_gbps: 10                  # per client node (optional)
+      gateways: {count, nic_gbps}          # object gateways between clients and OSDs (optional)
+      protection: {replicated: 3} | {erasure: [k, m]} | {none: true, raid: [k, m]}   # optional
+    layout: {...}                          # the daemon layout override, checked by compile/layout.py
+
+The performance fields are described for JSON Schema in data/envelope/envelope.schema.json ($defs.hardware).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import DataError
+from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
+from flashtune.paths import data_label, data_names, has_data, load_data
+from flashtune.yamlio import line_of
+
+DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
+NIC_ROLES = ("both", "public", "cluster")
+SOFTWARE = ("ceph", "lustre")
+DRIVE_FIGURES = ("read_iops", "write_iops", "read_mb_s", "write_mb_s")
+# Upper bounds far beyond any real machine: a value past them is a typo or a unit mix-up (GB for TB, ...)
+LIMITS = {
+    "cores": 4096,
+    "ram_gib": 65536,
+    "speed_gbps": 3200,
+    "count": 1024,
+    "size_gb": 1_000_000,
+    "sockets": 64,
+    "nodes": 10_000,
+    "clients": 10_000,
+    "client_ram_gib": 65536,
+    "cpu_ghz": 100,
+    "client_nic_gbps": 3200,
+    "nic_gbps": 3200,
+    "replicated": 1024,
+    "read_iops": 1e9,
+    "write_iops": 1e9,
+    "read_mb_s": 1e7,
+    "write_mb_s": 1e7,
+}
+WHOLE = frozenset({"cores", "count", "sockets", "nodes", "clients", "replicated"})
+
+
+def number(
+    value: Any,
+    key: str,
+    where: str,
+    line: int | None,
+    *,
+    minimum: float = 0,
+    inclusive: bool = False,
+    limits: dict[str, float] = LIMITS,
+) -> float:
+    """`value` of field `key` as a finite number above `minimum` (at or above it when `inclusive`), within
+    its upper limit, whole where the field counts things; else a DataError naming where:line."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise DataError(
+            f"'{key}' must be a number, got {value!r}",
+            file=where,
+            line=line,
+            suggestion=f"set {key}: <number>",
+        )
+    if not math.isfinite(value):
+        raise DataError(
+            f"'{key}' must be a finite number, got {value}",
+            file=where,
+            line=line,
+            suggestion=f"set {key}: <number>",
+        )
+    if value < minimum or (value == minimum and not inclusive):
+        what = f"at least {minimum:g}" if inclusive else f"greater than {minimum:g}"
+        kind = "a positive number " if minimum == 0 and not inclusive else ""
+        raise DataError(
+            f"'{key}' must be {kind}({what}), got {value:g}"
+            if kind
+            else f"'{key}' must be {what}, got {value:g}",
+            file=where,
+            line=line,
+        )
+    if key in limits and value > limits[key]:
+        raise DataError(
+            f"'{key}' is {value:g}, more than {limits[key]:g}: a typo or another unit?",
+            file=where,
+            line=line,
+            suggestion=f"check {key} (at most {limits[key]:g})",
+        )
+    if key in WHOLE and value != int(value):
+        raise DataError(f"'{key}' must be a whole number, got {value}", file=where, line=line)
+    return float(value)
+
+
+def _num(node: Any, key: str, path: Path) -> float:
+    v = node.get(key) if isinstance(node, dict) else None
+    return number(v, key, str(path), line_of(node, key) or line_of(node))
+
+
+def _opt(node: Any, key: str, path: Path) -> float | None:
+    """An optional field: None when absent."""
+    return _num(node, key, path) if isinstance(node, dict) and key in node else None
+
+
+def _mapping(node: Any, key: str, path: Path, shape: str) -> dict[str, Any]:
+    v = node.get(key) if isinstance(node, dict) else None
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise DataError(
+            f"'{key}' must be a mapping {shape}", file=str(path), line=line_of(node, key) or line_of(node)
+        )
+    return v
+
+
+def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
+    groups = node.get(key) or []
+    if not isinstance(groups, list):
+        raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
+    out = []
+    for g in groups:
+        t = g.get("type") if isinstance(g, dict) else None
+        if t not in DEVICE_TYPES:
+            raise DataError(
+                f"device type {t!r} is not one of {', '.join(DEVICE_TYPES)}",
+                file=str(path),
+                line=line_of(g) or line_of(node, key),
+                suggestion="use hdd, sata-ssd or nvme",
+            )
+        figures = {f: _opt(g, f, path) for f in DRIVE_FIGURES}
+        out.append(
+            DeviceGroup(
+                int(_num(g, "count", path)),
+                str(t),
+                _num(g, "size_gb", path),
+                model=str(g.get("model", "")),
+                **figures,
+            )
+        )
+    return tuple(out)
+
+
+def _nics(node: dict[str, Any], path: Path) -> tuple[Nic, ...]:
+    nics = node.get("nics") or []
+    out = []
+    for n in nics if isinstance(nics, list) else []:
+        if not isinstance(n, dict):
+            continue
+        role = n.get("role", "both")
+        if role not in NIC_ROLES:
+            raise DataError(
+                f"NIC role {role!r} is not one of {', '.join(NIC_ROLES)}",
+                file=str(path),
+                line=line_of(n, "role") or line_of(n),
+                suggestion="use public, cluster or both",
+            )
+        speed = _num(n, "speed_gbps", path)
+        count = _opt(n, "count", path)
+        out.append(Nic(int(count) if count is not None else 1, speed, str(role)))
+    if not out:
+        raise DataError(
+            "'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node)
+        )
+    if all(n.role == "cluster" for n in out):
+        raise DataError(
+            "every NIC has role 'cluster': clients could not reach the OSDs",
+            file=str(path),
+            line=line_of(node, "nics"),
+            suggestion="mark the client-facing ports role: public",
+        )
+    return tuple(out)
+
+
+def _pair(node: dict[str, Any], key: str, path: Path, example: str) -> tuple[int, int]:
+    v = node[key]
+    if not (isinstance(v, list) and len(v) == 2):
+        raise DataError(
+            f"'{key}' must be [k, m]",
+            file=str(path),
+            line=line_of(node, key) or line_of(node),
+            suggestion=f"e.g. {example}",
+        )
+    line = line_of(node, key) or line_of(node)
+    k, m = (int(number(x, "count", str(path), line)) for x in v)
+    return k, m
+
+
+def _protection(cluster: dict[str, Any], path: Path) -> Protection | None:
+    node = cluster.get("protection")
+    if node is None:
+        return None
+    if isinstance(node, dict):
+        raid = _pair(node, "raid", path, "raid: [8, 2]") if "raid" in node else None
+        if "replicated" in node:
+            size = int(_num(node, "replicated", path))
+            return Protection("replicated", size, raid=raid)
+        if "erasure" in node:
+            k, m = _pair(node, "erasure", path, "protection: {erasure: [4, 2]}")
+            return Protection("erasure", 1, k, m, raid=raid)
+        if node.get("none"):
+            return Protection("none", 1, raid=raid)
+    raise DataError(
+        "'protection' must be {replicated: N}, {erasure: [k, m]} or {none: true}",
+        file=str(path),
+        line=line_of(node) or line_of(cluster, "protection") or 1,
+    )
+
+
+def read_hardware(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
+    """A parsed hardware file -> Hardware (DataError with file:line on bad input). `layout` is kept as
+    written: compile/hardware.py checks it against the layout data."""
+    node = doc.get("node") if isinstance(doc, dict) else None
+    if not isinstance(node, dict):
+        raise DataError(
+            "a hardware file needs a 'node:' mapping",
+            file=str(path),
+            line=1,
+            suggestion="copy data/tiers/iops.yaml and edit it",
+        )
+    cores, ram = int(_num(node, "cores", path)), _num(node, "ram_gib", path)  # checked first: file order
+    nics = _nics(node, path)
+    cluster = doc.get("cluster") or {}
+    if not isinstance(cluster, dict):
+        raise DataError(
+            "'cluster' must be a mapping {nodes, clients, client_ram_gib}",
+            file=str(path),
+            line=line_of(doc, "cluster"),
+        )
+    data = _devices(node, "data_devices", path)
+    if not data:
+        raise DataError(
+            "'data_devices' must list at least one {count, type, size_gb}",
+            file=str(path),
+            line=line_of(node, "data_devices") or line_of(node),
+            suggestion="copy data/tiers/iops.yaml and edit it",
+        )
+    software = doc.get("software", "ceph")
+    if software not in SOFTWARE:
+        raise DataError(
+            f"software {software!r} is not ceph or lustre", file=str(path), line=line_of(doc, "software")
+        )
+    link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
+    gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
+    layout = doc.get("layout")
+    return Hardware(
+        name=str(doc.get("name", path.stem)),
+        source=str(doc.get("source", path)),
+        cores=cores,
+        ram_gib=ram,
+        nics=nics,
+        data_devices=data,
+        db_devices=_devices(node, "db_devices", path),
+        sockets=int(_num(node, "sockets", path)) if "sockets" in node else 1,
+        nodes=int(_num(cluster, "nodes", path)) if "nodes" in cluster else 3,
+        clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
+        client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
+        layout=layout if isinstance(layout, dict) else {},
+        tier=tier,
+        cpu_ghz=_opt(node, "cpu_ghz", path),
+        media_link=MediaLink(*(_opt(link, f, path) for f in ("read_mb_s", "write_mb_s", "read_iops"))),
+        client_nic_gbps=_opt(cluster, "client_nic_gbps", path),
+        gateways=int(_num(gw, "count", path)) if gw else 0,
+        gateway_gbps=_num(gw, "nic_gbps", path) if gw else 0.0,
+        protection=_protection(cluster, path),
+        software=str(software),
+    )
+
+
+def tier_names() -> list[str]:
+    return data_names("tiers")
+
+
+def tier_doc(name: str) -> tuple[Any, Path]:
+    """A shipped tier's parsed file and the path messages name."""
+    rel = f"tiers/{name}.yaml"
+    if not has_data(rel):
+        raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
+    return load_data(rel), Path(data_label(rel))
