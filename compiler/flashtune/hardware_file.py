@@ -22,7 +22,8 @@ field means the same and fails the same way (one line with file:line) everywhere
       protection: {replicated: 3} | {erasure: [k, m]} | {none: true, raid: [k, m]}   # optional
     layout: {...}                          # the daemon layout override, checked by compile/layout.py
 
-The performance fields are described for JSON Schema in data/envelope/envelope.schema.json ($defs.hardware).
+The file is described for JSON Schema in data/envelope/envelope.schema.json ($defs.hardware); the test of
+that schema checks every tier and published set-up against it.
 """
 
 from __future__ import annotations
