@@ -31,6 +31,7 @@ $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py
 # data/*.yaml -> compiler/flashtune/_data (JSON read by the CLIs). A checkout also does this by itself
 # whenever data/ changed, like Python's .pyc files; the wheel build always writes a fresh one.
 snapshot: $(VENV)/.installed
+	$(BIN)/python -m flashtune.envelope.calibrate
 	$(BIN)/python -m flashtune.snapshot
 
 # The wheel a user installs (data snapshot inside): dist/flashtune-*.whl

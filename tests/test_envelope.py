@@ -441,3 +441,25 @@ def test_results_that_are_not_ingest_output_fail_with_a_hint(
     assert "results have no column" in err and "flashtune ingest" in err and "Traceback" not in err
     assert main(["envelope", "--tier", "iops", "--results", str(tmp_path / "missing.csv")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# ---- the stored fit (start-up: compile-config reads it instead of fitting on every run)
+
+
+def test_stored_fit_matches_a_fresh_fit() -> None:
+    from flashtune.envelope import report
+
+    stale = f"data/{report.FITTED} is stale: run python -m flashtune.envelope.calibrate"
+    stored = report.stored_constants()
+    assert stored is not None, stale
+    assert stored == fit().constants, stale
+
+
+def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flashtune.envelope import report
+
+    real = report.fit_inputs
+    changed = {"envelope/headlines.yaml": -1}
+    monkeypatch.setattr(report, "fit_inputs", lambda sources: {**real(sources), **changed})
+    assert report.stored_constants() is None
+    assert report.constants.__wrapped__() == fit().constants  # fitted afresh

@@ -400,6 +400,9 @@ def load_yaml(path: str | Path) -> Any:
 
 def line_of(node: Any, key: Any = None) -> int | None:
     """1-based line of a mapping (or of one key in it) loaded by load_yaml, if known."""
+    raw = getattr(node, "_raw", None) if key is None else None
+    if raw is not None and getattr(node, "_lc", None) is None:  # own line: no need to build every key's
+        return int(raw[0]) + 1
     lc = getattr(node, "lc", None)
     if lc is None:
         return None

@@ -108,3 +108,17 @@ def per_observation(leave_out: str | None = None) -> list[dict[str, object]]:
         for h in headlines()
         if h.calibrates
     ]
+
+
+def main() -> int:
+    """`python -m flashtune.envelope.calibrate`: store the shipped data's fit (data/envelope/fitted.json)."""
+    from flashtune.envelope.report import FITTED, fitted_document
+    from flashtune.paths import SOURCE_DATA
+
+    (SOURCE_DATA / FITTED).write_text(fitted_document(), encoding="utf-8")
+    print(f"wrote data/{FITTED}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

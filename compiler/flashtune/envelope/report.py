@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flashtune.envelope.calibrate import Fit, fit
-from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, Envelope, envelope
+from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
+from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
+
+if TYPE_CHECKING:
+    from flashtune.envelope.calibrate import Fit
+
+# The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate
+# writes it; tests/test_envelope.py fails when it is stale). Used only while its inputs' CRCs match the snapshot's.
+FITTED = "envelope/fitted.json"
 
 NOTE = (
     "ceilings are upper bounds from data-sheet drive figures, line rates and CPU costs calibrated on the "
@@ -18,11 +27,59 @@ NOTE = (
 @cache
 def constants() -> Constants:
     """The constants fitted from every published study (what users' predictions use)."""
+    stored = stored_constants()
+    if stored is not None:
+        return stored
+    # imported here: the fit reads every study's data, which start-up needs only when the stored fit is stale
+    from flashtune.envelope.calibrate import fit
+
     return fit().constants
 
 
 def calibration() -> Fit:
+    from flashtune.envelope.calibrate import fit  # imported here, see constants()
+
     return fit()
+
+
+def fit_inputs(sources: Mapping[str, Any]) -> dict[str, int]:
+    """CRC-32 of every data file the fit reads (the envelope data and the tables), from the snapshot's index."""
+    return {
+        rel: int(stamp[2])
+        for rel, stamp in sorted(sources.items())
+        if rel != FITTED and (rel.startswith(("envelope/", "tables/")) or rel == "datapackage.json")
+    }
+
+
+def stored_constants() -> Constants | None:
+    """The stored fit, if the shipped data is in use and unchanged since it was written; None: fit afresh."""
+    from flashtune.snapshot import read_index
+
+    root = data_dir()
+    index = read_index(SNAPSHOT_DIR) if root in (SOURCE_DATA, SNAPSHOT_DIR) else None
+    if index is None:
+        return None
+    try:
+        doc = json.loads((root / FITTED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(index.get("sources", {})):
+        return None
+    k = doc["constants"]
+    return Constants(float(k["net_efficiency"]), float(k["message_overhead_bytes"]), CpuCosts(**k["cpu"]))
+
+
+def fitted_document() -> str:
+    """fitted.json for the data in use: the fit and the CRCs of its inputs."""
+    from dataclasses import asdict
+
+    from flashtune.envelope.calibrate import fit
+    from flashtune.snapshot import read_index
+
+    data_dir()  # brings a checkout's snapshot (and so its index) up to date
+    index = read_index(SNAPSHOT_DIR) or {}
+    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(index.get("sources", {}))}
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
 def shape(c: Cluster) -> str:
