@@ -256,6 +256,19 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
+def _new_dir(parent: Path, prefix: str, suffix: str) -> Path:
+    """A new private (0700) folder with an unused random name, as tempfile.mkdtemp makes (tempfile is not
+    imported: it pulls in `random`, which costs compile-config's start-up more than this)."""
+    for _ in range(100):
+        path = parent / f"{prefix}{os.urandom(6).hex()}{suffix}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused temporary folder name", str(parent))
+
+
 def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) -> list[Path]:
     """Write `files` (relative name -> text) as the folder `out`, all at once.
 
@@ -264,7 +277,6 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
     swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
     """
     import shutil
-    import tempfile
 
     out = Path(out)
     if str(out) in ("", "."):
@@ -301,7 +313,7 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
     parent = out.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+        tmp = _new_dir(parent, f".{out.name}.", ".tmp")
     except OSError as e:
         raise _os_error(e, out, "create the output folder") from None
     try:
@@ -314,12 +326,12 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
             written.append(out / name)
         mode = 0o777 & ~_umask()
         for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
-            d.chmod(mode)  # mkdtemp makes 0700; the output folder is an ordinary folder
+            d.chmod(mode)  # _new_dir makes 0700; the output folder is an ordinary folder
         if replace:
             if _exchange(tmp, out):
                 shutil.rmtree(tmp)  # now the old folder
             else:
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
+                old = _new_dir(parent, f".{out.name}.", ".old")
                 os.replace(out, old)
                 os.rename(tmp, out)
                 shutil.rmtree(old, ignore_errors=True)
