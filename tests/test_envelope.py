@@ -463,3 +463,38 @@ def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(report, "fit_inputs", lambda sources: {**real(sources), **changed})
     assert report.stored_constants() is None
     assert report.constants.__wrapped__() == fit().constants  # fitted afresh
+
+
+def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None:
+    """`cores` is per socket in both: the CPU ceiling and the compiler's node_cores count sockets x cores."""
+    from flashtune.compile.hardware import load_tier, tier_names
+    from flashtune.envelope.hardware import cluster_from, tier_cluster
+
+    sockets = set()
+    for t in tier_names():
+        hw = load_tier(t)
+        c = cluster_from(hw)
+        assert c == tier_cluster(t)  # the command's reading of the tier is the compiler's
+        assert c.sockets * c.cores == hw.node_cores
+        assert c.cycles_per_s == pytest.approx(hw.nodes * hw.node_cores * c.ghz * 1e9)
+        sockets.add(hw.sockets)
+    assert max(sockets) > 1  # a multi-socket tier: per-socket vs per-node would differ
+
+
+def test_device_defaults_go_through_the_same_number_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flashtune.envelope.hardware import device_defaults
+    from flashtune.errors import DataError
+
+    shutil.copytree(data_dir(), tmp_path / "data")
+    devices = tmp_path / "data" / "envelope" / "devices.yaml"
+    devices.write_text(devices.read_text().replace("read_iops: 460000", "read_iops: .nan"))
+    monkeypatch.setenv("FLASHTUNE_DATA", str(tmp_path / "data"))
+    device_defaults.cache_clear()
+    try:
+        with pytest.raises(DataError) as e:
+            device_defaults()
+        assert "'read_iops' must be a finite number" in str(e.value) and f"{devices}:" in str(e.value)
+    finally:
+        device_defaults.cache_clear()

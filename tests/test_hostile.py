@@ -321,6 +321,28 @@ def test_nonsense_envelope_fields_in_a_hardware_file(tmp_path: Path, old: str, n
 
 
 @pytest.mark.parametrize(
+    ("layout", "says"),
+    [
+        ("{memory_gib: {rgw: .nan}}", "'layout.memory_gib.rgw' must be a finite number"),
+        ("{memory_gib: {mgr: .inf}}", "'layout.memory_gib.mgr' must be a finite number"),
+        ("{memory_gib: {mon: -1}}", "'layout.memory_gib.mon' must be at least 0"),
+        ("{memory_gib: {mon: 1.0e9}}", "more than 65536"),
+        ("{os_reserve_gib: .nan}", "'layout.os_reserve_gib' must be a finite number"),
+        ("{os_reserve_gib: '6'}", "'layout.os_reserve_gib' must be a number"),
+    ],
+)
+def test_nonsense_numbers_in_a_layout_override(tmp_path: Path, layout: str, says: str) -> None:
+    """The layout override's numbers go through the hardware file's number check (was: NaN -> traceback)."""
+    text = TIER + f"layout: {layout}\n"
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(text)
+    line = len(text.splitlines())
+    out = tmp_path / "o"
+    r = run("flashtune.cli.compile", "--workload", "rgw", "--hardware", hw, "--out", out, cwd=tmp_path)
+    check(r, where=f"{hw}:{line}: error", says=says)
+
+
+@pytest.mark.parametrize(
     ("args", "says"),
     [
         (("--replication", "10"), "10 replicas need 10 hosts"),

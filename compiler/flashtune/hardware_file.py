@@ -72,10 +72,12 @@ def number(
     *,
     minimum: float = 0,
     inclusive: bool = False,
-    limits: dict[str, float] = LIMITS,
+    limit: float | None = None,
 ) -> float:
-    """`value` of field `key` as a finite number above `minimum` (at or above it when `inclusive`), within
-    its upper limit, whole where the field counts things; else a DataError naming where:line."""
+    """`value` of field `key` as a finite number above `minimum` (at or above it when `inclusive`), at most
+    `limit` (default: LIMITS[key]), whole where the field counts things (WHOLE); else a DataError naming
+    where:line. Every number a hardware file or a layout override holds goes through here."""
+    limit = LIMITS.get(key) if limit is None else limit
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise DataError(
             f"'{key}' must be a number, got {value!r}",
@@ -100,12 +102,12 @@ def number(
             file=where,
             line=line,
         )
-    if key in limits and value > limits[key]:
+    if limit is not None and value > limit:
         raise DataError(
-            f"'{key}' is {value:g}, more than {limits[key]:g}: a typo or another unit?",
+            f"'{key}' is {value:g}, more than {limit:g}: a typo or another unit?",
             file=where,
             line=line,
-            suggestion=f"check {key} (at most {limits[key]:g})",
+            suggestion=f"check {key} (at most {limit:g})",
         )
     if key in WHOLE and value != int(value):
         raise DataError(f"'{key}' must be a whole number, got {value}", file=where, line=line)

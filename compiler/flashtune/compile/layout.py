@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
+from flashtune.hardware_file import LIMITS, number
 from flashtune.paths import data_dir
 from flashtune.yamlio import line_of, load_yaml
 
@@ -72,21 +73,20 @@ def check_override(node: Any, where: str) -> dict[str, Any]:
                 file=where,
                 line=line_of(node.get("placement"), wl),
             )
+    ram = LIMITS["ram_gib"]  # a daemon or the OS cannot hold more than a node can have
     for name, gib in (node.get("memory_gib") or {}).items():
-        if name not in daemons or isinstance(gib, bool) or not isinstance(gib, int | float) or gib < 0:
+        line = line_of(node.get("memory_gib"), name)
+        if name not in daemons:
             raise DataError(
                 f"layout.memory_gib.{name} must be a daemon's memory in GiB (>= 0)",
                 file=where,
-                line=line_of(node.get("memory_gib"), name),
+                line=line,
                 suggestion=f"daemons: {', '.join(sorted(daemons))}",
             )
-    gib = node.get("os_reserve_gib")
-    if gib is not None and (isinstance(gib, bool) or not isinstance(gib, int | float) or gib < 0):
-        raise DataError(
-            "layout.os_reserve_gib must be a number of GiB (>= 0)",
-            file=where,
-            line=line_of(node, "os_reserve_gib"),
-        )
+        number(gib, f"layout.memory_gib.{name}", where, line, inclusive=True, limit=ram)
+    if node.get("os_reserve_gib") is not None:
+        line = line_of(node, "os_reserve_gib")
+        number(node["os_reserve_gib"], "layout.os_reserve_gib", where, line, inclusive=True, limit=ram)
     return dict(node)
 
 
