@@ -23,7 +23,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-V2_PORT, V1_PORT = 3310, 6799
+# Fixed loopback ports; FLASHTUNE_CEPHMON_PORTS=v2,v1 moves them when two test runs share a machine.
+V2_PORT, V1_PORT = (int(p) for p in os.environ.get("FLASHTUNE_CEPHMON_PORTS", "3310,6799").split(","))
 
 # Run by the system python (python3-rados comes from Debian's ceph packages, not from PyPI).
 _HELP_SCRIPT = r"""
