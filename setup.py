@@ -22,6 +22,7 @@ class BuildWithDataSnapshot(build_py):
             return
         sys.path.insert(0, str(ROOT / "compiler"))
         try:
+            from flashtune.catalog.store import check_snapshot
             from flashtune.snapshot import build_fresh
         finally:
             sys.path.pop(0)
@@ -31,6 +32,8 @@ class BuildWithDataSnapshot(build_py):
 
             shutil.rmtree(out)
         build_fresh(ROOT / "data", out)
+        # the whole catalog is checked once here, so the installed CLIs build only the knobs they use
+        check_snapshot(out)
 
 
 setup(cmdclass={"build_py": BuildWithDataSnapshot})

@@ -74,6 +74,10 @@ def test_the_wheel_carries_a_fresh_data_snapshot_and_the_license(wheel: Path) ->
         for n in names:  # data/*.yaml ships compiled: JSON under the same name, no YAML to parse at run time
             if n.startswith("flashtune/_data/") and n.endswith((".yaml", ".yml")):
                 json.loads(z.read(n))
+        # the build checked the whole catalog, so the installed CLIs build only the knobs they use
+        checked = json.loads(z.read("flashtune/_data/knobs.checked.json"))
+        knobs = {rel: stamp[2] for rel, stamp in index["sources"].items() if rel.startswith("knobs/")}
+        assert checked["knobs"] == knobs
 
 
 def test_cli_only_install_works_outside_the_checkout(venv: Path, tmp_path: Path) -> None:

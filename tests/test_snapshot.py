@@ -146,3 +146,52 @@ def _lines(node: object) -> list[object]:
     if isinstance(node, list):
         return [line_of(node), *[x for v in node for x in _lines(v)]]
     return []
+
+
+# ---- the catalog from the snapshot: checked as a whole once, then built knob by knob
+
+
+def test_the_lazy_catalog_holds_the_same_knobs_as_a_fully_checked_load() -> None:
+    from flashtune.catalog.store import CHECKED, Catalog, _knob_stamps
+
+    catalog = load_catalog()
+    assert isinstance(catalog, Catalog)
+    assert json.loads((SNAPSHOT_DIR / CHECKED).read_text(encoding="utf-8")) == _knob_stamps(SNAPSHOT_DIR)
+    eager = load_from(SOURCE_DATA / "knobs")
+    assert len(catalog) == len(eager)
+    for k in eager:
+        lazy = catalog.get(k.name, k.domain)
+        assert lazy is not None and lazy.name == k.name and lazy.source_line == k.source_line
+        assert lazy.dead_when == k.dead_when and lazy.default == k.default and lazy.aliases == k.aliases
+    for domain in ("ceph", "mysql", "sysctl"):
+        assert [k.name for k in catalog.with_dependencies(domain)] == [
+            k.name for k in eager.in_domain(domain) if k.dead_when
+        ]
+
+
+def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily(tmp_path: Path) -> None:
+    import pytest
+
+    from flashtune.catalog.store import CHECKED, _checked_before, check_snapshot
+    from flashtune.errors import DataError
+
+    snap = tmp_path / "_data"
+    shutil.copytree(SNAPSHOT_DIR, snap)
+    (snap / CHECKED).unlink()
+    assert _checked_before(snap)  # never checked: load_catalog would check every knob
+    check_snapshot(snap)
+    assert _checked_before(snap) is None  # checked: load_catalog builds knobs on demand
+    index = json.loads((snap / "index.json").read_text(encoding="utf-8"))
+    index["sources"]["knobs/nic.yaml"][2] += 1  # the knob file changed since
+    (snap / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    assert _checked_before(snap)
+    # a bad knob: the whole-catalog check names its file and line, and records nothing
+    (snap / CHECKED).unlink()
+    doc = decode((snap / "knobs" / "nic.yaml").read_text(encoding="utf-8"))
+    items = doc.get("knobs") if isinstance(doc, dict) else doc
+    items[0]["domain"] = "nonsense"
+    (snap / "knobs" / "nic.yaml").write_text(json.dumps(encode(doc)), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        check_snapshot(snap)
+    assert "data/knobs/nic.yaml:" in str(err.value) and "nonsense" in str(err.value)
+    assert not (snap / CHECKED).exists()

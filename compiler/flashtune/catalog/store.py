@@ -12,7 +12,7 @@ from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
-from flashtune.paths import data_label, data_names, load_data
+from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, load_data
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
 
@@ -107,26 +107,55 @@ def _knob(raw: Any, path: Path) -> Knob:
     )  # fmt: skip
 
 
+Entry = tuple[Any, Path]  # a knob's mapping as loaded and its file
+
+
 class Catalog:
-    """All knobs, indexed by (domain, name)."""
+    """All knobs, indexed by (domain, name).
+
+    Built from Knobs, or (`Catalog.lazy`) from entries already checked as a whole, each turned into a Knob
+    the first time it is asked for: compile-config uses a fraction of the catalog.
+    """
 
     def __init__(self, knobs: list[Knob]) -> None:
-        self._by_key: dict[tuple[str, str], Knob] = {}
+        self._by_key: dict[tuple[str, str], Knob | Entry] = {}
         for k in knobs:
             key = (k.domain, k.name)
-            if key in self._by_key:
-                first = self._by_key[key]
+            first = self._by_key.get(key)
+            if isinstance(first, Knob):
                 raise DataError(f"knob {k.name!r} ({k.domain}) is defined twice (first at "
                                 f"{first.source_file}:{first.source_line})", file=k.source_file,
                                 line=k.source_line, suggestion="merge the two entries")  # fmt: skip
             self._by_key[key] = k
-        self._alias: dict[tuple[str, str], Knob] = {}
+        self._alias: dict[tuple[str, str], tuple[str, str]] = {}
         for k in knobs:
             for a in k.aliases:
-                self._alias.setdefault((k.domain, a), k)
+                self._alias.setdefault((k.domain, a), (k.domain, k.name))
+
+    @classmethod
+    def lazy(cls, entries: list[Entry]) -> Catalog:
+        """A catalog of checked entries (see load_catalog), each built into a Knob on first use."""
+        catalog = cls([])
+        for raw, path in entries:
+            key = (str(raw["domain"]), str(raw["name"]))
+            catalog._by_key.setdefault(key, (raw, path))
+            for a in _tuple(raw.get("aliases")):
+                catalog._alias.setdefault((key[0], a), key)
+        return catalog
+
+    def _at(self, key: tuple[str, str]) -> Knob | None:
+        k = self._by_key.get(key)
+        if k is None or isinstance(k, Knob):
+            return k
+        built = _knob(*k)
+        self._by_key[key] = built
+        return built
+
+    def _all(self, keys: Iterable[tuple[str, str]]) -> list[Knob]:
+        return [k for k in map(self._at, list(keys)) if k is not None]
 
     def __iter__(self) -> Iterator[Knob]:
-        return iter(self._by_key.values())
+        return iter(self._all(self._by_key))
 
     def __len__(self) -> int:
         return len(self._by_key)
@@ -134,7 +163,10 @@ class Catalog:
     def get(self, name: str, domain: str | None = None) -> Knob | None:
         """The knob of that exact name (or alias), in domain or in the first domain that has it."""
         for d in (domain,) if domain is not None else DOMAINS:
-            k = self._by_key.get((d, name)) or self._alias.get((d, name))
+            k = self._at((d, name))
+            if k is None:
+                alias = self._alias.get((d, name))
+                k = self._at(alias) if alias is not None else None
             if k is not None:
                 return k
         return None
@@ -179,7 +211,12 @@ class Catalog:
         return component_status((component,), release, store, self.objectstores())
 
     def in_domain(self, domain: str) -> list[Knob]:
-        return [k for k in self if k.domain == domain]
+        return self._all(key for key in self._by_key if key[0] == domain)
+
+    def with_dependencies(self, domain: str) -> list[Knob]:
+        """The knobs of a domain that have dependency facts (dead_when), building no other knob."""
+        keys = [key for key, k in self._by_key.items() if key[0] == domain and _has(k, "dead_when")]
+        return [k for k in self._all(keys) if k.dead_when]
 
     def suggest(self, name: str, domain: str | None = None, n: int = 3) -> list[str]:
         names = sorted(
@@ -215,14 +252,22 @@ def _check_refs(catalog: Catalog) -> None:
                                 suggestion="catalogue the target knob too", file=wfile, line=wline)  # fmt: skip
 
 
-def _load(docs: Iterable[tuple[Path, Any]]) -> Catalog:
-    knobs: list[Knob] = []
+def _has(k: Knob | Entry, field: str) -> bool:
+    return bool(getattr(k, field)) if isinstance(k, Knob) else bool(k[0].get(field))
+
+
+def _entries(docs: Iterable[tuple[Path, Any]]) -> list[Entry]:
+    entries: list[Entry] = []
     for path, doc in docs:
         items = doc.get("knobs") if isinstance(doc, dict) else doc
         if not isinstance(items, list):
             raise DataError("expected a list of knobs (or a mapping with 'knobs:')", file=str(path), line=1)
-        knobs.extend(_knob(raw, path) for raw in items)
-    catalog = Catalog(knobs)
+        entries.extend((raw, path) for raw in items)
+    return entries
+
+
+def _load(docs: Iterable[tuple[Path, Any]]) -> Catalog:
+    catalog = Catalog([_knob(raw, path) for raw, path in _entries(docs)])
     _check_refs(catalog)
     return catalog
 
@@ -232,8 +277,70 @@ def load_from(directory: Path) -> Catalog:
     return _load((path, load_yaml(path)) for path in sorted(directory.glob("*.yaml")))
 
 
+# In the data snapshot: the knob files' CRCs when the whole catalog last passed every check (written by the
+# wheel build, or by the first load after the knobs changed in a checkout). While it matches, load_catalog
+# builds only the knobs asked for.
+CHECKED = "knobs.checked.json"
+
+
+def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
+    """What CHECKED records for the snapshot's knob files (None: no snapshot index)."""
+    from flashtune import __version__
+    from flashtune.snapshot import read_index
+
+    index = read_index(snapshot)
+    if index is None:
+        return None
+    knobs = {rel: stamp[2] for rel, stamp in index.get("sources", {}).items() if rel.startswith("knobs/")}
+    return {"flashtune": __version__, "knobs": knobs}
+
+
+def check_snapshot(snapshot: Path) -> None:
+    """Load the snapshot's whole catalog with every check, then record that it passed (CHECKED)."""
+    from flashtune.snapshot import decode
+
+    stamps = _knob_stamps(snapshot)
+    files = sorted((snapshot / "knobs").glob("*.yaml"))
+    _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
+    if stamps is not None:
+        _record_checked(snapshot, stamps)
+
+
+def _record_checked(snapshot: Path, stamps: dict[str, Any]) -> None:
+    import json
+    import os
+
+    tmp = snapshot / f".{CHECKED}.{os.getpid()}.tmp"
+    try:
+        tmp.write_text(json.dumps(stamps, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, snapshot / CHECKED)
+    except OSError:
+        pass  # a read-only snapshot: every load checks the whole catalog
+
+
+def _checked_before(snapshot: Path) -> dict[str, Any] | None:
+    """None if the snapshot's knobs passed the whole check already; else the stamps to record once they do."""
+    import json
+
+    stamps = _knob_stamps(snapshot)
+    try:
+        done = json.loads((snapshot / CHECKED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        done = None
+    return None if stamps is not None and done == stamps else (stamps or {})
+
+
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
     """The shipped catalog (data/knobs/*.yaml, read from the data snapshot)."""
     rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
-    return _load((Path(data_label(rel)), load_data(rel)) for rel in rels)
+    docs = [(Path(data_label(rel)), load_data(rel)) for rel in rels]
+    if not rels or compiled(data_dir() / rels[0]) is None:  # YAML read as it is (FLASHTUNE_DATA)
+        return _load(docs)
+    pending = _checked_before(SNAPSHOT_DIR)
+    if pending is None:
+        return Catalog.lazy(_entries(docs))
+    catalog = _load(docs)
+    if pending:
+        _record_checked(SNAPSHOT_DIR, pending)
+    return catalog

@@ -40,7 +40,7 @@ def _lookup_order(section: str) -> tuple[str, ...]:
 @cache
 def _dead_names(domain: str) -> frozenset[str]:
     """Names and aliases of the knobs of a domain that have dependency facts."""
-    knobs = [k for k in load_catalog().in_domain(domain) if k.dead_when]
+    knobs = load_catalog().with_dependencies(domain)
     return frozenset([k.name for k in knobs] + [a for k in knobs for a in k.aliases])
 
 
