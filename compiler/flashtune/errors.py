@@ -34,6 +34,13 @@ class FlashtuneError(Exception):
         return text
 
 
+def position(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset in `text`: the place an error names. The one
+    offset -> line:col reckoning (YAML reader errors, JSON syntax errors, ingested tool output)."""
+    offset = max(0, offset)
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
 class DataError(FlashtuneError):
     """A shipped or user-supplied data file (dataset, knob, tier, profile, hardware) is invalid."""
 

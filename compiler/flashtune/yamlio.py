@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.errors import DataError
+from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
 from flashtune.paths import compiled
 
@@ -263,8 +263,7 @@ def compose_all(
             _syntax_hint(str(e.problem or e.context)),
         ) from None
     except yaml.reader.ReaderError as e:  # a character YAML does not allow (control characters, ...)
-        line = text[: e.position].count("\n") + 1
-        col = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+        line, col = position(text, e.position)
         ch = e.character if isinstance(e.character, int) else ord(str(e.character)[:1] or "?")
         raise DataError(
             f"character U+{ch:04X} is not allowed in YAML",

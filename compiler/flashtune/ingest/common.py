@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.errors import FlashtuneError
+from flashtune.errors import FlashtuneError, position
 from flashtune.units import IEC, SI
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def results_frame(
 
 def line_of_offset(text: str, offset: int) -> int:
     """1-based line number of a character offset."""
-    return text.count("\n", 0, max(0, offset)) + 1
+    return position(text, offset)[0]
 
 
 def last_line(text: str) -> int:

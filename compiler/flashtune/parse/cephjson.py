@@ -12,15 +12,11 @@ import json
 import re
 from typing import Any
 
+from flashtune.errors import position
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
 
 _NAME = re.compile(r'"name"\s*:\s*"')
 _WHO = re.compile(r"\b((?:osd|mon|mgr|mds|client)(?:\.[\w.-]+)?)\.json$")
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
@@ -51,7 +47,7 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
     positions = [m.start() for m in _NAME.finditer(text)]
     for i, item in enumerate(data):
         offset = positions[i] if i < len(positions) else 0
-        line, col = _position(text, offset)
+        line, col = position(text, offset)
         value = item.get("value")
         section = str(item.get("section") or default_section)
         mask = item.get("mask")

@@ -1,0 +1,36 @@
+"""The place an error names: one offset -> line:column reckoning (flashtune.errors.position) for the YAML
+reader, the config-database JSON parser and ingested tool output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flashtune.errors import DataError, position
+from flashtune.ingest.common import line_of_offset
+from flashtune.yamlio import load_yaml
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "where"),
+    [
+        ("abc", 0, (1, 1)),
+        ("abc", 2, (1, 3)),
+        ("ab\ncd\nef", 3, (2, 1)),  # just after a newline: the next line's first column
+        ("ab\ncd\nef", 4, (2, 2)),
+        ("ab\ncd\nef", 8, (3, 3)),
+        ("ab\n", -5, (1, 1)),  # a negative offset (nothing read yet) is the start
+    ],
+)
+def test_position_is_one_based_line_and_column(text: str, offset: int, where: tuple[int, int]) -> None:
+    assert position(text, offset) == where
+    assert line_of_offset(text, offset) == where[0]
+
+
+def test_the_yaml_reader_names_the_line_and_column_of_a_bad_character(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text("a: 1\nb: x\x07y\n")
+    with pytest.raises(DataError) as e:
+        load_yaml(f)
+    assert (e.value.line, e.value.column) == (2, 5) and "U+0007" in str(e.value)
