@@ -127,6 +127,16 @@ def test_changes_page_lists_knobs_removed_since_jewel(tmp_path: Path) -> None:
         assert moved == (row in moved_section), knob.name
 
 
+def test_tiers_table_reads_the_hardware_file_like_the_compiler() -> None:
+    """The book's tier table goes through the one hardware reader: cores per socket, node cores as the compiler."""
+    from flashtune.compile.hardware import load_tier, tier_names
+
+    table = config_pages.tiers_table(REPO / "data" / "tiers")
+    for t in tier_names():
+        hw = load_tier(t)
+        assert f"{hw.sockets} × {hw.cores} cores ({hw.node_cores} per node)" in table, t
+
+
 def test_config_pages_show_every_compiled_file(tmp_path: Path) -> None:
     folders = sorted(p for p in (REPO / "configs").iterdir() if p.is_dir())
     assert folders, "configs/ has no compiled folders"

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from bookgen import myst
+from flashtune.hardware_file import read_hardware
+from flashtune.model import DeviceGroup
 from flashtune.yamlio import load_yaml
 
 # Highlighting languages Pygments lexes without complaint for these files; anything else is plain text.
@@ -17,31 +19,31 @@ _HEADING = re.compile(r"^#{1,5} ")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
-def _devices(devs: Any) -> str:
+def _devices(groups: tuple[DeviceGroup, ...]) -> str:
     parts = []
-    for d in devs or []:
-        size = f" {d['size_gb']} GB" if d.get("size_gb") else ""
-        model = f" ({d['model']})" if d.get("model") else ""
-        parts.append(f"{d.get('count', 1)}× {d.get('type', '?')}{size}{model}")
+    for d in groups:
+        model = f" ({d.model})" if d.model else ""
+        parts.append(f"{d.count}× {d.type} {d.size_gb:g} GB{model}")
     return ", ".join(parts) or "—"
 
 
+def tier_row(doc: Any, path: Path) -> tuple[str, ...]:
+    """One tier's row, its numbers as the hardware file's one reader takes them (cores are per socket)."""
+    hw = read_hardware(doc, path, tier=True)
+    node = doc["node"]
+    cpu = f"{node.get('cpu', '?')}, {hw.sockets} × {hw.cores} cores ({hw.node_cores} per node)"
+    return (
+        myst.code(hw.name),
+        myst.plain(str(doc.get("description", ""))),
+        f"{cpu}, {hw.ram_gib:g} GiB",
+        ", ".join(f"{n.count}× {n.speed_gbps:g} Gb/s" for n in hw.nics),
+        _devices(hw.data_devices),
+        _devices(hw.db_devices),
+    )
+
+
 def tiers_table(tiers_dir: Path) -> str:
-    rows = []
-    for path in sorted(tiers_dir.glob("*.yaml")):
-        t = load_yaml(path)
-        node = t.get("node", {})
-        nics = ", ".join(f"{n.get('count', 1)}× {n.get('speed_gbps')} Gb/s" for n in node.get("nics", []))
-        rows.append(
-            (
-                myst.code(t.get("name", path.stem)),
-                myst.plain(str(t.get("description", ""))),
-                f"{node.get('cpu', '?')}, {node.get('cores', '?')} cores, {node.get('ram_gib', '?')} GiB",
-                nics or "—",
-                _devices(node.get("data_devices")),
-                _devices(node.get("db_devices")),
-            )
-        )
+    rows = [tier_row(load_yaml(path), path) for path in sorted(tiers_dir.glob("*.yaml"))]
     return myst.table(
         ["tier", "for", "CPU and RAM per node", "network", "data devices", "DB/WAL devices"], rows
     )
