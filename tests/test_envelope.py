@@ -313,6 +313,11 @@ def test_bad_hardware_file_gives_file_line_and_exit_2(
     assert f"{f}:6: error: 'read_iops' must be a positive number" in err and "Traceback" not in err
     assert main(["envelope", "--tier", "nope"]) == 2
     assert "choose one of" in capsys.readouterr().err
+    # --nodes/--clients override the file's fields with the file's bounds (hardware_file.LIMITS), as in compile-config
+    for flag, value, says in (("--nodes", "99999999", "at most 10000"), ("--clients", "0", "at least 1")):
+        with pytest.raises(SystemExit) as e:
+            main(["envelope", "--tier", "iops", flag, value])
+        assert e.value.code == 2 and says in capsys.readouterr().err
 
 
 def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,7 @@ from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder
+from flashtune.hardware_file import LIMITS
 
 if TYPE_CHECKING:
     from flashtune.model import CentralConfig
@@ -48,14 +49,16 @@ def build_parser() -> Parser:
                    help=f"target Ceph release (default {DEFAULT_CEPH_RELEASE}; jewel = the 2017 legacy setup)")
     p.add_argument("--mysql", dest="mysql_flavour", default=DEFAULT_MYSQL_FLAVOUR, choices=MYSQL_FLAVOURS,
                    help="database flavour/version for my.cnf (mysql workload)")
-    p.add_argument("--nodes", type=bounded_int(1, 10_000), help="OSD nodes in the cluster (default: the tier's)")
-    p.add_argument("--clients", type=bounded_int(1, 10_000),
+    # --nodes/--clients/--db-ram-gib override hardware-file fields: the same bounds as the file's
+    p.add_argument("--nodes", type=bounded_int(1, int(LIMITS["nodes"])),
+                   help="OSD nodes in the cluster (default: the tier's)")
+    p.add_argument("--clients", type=bounded_int(1, int(LIMITS["clients"])),
                    help="client (load generator / database) nodes (default: the tier's)")
     prot = p.add_mutually_exclusive_group()
     prot.add_argument("--replication", type=bounded_int(1, 10), metavar="N",
                       help="replicated pools of size N (default 3; 2 needs --allow-unsafe, see the error)")
     prot.add_argument("--ec", metavar="K+M", help="erasure-coded data pools, e.g. 8+2")
-    p.add_argument("--db-ram-gib", type=bounded_float(1, 65_536), metavar="GIB",
+    p.add_argument("--db-ram-gib", type=bounded_float(1, LIMITS["client_ram_gib"]), metavar="GIB",
                    help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
                    "client_ram_gib)")
     p.add_argument("--db-bind-address", metavar="ADDR", default="127.0.0.1",

@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from flashtune.cli.common import bounded_int
 from flashtune.errors import UsageError
+from flashtune.hardware_file import LIMITS
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
 
@@ -31,8 +33,10 @@ def add_parser(sub: Any) -> None:
         "read_iops/write_iops/read_mb_s/write_mb_s, cpu_ghz, nics role, cluster.client_nic_gbps)",
     )
     src.add_argument("--tier", metavar="NAME", help="a shipped tier: iops, tco or standard (default iops)")
-    p.add_argument("--nodes", type=int, help="storage nodes (default: the hardware file's cluster.nodes)")
-    p.add_argument("--clients", type=int, help="client nodes (default: the hardware file's cluster.clients)")
+    # The hardware file's bounds, as compile-config's flags have them
+    nodes, clients = (bounded_int(1, int(LIMITS[k])) for k in ("nodes", "clients"))
+    p.add_argument("--nodes", type=nodes, help="storage nodes (default: the hardware file's cluster.nodes)")
+    p.add_argument("--clients", type=clients, help="client nodes (default: the hardware file's cluster.clients)")
     prot = p.add_mutually_exclusive_group()
     prot.add_argument(
         "--replication", type=int, metavar="N", help="replica count (default: the file's, else 3)"
@@ -61,8 +65,6 @@ def _cluster(args: argparse.Namespace) -> Any:
     for flag in ("nodes", "clients"):
         v = getattr(args, flag)
         if v is not None:
-            if v < 1:
-                raise UsageError(f"--{flag} must be at least 1", suggestion=f"e.g. --{flag} 5")
             c = replace(c, **{flag: v})
     if args.replication is not None:
         if args.replication < 1:
