@@ -503,3 +503,19 @@ def test_device_defaults_go_through_the_same_number_check(
         assert "'read_iops' must be a finite number" in str(e.value) and f"{devices}:" in str(e.value)
     finally:
         device_defaults.cache_clear()
+
+
+def test_schema_and_reader_name_the_same_choices() -> None:
+    """envelope.schema.json's hardware definition and the one reader (hardware_file) agree on every choice."""
+    from flashtune.envelope.hardware import device_defaults
+    from flashtune.hardware_file import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, SOFTWARE
+
+    defs = json.loads((data_dir() / "envelope" / "envelope.schema.json").read_text())["$defs"]
+    hw = defs["hardware"]["properties"]
+    node = hw["node"]["properties"]
+    assert hw["software"]["enum"] == list(SOFTWARE)
+    assert node["nics"]["items"]["properties"]["role"]["enum"] == list(NIC_ROLES)
+    for group in ("data_devices", "db_devices"):
+        assert node[group]["items"]["properties"]["type"]["enum"] == list(DEVICE_TYPES)
+    assert set(defs["drive_figures"]["properties"]) == set(DRIVE_FIGURES)
+    assert sorted(device_defaults()) == sorted(DEVICE_TYPES)  # every type has default figures
