@@ -11,14 +11,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flashtune.cli.common import bounded_int
 from flashtune.errors import UsageError
-from flashtune.hardware_file import LIMITS
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
+
+
+def _field(key: str) -> Callable[[str], int]:
+    """An argparse type for a flag overriding the hardware file's `key`: the file's bounds, as compile-config's
+    flags have them (hardware_file.LIMITS)."""
+
+    def parse(text: str) -> int:
+        from flashtune.hardware_file import LIMITS  # here: every `flashtune` start builds this parser
+
+        return bounded_int(1, int(LIMITS[key]))(text)
+
+    return parse
 
 
 def add_parser(sub: Any) -> None:
@@ -33,10 +45,14 @@ def add_parser(sub: Any) -> None:
         "read_iops/write_iops/read_mb_s/write_mb_s, cpu_ghz, nics role, cluster.client_nic_gbps)",
     )
     src.add_argument("--tier", metavar="NAME", help="a shipped tier: iops, tco or standard (default iops)")
-    # The hardware file's bounds, as compile-config's flags have them
-    nodes, clients = (bounded_int(1, int(LIMITS[k])) for k in ("nodes", "clients"))
-    p.add_argument("--nodes", type=nodes, help="storage nodes (default: the hardware file's cluster.nodes)")
-    p.add_argument("--clients", type=clients, help="client nodes (default: the hardware file's cluster.clients)")
+    p.add_argument(
+        "--nodes", type=_field("nodes"), help="storage nodes (default: the hardware file's cluster.nodes)"
+    )
+    p.add_argument(
+        "--clients",
+        type=_field("clients"),
+        help="client nodes (default: the hardware file's cluster.clients)",
+    )
     prot = p.add_mutually_exclusive_group()
     prot.add_argument(
         "--replication", type=int, metavar="N", help="replica count (default: the file's, else 3)"
