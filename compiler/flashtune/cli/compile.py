@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder
-from flashtune.hardware_file import LIMITS
 
 if TYPE_CHECKING:
     from flashtune.model import Bundle, CentralConfig
@@ -38,6 +37,7 @@ def build_parser() -> Parser:
     # imported here, after main() has paused the garbage collector (see main)
     from flashtune.compile.hardware import tier_names
     from flashtune.compile.pipeline import WORKLOADS
+    from flashtune.hardware_file import LIMITS
 
     p = Parser(prog="compile-config", description=__doc__)
     hw = p.add_mutually_exclusive_group()
