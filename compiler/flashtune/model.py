@@ -28,6 +28,8 @@ class Derived:
 
 @dataclass(frozen=True)
 class DeviceGroup:
+    """A group of identical devices in a storage node (data devices or block.db devices)."""
+
     count: int
     type: str  # hdd | sata-ssd | nvme
     size_gb: float
@@ -154,6 +156,8 @@ class ECProfile:
 
 @dataclass(frozen=True)
 class CompileRequest:
+    """What the user asked compile-config for: tier or hardware file, workload, release, flavour and options."""
+
     workload: str
     tier: str | None = "iops"
     hardware_file: Path | None = None
@@ -247,6 +251,8 @@ class LocalValue:
 
 @dataclass
 class CentralConfig:
+    """The compiled Ceph settings split into config-database values and keys that stay in ceph.conf."""
+
     values: list[CentralValue] = field(default_factory=list)
     local: list[LocalValue] = field(default_factory=list)
 
@@ -321,6 +327,8 @@ class Bundle:
 
 @dataclass(frozen=True)
 class HostGroup:
+    """Hosts of a fleet that share one hardware description (a shipped tier or a hardware file)."""
+
     name: str
     hosts: tuple[str, ...]
     tier: str | None = None

@@ -16,6 +16,8 @@ from flashtune.yamlio import load_yaml
 
 @dataclass(frozen=True)
 class Placement:
+    """Where compiled Ceph keys go (config database or local ceph.conf) and the deployment facts that decide it."""
+
     local_flags: dict[str, str]  # flag -> why a key with it stays in ceph.conf
     central_notes: dict[str, str]  # flag -> note for a key that goes to the config database with it
     narrow_client_to: dict[str, str]  # catalog location section -> who

@@ -73,6 +73,8 @@ FORMULA_TEXT = vocab.meanings("deadWhen.formula")
 
 @dataclass(frozen=True)
 class DeadWhen:
+    """One dependency fact of a knob (dead_when): when its line changes nothing, and why."""
+
     kind: str
     why: str
     source: str

@@ -56,6 +56,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Knob:
+    """One catalogued setting (data/knobs/*.yaml): where it goes, its type, defaults, releases and safety."""
+
     name: str
     domain: str
     location: Location

@@ -26,6 +26,8 @@ Applies = Callable[[Bundle, Sequence[Setting]], bool]
 
 @dataclass(frozen=True)
 class OutputFormat:
+    """One row of the output-format table."""
+
     kind: str  # Setting.file of its values, and the profile's file key
     path: str  # where it goes in the output folder (several files: the folder or a pattern)
     domain: str | None  # catalog domain of its keys (None: no catalog keys)

@@ -27,6 +27,8 @@ _CLUSTER_FIELDS = {"osds_per_device"}
 
 @dataclass
 class Profile:
+    """One profile layer (data/profiles): its settings, unsafe alternatives and removed keys."""
+
     name: str
     path: Path
     settings: Layer

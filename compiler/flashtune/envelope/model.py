@@ -115,6 +115,8 @@ class CpuCosts:
 
 @dataclass(frozen=True)
 class Constants:
+    """The calibrated constants of the model (network efficiency, message overhead, CPU costs)."""
+
     net_efficiency: float  # share of line rate that carries payload at saturation
     message_overhead_bytes: float  # protocol bytes per message on top of its payload
     cpu: CpuCosts = field(default_factory=CpuCosts)
@@ -258,6 +260,8 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
 
 @dataclass(frozen=True)
 class Envelope:
+    """One case's result: the client IOPS ceiling of every resource and which of them limits."""
+
     case: Case
     ceilings: dict[str, float | None]  # client IOPS per resource
     limit: tuple[str, ...]  # the resource(s) with the smallest ceiling (ties within 1 %)

@@ -39,6 +39,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class Section:
+    """A section header of a parsed config file and where it is."""
+
     name: str
     line: int
     column: int
@@ -46,6 +48,8 @@ class Section:
 
 @dataclass
 class ConfDoc:
+    """A parsed config file: its entries, sections and includes, with lines."""
+
     kind: str
     filename: str
     entries: list[Entry] = field(default_factory=list)
