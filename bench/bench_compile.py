@@ -8,7 +8,9 @@ Measures in the same run and environment:
   it reads the data snapshot flashtune/_data, JSON: no YAML parser, no cache outside the package),
 - the ratio of the medians, of wall time and of CPU time (user + system of the child: steadier than wall
   time on a shared machine), against the goal of 5x,
-- the full matrix: every tier x workload x release compiled in one process.
+- the full matrix: every tier x workload x release compiled in one process,
+- with --instructions (needs valgrind): the ratio of instructions executed (callgrind, one run of each),
+  which a loaded machine does not disturb.
 """
 
 from __future__ import annotations
@@ -37,10 +39,18 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """Instructions one run of cmd executes, counted by valgrind's callgrind."""
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    r = subprocess.run([*valgrind, *cmd], check=True, capture_output=True, text=True, env=env)
+    return int(r.stderr.split("Collected :")[1].split()[0])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     args = ap.parse_args()
     env = dict(os.environ)
     # Measure what a user gets: Python's bytecode cache on (some sandboxes and CI set this variable,
@@ -55,6 +65,10 @@ def main() -> int:
         for i in range(args.runs):  # interleaved, so background load hits both alike
             bare.append(timed([sys.executable, "-c", "pass"], env))
             comp.append(timed([*compile_cmd, "--out", f"{tmp}/run{i}"], env))
+        counted = None
+        if args.instructions:
+            bare_ir = instructions([sys.executable, "-c", "pass"], env)
+            counted = bare_ir, instructions([*compile_cmd, "--out", f"{tmp}/ir"], env)
     t0 = time.perf_counter()
     code = (
         "from flashtune.compile import CompileRequest, compile_bundle\n"
@@ -83,6 +97,15 @@ def main() -> int:
         "compile_config_cpu_median_s": round(cpu["comp"], 4),
         "cpu_ratio": round(cpu["comp"] / cpu["bare"], 1),
         "goal_ratio": 5.0,
+        **(
+            {
+                "python_pass_instructions": counted[0],
+                "compile_config_instructions": counted[1],
+                "instruction_ratio": round(counted[1] / counted[0], 1),
+            }
+            if counted
+            else {}
+        ),
         "matrix_bundles": int(out.stdout.strip()),
         "matrix_s": round(matrix_s, 2),
     }
