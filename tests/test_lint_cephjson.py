@@ -13,22 +13,34 @@ import pytest
 from flashtune.lint import lint_file, lint_text
 from flashtune.lint.detect import detect
 from flashtune.parse import parse_text
-from support.cephlab import CephLab, ceph_cluster
+from support.cephlab import CephLab
 
 pytestmark = pytest.mark.ceph
 
 
+# (who, key, value): set on the session's cluster for this module, removed again afterwards
+SETTINGS = (
+    ("osd", "osd_max_backfills", "3"),
+    ("osd", "filestore_max_sync_interval", "10"),  # FileStore on BlueStore
+    ("osd", "osd_max_scrubs", "2"),
+    # a manager module option (forced: the monitors learn module options only once the mgr reports them)
+    ("mgr", "mgr/balancer/sleep_interval", "90"),
+    ("osd", "osd_op_threads", "4"),  # gone since Luminous (forced)
+    ("global", "auth_client_required", "cephx"),
+)
+FORCED = {"mgr/balancer/sleep_interval", "osd_op_threads"}
+
+
 @pytest.fixture(scope="module")
-def lab() -> Iterator[CephLab]:
-    with ceph_cluster(rgw=False, mds=False, osds=1) as cluster:
-        cluster.run("ceph", "config", "set", "osd", "osd_max_backfills", "3")
-        cluster.run("ceph", "config", "set", "osd", "filestore_max_sync_interval", "10")  # FileStore on BlueStore
-        cluster.run("ceph", "config", "set", "osd", "osd_max_scrubs", "2")
-        # a manager module option (forced: the monitors learn module options only once the mgr reports them)
-        cluster.run("ceph", "config", "set", "mgr", "mgr/balancer/sleep_interval", "90", "--force")
-        cluster.run("ceph", "config", "set", "osd", "osd_op_threads", "4", "--force")  # gone since Luminous
-        cluster.run("ceph", "config", "set", "global", "auth_client_required", "cephx")
-        yield cluster
+def lab(ceph_lab: CephLab) -> Iterator[CephLab]:
+    """The session's one cluster (a second one would need other ports), with this module's keys set."""
+    for who, key, value in SETTINGS:
+        ceph_lab.run("ceph", "config", "set", who, key, value, *(["--force"] if key in FORCED else []))
+    try:
+        yield ceph_lab
+    finally:
+        for who, key, _ in SETTINGS:
+            ceph_lab.run("ceph", "config", "rm", who, key, check=False)
 
 
 def _by_key(findings: list[object]) -> dict[str, set[str]]:
