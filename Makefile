@@ -40,7 +40,7 @@ wheel: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check compiler tests bench scripts
-	$(BIN)/ruff format --check compiler tests bench scripts
+	$(BIN)/ruff format --check compiler tests bench scripts notebooks
 
 # The checked-in compiled matrix (every tier x workload, default release); tests fail when it is stale.
 configs: $(VENV)/.installed

@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--content", default=",".join(CONTENTS))
     args = ap.parse_args(argv)
-    lint_text("[osd]\nosd_max_backfills = 1\nosd_max_backfill = 1\n", "ceph.conf")  # load catalog, lists, index
+    lint_text(
+        "[osd]\nosd_max_backfills = 1\nosd_max_backfill = 1\n", "ceph.conf"
+    )  # load catalog, lists, index
     worst = float("inf")
     for content in args.content.split(","):
         text = generate(args.lines, content=content)
@@ -106,8 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         t_parse, t_lint, t_ceph, found = run_one(text, args.repeat, content)
         rate = n / t_lint
         worst = min(worst, rate)
-        print(f"{content:>9}: {n} lines  parse {t_parse:.3f} s  parse+lint {t_lint:.3f} s  {rate:,.0f} lines/s  "
-              f"({found} findings)  ceph-conf -L {t_ceph:.3f} s  ratio lint/ceph-conf {t_lint / t_ceph:.2f}x")
+        print(
+            f"{content:>9}: {n} lines  parse {t_parse:.3f} s  parse+lint {t_lint:.3f} s  {rate:,.0f} lines/s  "
+            f"({found} findings)  ceph-conf -L {t_ceph:.3f} s  ratio lint/ceph-conf {t_lint / t_ceph:.2f}x"
+        )
     print(f"slowest content: {worst:,.0f} lines/s (goal: >= {GOAL_LINES_PER_S:,} on every content)")
     return 0
 

@@ -73,9 +73,10 @@ def remote_assets(html_dir: Path) -> list[str]:
 
 def content_pages(html_dir: Path) -> list[Path]:
     return [
-        p for p in sorted(html_dir.rglob("*.html"))
+        p
+        for p in sorted(html_dir.rglob("*.html"))
         if p.name not in _NON_PAGES and "_static" not in p.parts and "_sources" not in p.parts
-    ]  # fmt: skip
+    ]
 
 
 def jupyter_book() -> str:
@@ -92,12 +93,19 @@ def clean(out: Path) -> None:
 
 def build(root: Path, out: Path) -> int:
     cmd = [
-        jupyter_book(), "build", str(root),
-        "--config", str(root / "book" / "_config.yml"),
-        "--toc", str(root / "book" / "_generated" / "_toc.yml"),
-        "--path-output", str(out),
-        "-W", "-n", "--keep-going",
-    ]  # fmt: skip
+        jupyter_book(),
+        "build",
+        str(root),
+        "--config",
+        str(root / "book" / "_config.yml"),
+        "--toc",
+        str(root / "book" / "_generated" / "_toc.yml"),
+        "--path-output",
+        str(out),
+        "-W",
+        "-n",
+        "--keep-going",
+    ]
     return subprocess.run(cmd, cwd=root, check=False).returncode
 
 
@@ -119,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
     if not any((root / "notebooks").glob("*.ipynb")):
-        print(f"{root / 'notebooks'}: error: no notebooks to publish\n  hint: the book needs notebooks/*.ipynb",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{root / 'notebooks'}: error: no notebooks to publish\n  hint: the book needs notebooks/*.ipynb",
+            file=sys.stderr,
+        )
         return 2
     # Generation and the notebooks' kernels must read this root's data, not the installed checkout's.
     os.environ["FLASHTUNE_DATA"] = str(root / "data")
@@ -137,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.monotonic() - start
     html = out / "_build" / "html"
     if rc != 0:
-        print(f"build_book: jupyter-book failed (exit {rc}) after {seconds:.0f} s; see the messages above",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"build_book: jupyter-book failed (exit {rc}) after {seconds:.0f} s; see the messages above",
+            file=sys.stderr,
+        )
         return 1
     remote = remote_assets(html)
     if remote:

@@ -71,17 +71,32 @@ def main(argv: list[str] | None = None) -> int:
         counters[kind] = counters.get(kind, 0) + 1
         ident = f"{DIRS[kind]}-{counters[kind]:02d}"
         repo_dir = args.mirrors / row["repo"].replace("/", "+", 1) / "repo"
-        raw = subprocess.run(["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"],
-                             capture_output=True, check=True).stdout.decode("utf-8", "replace")
+        raw = subprocess.run(
+            ["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"],
+            capture_output=True,
+            check=True,
+        ).stdout.decode("utf-8", "replace")
         name = f"{ident}-{Path(row['path']).name}"
         dest = OUT / DIRS[kind] / name
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(strip_comments(raw, kind), encoding="utf-8")
-        manifest.append({"id": ident, "file": f"{DIRS[kind]}/{name}", "kind": kind, "repo": row["repo"],
-                         "path": row["path"], "commit": row["commit"]})
-    header = ("# Public configs kept as settings only (comments removed, line numbers kept), with provenance.\n"
-              "# Built by scripts/build_lint_corpus.py; judged findings are in judged.yaml.\n")
-    (OUT / "manifest.yaml").write_text(header + yaml.safe_dump({"files": manifest}, sort_keys=False), encoding="utf-8")
+        manifest.append(
+            {
+                "id": ident,
+                "file": f"{DIRS[kind]}/{name}",
+                "kind": kind,
+                "repo": row["repo"],
+                "path": row["path"],
+                "commit": row["commit"],
+            }
+        )
+    header = (
+        "# Public configs kept as settings only (comments removed, line numbers kept), with provenance.\n"
+        "# Built by scripts/build_lint_corpus.py; judged findings are in judged.yaml.\n"
+    )
+    (OUT / "manifest.yaml").write_text(
+        header + yaml.safe_dump({"files": manifest}, sort_keys=False), encoding="utf-8"
+    )
     print(f"{len(manifest)} files: {counters}")
     return 0
 

@@ -89,7 +89,9 @@ def template_sections() -> list[str]:
     """The template's section markers: its bold labels and its headings up to a colon ('## Chart')."""
     cells = _cells(TEMPLATE.read_text(encoding="utf-8"), "notebooks/template.py")
     lines = [line for line, _ in sections(cells)]
-    return [ln[: ln.index(".**") + 3] if ln.startswith("**") else ln.split(":", 1)[0].rstrip() for ln in lines]
+    return [
+        ln[: ln.index(".**") + 3] if ln.startswith("**") else ln.split(":", 1)[0].rstrip() for ln in lines
+    ]
 
 
 def template_problems(text: str, origin: str) -> list[str]:
@@ -99,12 +101,18 @@ def template_problems(text: str, origin: str) -> list[str]:
     at: dict[str, int] = {}
     for line, i in sections(cells):
         for m in want:  # '## Checks against the slides' claims' starts the section '## Checks'
-            if line == m or line.startswith((f"{m}:", f"{m} ")) or (m.startswith("**") and line.startswith(m)):
+            if (
+                line == m
+                or line.startswith((f"{m}:", f"{m} "))
+                or (m.startswith("**") and line.startswith(m))
+            ):
                 at.setdefault(m, i)
     problems = [f"{origin}: no '{m}' section (see notebooks/template.py)" for m in want if m not in at]
     present = [m for m in want if m in at]
     if [at[m] for m in present] != sorted(at[m] for m in present):
-        problems.append(f"{origin}: sections out of the template's order: " + ", ".join(sorted(present, key=at.get)))
+        problems.append(
+            f"{origin}: sections out of the template's order: " + ", ".join(sorted(present, key=at.get))
+        )
     code = [(i, c.source) for i, c in enumerate(cells) if c.cell_type == "code"]
 
     def between(first: str, last: str | None) -> list[str]:
@@ -120,13 +128,19 @@ def template_problems(text: str, origin: str) -> list[str]:
     need(any("nb.reader_results(results)" in src for _, src in code), "the reader's results are not read")
     if "## Checks" in at and "## Chart" in at:
         checks = between("## Checks", "## Chart")
-        need(any(re.search(r"nb\.check\(|^assert ", s, re.M) for s in checks), "the checks section checks nothing")
+        need(
+            any(re.search(r"nb\.check\(|^assert ", s, re.M) for s in checks),
+            "the checks section checks nothing",
+        )
     if "## Knobs this justifies" in at:
         knobs = between("## Knobs this justifies", "## Your results")
         need(any("nb.knob_table(" in s for s in knobs), "the knobs section has no nb.knob_table")
     if "## Your results" in at:
         need(bool(between("## Your results", None)), "'Your results' has no code cell")
-    need(any("reader" in src and "reader_results" not in src for _, src in code), "the reader's results are unused")
+    need(
+        any("reader" in src and "reader_results" not in src for _, src in code),
+        "the reader's results are unused",
+    )
     for n, line in enumerate(text.splitlines(), 1):
         if not line.startswith("#") and _REIMPLEMENTS.search(line):
             problems.append(f"{origin}:{n}: re-derives a catalog fact; call nb / flashtune.catalog instead")
@@ -156,8 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
     args = ap.parse_args(argv)
     stale = []
-    off_template = [p for src in targets() for p in template_problems(src.read_text(encoding="utf-8"),
-                                                                       str(src.relative_to(REPO)))]
+    off_template = [
+        p
+        for src in targets()
+        for p in template_problems(src.read_text(encoding="utf-8"), str(src.relative_to(REPO)))
+    ]
     for problem in off_template:
         print(problem, file=sys.stderr)
     for src, dst in targets().items():

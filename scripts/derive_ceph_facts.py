@@ -28,8 +28,12 @@ from flashtune.releases import CEPH_RELEASES
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOG = REPO / "data" / "knobs" / "ceph.yaml"
-SCHEMA_RELEASES = (("pacific", "pacific-16.2.15.json"), ("quincy", "quincy-17.2.7"),
-                   ("reef", "reef-18.2.7"), ("tentacle", "tentacle-20.2.4"))  # fmt: skip
+SCHEMA_RELEASES = (
+    ("pacific", "pacific-16.2.15.json"),
+    ("quincy", "quincy-17.2.7"),
+    ("reef", "reef-18.2.7"),
+    ("tentacle", "tentacle-20.2.4"),
+)
 UNIT_OF_TYPE = {"size": "bytes", "secs": "seconds", "millisecs": "milliseconds"}
 DERIVED = (
     "type",
@@ -83,8 +87,11 @@ def facts_for(name: str, raw: CommentedMap, schemas: dict[str, dict[str, CephOpt
     # squid has no schema here: assume it matches reef (it branched from reef's successors' base)
     have_squid = have["reef"]
     inferred.append("squid")
-    present = [r for r in ("pacific", "quincy", "reef", "squid", "tentacle")
-               if (have_squid if r == "squid" else have[r]) is not None]  # fmt: skip
+    present = [
+        r
+        for r in ("pacific", "quincy", "reef", "squid", "tentacle")
+        if (have_squid if r == "squid" else have[r]) is not None
+    ]
     facts: dict[str, Any] = {}
     if not present:
         if not raw.get("removed") and not raw.get("misspelling_of"):
@@ -184,7 +191,9 @@ def derive(text: str, schemas: dict[str, dict[str, CephOption]]) -> tuple[str, l
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("reference", help="folder with ceph-options/ (Ceph's option schemas: JSON dump, options/*.yaml.in)")
+    ap.add_argument(
+        "reference", help="folder with ceph-options/ (Ceph's option schemas: JSON dump, options/*.yaml.in)"
+    )
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     schemas = load_schemas(Path(args.reference))

@@ -46,8 +46,13 @@ def mariadb_names(help_text: str) -> set[str]:
 
 
 def derive_mariadb() -> None:
-    out = subprocess.run(["mariadbd", "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
-                         timeout=60, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["mariadbd", "--no-defaults", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     version = subprocess.run(
         ["mariadbd", "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()

@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 status=0
 echo "== ruff"; $BIN/ruff check compiler tests bench scripts || status=1
+echo "== ruff format"; $BIN/ruff format --check compiler tests bench scripts notebooks || status=1
 echo "== mypy"; $BIN/mypy || status=1
 echo "== pytest"
 $BIN/pytest "$@"

@@ -30,9 +30,15 @@ ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 # The flags that keep Debian's Chromium quiet and local on a machine with no outside network.
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SEARCH_TERM = "osd_memory_target"
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -45,8 +51,11 @@ from flashtune.catalog import load_catalog  # noqa: E402
 def run_build(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(SCRIPT), "--root", str(root), "--out", str(out)],
-        capture_output=True, text=True, timeout=1500, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
+    )
 
 
 def mini_root(tmp: Path, cells: list[str]) -> Path:
@@ -104,9 +113,15 @@ def test_dataset_pages_list_every_field_with_its_unit(tmp_path: Path) -> None:
                 col = fk["fields"] if isinstance(fk["fields"], str) else fk["fields"][0]
                 for source_id in {r[col] for r in datapackage.rows(name) if r[col]}:
                     assert f"| {source_id} |" in text.split("## Fields")[0], (name, source_id)
-        erratum_ids = [
-            e["id"] for e in datapackage.rows("errata") if name in (e.get(f) for f in dataset_pages.ERRATA_TARGET_FIELDS)
-        ] if "errata" in names else []  # fmt: skip
+        erratum_ids = (
+            [
+                e["id"]
+                for e in datapackage.rows("errata")
+                if name in (e.get(f) for f in dataset_pages.ERRATA_TARGET_FIELDS)
+            ]
+            if "errata" in names
+            else []
+        )
         for erratum in erratum_ids:
             assert f"| {erratum} |" in text.split("## Errata")[1], (name, erratum)
 

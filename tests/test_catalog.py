@@ -56,8 +56,11 @@ def seed_config_keys(shared: Path) -> dict[str, set[str]]:
     ceph |= set(_keys(_block(wiki, "Ceph.conf", "CBT YAML")))  # All-NVMe MySQL ceph.conf
     # tuning lines in the prose: "name = value" / "name=value" with an option-like name
     prose = _block(wiki, "OSD: RADOS", "Appendix")
-    ceph |= {m.group(1) for ln in prose if (m := re.fullmatch(r"\s*([a-z][a-z0-9_]+)\s*=\s*\S+.*", ln))
-             and "_" in m.group(1)}  # fmt: skip
+    ceph |= {
+        m.group(1)
+        for ln in prose
+        if (m := re.fullmatch(r"\s*([a-z][a-z0-9_]+)\s*=\s*\S+.*", ln)) and "_" in m.group(1)
+    }
     sysctl = {k for k in _keys(_block(wiki, "<pre>", "</pre>"))}
     sysctl |= set(_keys(_block(wiki, "Sample sysctl.conf", "All-NVMe")))
     mysql = {k for k in _keys(_block(wiki, "MySQL configuration file (my.cnf)", "Sample Ceph Vendor"))}
@@ -88,8 +91,13 @@ def test_every_catalog_file_matches_the_json_schema() -> None:
 
 def test_schema_rejects_a_knob_without_rationale_or_with_an_unknown_safety_class() -> None:
     validator = jsonschema.Draft202012Validator(json.loads((KNOBS / "knob.schema.json").read_text()))
-    good = {"name": "x", "domain": "ceph", "location": "ceph.conf", "type": "int",
-            "rationale": "a long enough explanation"}  # fmt: skip
+    good = {
+        "name": "x",
+        "domain": "ceph",
+        "location": "ceph.conf",
+        "type": "int",
+        "rationale": "a long enough explanation",
+    }
     assert validator.is_valid({"domain": "ceph", "knobs": [good]})
     assert not validator.is_valid({"domain": "ceph", "knobs": [{**good, "rationale": ""}]})
     assert not validator.is_valid({"domain": "ceph", "knobs": [{**good, "safety": "mostly-fine"}]})
@@ -116,8 +124,17 @@ def test_a_broken_knob_file_is_reported_with_file_and_line(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_derived_ceph_facts_are_in_sync_with_the_reference_schemas(shared: Path) -> None:
     """Re-deriving type/default/range/existence from Ceph's schemas changes nothing in ceph.yaml."""
-    r = subprocess.run([sys.executable, str(REPO / "scripts" / "derive_ceph_facts.py"), "--check",
-                        str(shared / "reference")], capture_output=True, text=True, timeout=300)  # fmt: skip
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "derive_ceph_facts.py"),
+            "--check",
+            str(shared / "reference"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, (
         f"data/knobs/ceph.yaml is out of date; run scripts/derive_ceph_facts.py\n{r.stderr}"
     )
@@ -136,8 +153,11 @@ def test_every_key_the_seed_configs_set_is_catalogued(shared: Path) -> None:
 
 def test_seed_typos_removed_and_renamed_knobs_are_recorded_as_such() -> None:
     cat = load_catalog()
-    typos = {"debug_objectcatcher": "debug_objectcacher", "objecter_infilght_op_bytes": "objecter_inflight_op_bytes",
-             "journal_queueu_max_ops": "journal_queue_max_ops"}  # fmt: skip
+    typos = {
+        "debug_objectcatcher": "debug_objectcacher",
+        "objecter_infilght_op_bytes": "objecter_inflight_op_bytes",
+        "journal_queueu_max_ops": "journal_queue_max_ops",
+    }
     for typo, meant in typos.items():
         k = cat.get(typo)
         assert k is not None and k.misspelling_of == meant and not k.exists_in("jewel")
@@ -145,8 +165,12 @@ def test_seed_typos_removed_and_renamed_knobs_are_recorded_as_such() -> None:
     for name in ("ms_nocrc", "journal_queue_max_ops", "filestore_queue_committing_max_ops"):
         k = cat.get(name)
         assert k is not None and not k.exists_in("jewel"), f"{name} was already gone in Jewel"
-    for name, gone in (("osd_op_threads", "luminous"), ("mon_pg_warn_max_per_osd", "luminous"),
-                       ("rgw_num_rados_handles", "quincy"), ("osd_pg_bits", "mimic")):  # fmt: skip
+    for name, gone in (
+        ("osd_op_threads", "luminous"),
+        ("mon_pg_warn_max_per_osd", "luminous"),
+        ("rgw_num_rados_handles", "quincy"),
+        ("osd_pg_bits", "mimic"),
+    ):
         k = cat.get(name)
         assert k is not None and k.removed == gone and k.exists_in("jewel") and not k.exists_in("tentacle")
     assert cat.get("mon_pg_warn_max_per_osd").renamed_to == "mon_max_pg_per_osd"  # type: ignore[union-attr]
@@ -156,16 +180,34 @@ def test_seed_typos_removed_and_renamed_knobs_are_recorded_as_such() -> None:
 
 def test_current_deployment_knobs_are_present_with_release_facts() -> None:
     cat = load_catalog()
-    for name in ("osd_memory_target", "bluestore_min_alloc_size_ssd", "osd_op_num_shards_ssd",
-                 "osd_op_num_threads_per_shard_ssd", "osd_mclock_profile", "osd_max_backfills",
-                 "osd_recovery_max_active", "rgw_frontends", "rgw_thread_pool_size", "mds_cache_memory_limit",
-                 "client_oc_size", "osd_pool_default_pg_autoscale_mode", "mon_target_pg_per_osd",
-                 "osd_numa_node"):  # fmt: skip
+    for name in (
+        "osd_memory_target",
+        "bluestore_min_alloc_size_ssd",
+        "osd_op_num_shards_ssd",
+        "osd_op_num_threads_per_shard_ssd",
+        "osd_mclock_profile",
+        "osd_max_backfills",
+        "osd_recovery_max_active",
+        "rgw_frontends",
+        "rgw_thread_pool_size",
+        "mds_cache_memory_limit",
+        "client_oc_size",
+        "osd_pool_default_pg_autoscale_mode",
+        "mon_target_pg_per_osd",
+        "osd_numa_node",
+    ):
         k = cat.get(name, "ceph")
         assert k is not None and k.exists_in("tentacle"), name
-    for name, domain in (("ec.technique", "ceph"), ("ec.plugin", "ceph"), ("net.core.rmem_max", "sysctl"),
-                         ("scheduler", "blockdev"), ("read_ahead_kb", "blockdev"), ("scaling_governor", "cpu"),
-                         ("numactl_cpunodebind", "cpu"), ("TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES", "allocator")):  # fmt: skip
+    for name, domain in (
+        ("ec.technique", "ceph"),
+        ("ec.plugin", "ceph"),
+        ("net.core.rmem_max", "sysctl"),
+        ("scheduler", "blockdev"),
+        ("read_ahead_kb", "blockdev"),
+        ("scaling_governor", "cpu"),
+        ("numactl_cpunodebind", "cpu"),
+        ("TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES", "allocator"),
+    ):
         assert cat.get(name, domain) is not None, name
     # release-aware facts the compiler depends on
     mclock = cat.get("osd_mclock_override_recovery_settings")
@@ -184,10 +226,17 @@ def test_current_deployment_knobs_are_present_with_release_facts() -> None:
 
 def test_every_knob_has_its_own_rationale_not_a_copy_of_ceph_desc(shared: Path) -> None:
     """Rationales are ours: no knob's text contains Ceph's own description of the option."""
-    descs = {o["name"]: o.get("desc", "") for o in json.loads(
-        (shared / "reference" / "ceph-options" / "pacific-16.2.15.json").read_text())["options"]}  # fmt: skip
-    copied = [k.name for k in load_catalog()
-              if len(descs.get(k.name, "")) > 25 and descs[k.name].lower() in k.rationale.lower()]  # fmt: skip
+    descs = {
+        o["name"]: o.get("desc", "")
+        for o in json.loads((shared / "reference" / "ceph-options" / "pacific-16.2.15.json").read_text())[
+            "options"
+        ]
+    }
+    copied = [
+        k.name
+        for k in load_catalog()
+        if len(descs.get(k.name, "")) > 25 and descs[k.name].lower() in k.rationale.lower()
+    ]
     assert not copied, copied
     texts = [k.rationale for k in load_catalog()]
     assert all(len(t) >= 20 for t in texts)
@@ -196,28 +245,36 @@ def test_every_knob_has_its_own_rationale_not_a_copy_of_ceph_desc(shared: Path) 
 # ---- safety ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "domain", "value", "safety"), [
-    ("auth_cluster_required", "ceph", "none", "security-risk"),
-    ("auth_client_required", "ceph", "cephx, none", "security-risk"),
-    ("auth_cluster_required", "ceph", "cephx", "safe"),
-    ("ms_crc_data", "ceph", "false", "integrity-risk"),
-    ("ms_crc_header", "ceph", "0", "integrity-risk"),
-    ("ms_crc_data", "ceph", "true", "safe"),
-    ("ms_nocrc", "ceph", "true", "integrity-risk"),
-    ("cephx_sign_messages", "ceph", "false", "security-risk"),
-    ("enable_experimental_unrecoverable_data_corrupting_features", "ceph", "bluestore rocksdb", "durability-risk"),
-    ("osd_pool_default_size", "ceph", "2", "durability-risk"),
-    ("innodb_flush_log_at_trx_commit", "mysql", "0", "durability-risk"),
-    ("innodb_flush_log_at_trx_commit", "mysql", "2", "durability-risk"),
-    ("innodb_flush_log_at_trx_commit", "mysql", "1", "safe"),
-    ("sync_binlog", "mysql", "0", "durability-risk"),
-    ("innodb_doublewrite", "mysql", "OFF", "durability-risk"),
-    ("innodb_checksums", "mysql", "0", "integrity-risk"),
-    ("innodb_checksum_algorithm", "mysql", "none", "integrity-risk"),
-    ("innodb_checksum_algorithm", "mysql", "crc32", "safe"),
-    ("nobarrier", "mount", True, "durability-risk"),
-    ("net.ipv4.tcp_syncookies", "sysctl", "0", "security-risk"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "domain", "value", "safety"),
+    [
+        ("auth_cluster_required", "ceph", "none", "security-risk"),
+        ("auth_client_required", "ceph", "cephx, none", "security-risk"),
+        ("auth_cluster_required", "ceph", "cephx", "safe"),
+        ("ms_crc_data", "ceph", "false", "integrity-risk"),
+        ("ms_crc_header", "ceph", "0", "integrity-risk"),
+        ("ms_crc_data", "ceph", "true", "safe"),
+        ("ms_nocrc", "ceph", "true", "integrity-risk"),
+        ("cephx_sign_messages", "ceph", "false", "security-risk"),
+        (
+            "enable_experimental_unrecoverable_data_corrupting_features",
+            "ceph",
+            "bluestore rocksdb",
+            "durability-risk",
+        ),
+        ("osd_pool_default_size", "ceph", "2", "durability-risk"),
+        ("innodb_flush_log_at_trx_commit", "mysql", "0", "durability-risk"),
+        ("innodb_flush_log_at_trx_commit", "mysql", "2", "durability-risk"),
+        ("innodb_flush_log_at_trx_commit", "mysql", "1", "safe"),
+        ("sync_binlog", "mysql", "0", "durability-risk"),
+        ("innodb_doublewrite", "mysql", "OFF", "durability-risk"),
+        ("innodb_checksums", "mysql", "0", "integrity-risk"),
+        ("innodb_checksum_algorithm", "mysql", "none", "integrity-risk"),
+        ("innodb_checksum_algorithm", "mysql", "crc32", "safe"),
+        ("nobarrier", "mount", True, "durability-risk"),
+        ("net.ipv4.tcp_syncookies", "sysctl", "0", "security-risk"),
+    ],
+)
 def test_value_safety_classes(name: str, domain: str, value: object, safety: str) -> None:
     knob = load_catalog().get(name, domain)
     assert knob is not None
@@ -270,9 +327,18 @@ def test_knob_card_shows_type_defaults_by_release_safety_and_rationale() -> None
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "type str" in out and "wpq" in out and "mclock_scheduler" in out
-    rows = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines() if ln.startswith("  ") and ln.split()
-            and ln.split()[0].rstrip("*") in ("jewel", "pacific", "tentacle")}  # fmt: skip
-    assert rows["pacific"] == ["in", "effect", "wpq"] and rows["tentacle"] == ["in", "effect", "mclock_scheduler"]
+    rows = {
+        ln.split()[0]: ln.split()[1:]
+        for ln in out.splitlines()
+        if ln.startswith("  ")
+        and ln.split()
+        and ln.split()[0].rstrip("*") in ("jewel", "pacific", "tentacle")
+    }
+    assert rows["pacific"] == ["in", "effect", "wpq"] and rows["tentacle"] == [
+        "in",
+        "effect",
+        "mclock_scheduler",
+    ]
     r = _flashtune("knob", "osd_op_threads")  # removed in luminous: the card says so per release
     assert "removed" in r.stdout.split("\n  tentacle")[1].splitlines()[0]
     r = _flashtune("knob", "ms_crc_data")
@@ -292,8 +358,10 @@ def test_knob_card_for_an_unknown_name_suggests_and_exits_2() -> None:
 
 
 def test_knob_card_does_not_import_the_notebook_stack() -> None:
-    code = ("import sys; from flashtune.cli import main; main.run(['knob', 'rbd_cache']); "
-            "bad = [m for m in ('pandas', 'altair', 'jupyter_core', 'nbformat') if m in sys.modules]; "
-            "sys.exit(1 if bad else 0)")  # fmt: skip
+    code = (
+        "import sys; from flashtune.cli import main; main.run(['knob', 'rbd_cache']); "
+        "bad = [m for m in ('pandas', 'altair', 'jupyter_core', 'nbformat') if m in sys.modules]; "
+        "sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

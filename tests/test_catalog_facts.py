@@ -73,7 +73,9 @@ def test_status_the_linter_card_book_and_notebooks_agree_on_every_knob_and_relea
         card = card_dict(knob)
         card_status = card["status"] if knob.releases else {None: card["status"]}
         assert list(card_status) == list(knob.releases or (None,)), knob.name  # one release list
-        grid = nb.status_grid(pd.DataFrame([{"key": knob.name, "value": "1"}]), knob.domain, list(card_status))
+        grid = nb.status_grid(
+            pd.DataFrame([{"key": knob.name, "value": "1"}]), knob.domain, list(card_status)
+        )
         section = pages[knob.domain].split(f"({knob_pages.knob_label(knob)})=", 1)[1].split("\n(knob-", 1)[0]
         for release, state in card_status.items():
             assert state == catalog.status(knob, release).state
@@ -92,7 +94,9 @@ def test_status_the_linter_card_book_and_notebooks_agree_on_every_knob_and_relea
     assert seen_states == set(status_mod.STATES), "every state occurs in the catalog"
 
 
-def test_status_has_one_implementation_that_linter_card_and_notebooks_call(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_status_has_one_implementation_that_linter_card_and_notebooks_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Make the catalog call every knob removed: all callers must say so at once."""
     import pandas as pd
 
@@ -130,7 +134,10 @@ def test_option_name_lists_are_read_once_for_linter_and_compiler(monkeypatch: py
         compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
     assert ("ceph", "tentacle") in asked
     monkeypatch.undo()
-    assert lint_text("[osd]\nbluestore_cache_autotune_interval = 5\n", "ceph.conf", ceph_release="tentacle") == []
+    assert (
+        lint_text("[osd]\nbluestore_cache_autotune_interval = 5\n", "ceph.conf", ceph_release="tentacle")
+        == []
+    )
 
 
 def test_value_canonicalisation_is_shared_by_linter_compiler_and_catalog() -> None:
@@ -139,7 +146,11 @@ def test_value_canonicalisation_is_shared_by_linter_compiler_and_catalog() -> No
     catalog = load_catalog()
     checked = 0
     for knob in catalog:
-        if knob.location.file != "ceph.conf" or not knob.enum or not catalog.status(knob, "tentacle").in_effect:
+        if (
+            knob.location.file != "ceph.conf"
+            or not knob.enum
+            or not catalog.status(knob, "tentacle").in_effect
+        ):
             continue
         for v in knob.enum:
             for variant in (v.upper(), f'"{v}"', f" {v} "):
@@ -152,7 +163,7 @@ def test_value_canonicalisation_is_shared_by_linter_compiler_and_catalog() -> No
     bools = [k for k in catalog if k.type == "bool" and k.default_for("tentacle") is not None]
     for knob in bools:
         d = bool(knob.default_for("tentacle"))
-        for spelling in (("true", "1", "on", "yes") if d else ("false", "0", "off", "no")):
+        for spelling in ("true", "1", "on", "yes") if d else ("false", "0", "off", "no"):
             assert knob.is_default(spelling, "tentacle"), (knob.name, spelling)
     assert canon_value(1.0) == canon_value(1) == "1"  # the compiler's float/int defaults
 
@@ -160,7 +171,9 @@ def test_value_canonicalisation_is_shared_by_linter_compiler_and_catalog() -> No
 def test_unsafe_test_has_one_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiler refuses exactly what the linter flags: both ask Knob.value_safety."""
     catalog = load_catalog()
-    risky = [(k, v) for k in catalog for r in k.unsafe_values for v in r.values if k.location.file == "ceph.conf"]
+    risky = [
+        (k, v) for k in catalog for r in k.unsafe_values for v in r.values if k.location.file == "ceph.conf"
+    ]
     assert len(risky) >= 3
     for knob, value in risky:
         assert knob.unsafe(value)
@@ -214,4 +227,6 @@ def test_size_display_is_the_same_in_card_and_book(tmp_path: Path) -> None:
         assert set(_size_parts(card)) <= set(_size_parts(section)) | {human_size(int(knob.min or 0)) or ""}
         checked += 1
     assert checked > 20
-    assert human_size(4 << 20) == "4 MiB" and human_size(1536 << 20) == "1536 MiB" and human_size(1000) is None
+    assert (
+        human_size(4 << 20) == "4 MiB" and human_size(1536 << 20) == "1536 MiB" and human_size(1000) is None
+    )

@@ -48,8 +48,10 @@ def test_pacific_rows_agree_with_a_live_16_2_15_monitor(mon: Mon, live_schema: d
     for k in _ceph_conf_knobs():
         live = live_schema.get(k.name)
         if k.exists_in("pacific") != (live is not None):
-            problems.append(f"{k.name}: catalog exists_in(pacific)={k.exists_in('pacific')}, monitor "
-                            f"{'knows' if live else 'does not know'} it")  # fmt: skip
+            problems.append(
+                f"{k.name}: catalog exists_in(pacific)={k.exists_in('pacific')}, monitor "
+                f"{'knows' if live else 'does not know'} it"
+            )
             continue
         if live is None:
             continue
@@ -86,8 +88,9 @@ def test_catalogued_misspellings_and_removed_options_are_unknown_to_the_monitor(
 
 def _mariadb_help() -> tuple[dict[str, str], set[str]]:
     """(variables table name -> value, every --option name) from `mariadbd --no-defaults --help --verbose`."""
-    r = subprocess.run(["mariadbd", "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
-                       timeout=60)  # fmt: skip
+    r = subprocess.run(
+        ["mariadbd", "--no-defaults", "--help", "--verbose"], capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Ver 10.11" in r.stdout, "expected MariaDB 10.11"
     head, sep, table = r.stdout.partition("Variables (--variable-name=value)")
@@ -124,8 +127,10 @@ def test_mariadb_rows_agree_with_mariadbd_help_verbose() -> None:
         base = dashed.removeprefix("skip-")  # skip-X is the negation of option X
         known = base in values or base in options
         if k.exists_in("mariadb-10.11") != known:
-            problems.append(f"{k.name}: catalog says {'present' if k.exists_in('mariadb-10.11') else 'absent'}"
-                            f" in mariadb-10.11, mariadbd says {'present' if known else 'absent'}")  # fmt: skip
+            problems.append(
+                f"{k.name}: catalog says {'present' if k.exists_in('mariadb-10.11') else 'absent'}"
+                f" in mariadb-10.11, mariadbd says {'present' if known else 'absent'}"
+            )
             continue
         default = k.default.get("mariadb-10.11", k.default.get("*"))
         if known and default is not None and dashed in values:
@@ -147,10 +152,13 @@ def test_mariadb_rejects_what_the_catalog_calls_unknown(tmp_path: Path) -> None:
     assert not load_catalog().get("innodb_checksums", "mysql").exists_in("mariadb-10.11")  # type: ignore[union-attr]
     cnf = tmp_path / "my.cnf"
     cnf.write_text("[mysqld]\ninnodb_checksums = 0\n")
-    r = subprocess.run(["mariadbd", f"--defaults-file={cnf}", "--help", "--verbose"], capture_output=True,
-                       text=True, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        ["mariadbd", f"--defaults-file={cnf}", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "unknown variable 'innodb_checksums" in r.stderr
-
 
 
 @pytest.mark.mariadb
@@ -158,20 +166,30 @@ def test_variables_the_catalog_calls_absent_in_mariadb_are_refused_or_ignored(tm
     """Each absent [mysqld] variable is either an unknown variable (server will not start) or one
     MariaDB keeps only to warn that it does nothing; the rationale says which."""
     sample = {"bool": "1", "int": "2", "size": "1M", "str": "x"}
-    absent = [k for k in load_catalog().in_domain("mysql")
-              if "mysqld" in k.location.sections and not k.exists_in("mariadb-10.11")]  # fmt: skip
+    absent = [
+        k
+        for k in load_catalog().in_domain("mysql")
+        if "mysqld" in k.location.sections and not k.exists_in("mariadb-10.11")
+    ]
     assert len(absent) >= 5
     cnf = tmp_path / "my.cnf"
-    cnf.write_text("[mysqld]\n" + "".join(f"{k.name} = {sample.get(k.type, k.enum[0] if k.enum else '1')}\n"
-                                          for k in absent))  # fmt: skip
-    r = subprocess.run(["mariadbd", f"--defaults-file={cnf}", "--help", "--verbose"], capture_output=True,
-                       text=True, timeout=60)  # fmt: skip
+    cnf.write_text(
+        "[mysqld]\n"
+        + "".join(f"{k.name} = {sample.get(k.type, k.enum[0] if k.enum else '1')}\n" for k in absent)
+    )
+    r = subprocess.run(
+        ["mariadbd", f"--defaults-file={cnf}", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     for k in absent:
         refused = f"unknown variable '{k.name}=" in r.stderr
         ignored = f"'{k.name.replace('_', '-')}' was removed" in r.stderr
         assert refused or ignored, f"{k.name}: mariadbd neither refused nor ignored it"
         if ignored:
             assert "warn" in k.rationale, f"{k.name}: rationale should say MariaDB only warns about it"
+
 
 # ---- kernel (read-only) ----------------------------------------------------------------------------
 
@@ -225,8 +243,12 @@ def test_block_and_cpu_paths_exist_and_removed_schedulers_are_gone() -> None:
         assert any((q / name).exists() for q in queues), name
     sched = cat.get("scheduler", "blockdev")
     assert sched is not None
-    offered = {w.strip("[]") for q in queues if (q / "scheduler").exists()
-               for w in (q / "scheduler").read_text().split()}  # fmt: skip
+    offered = {
+        w.strip("[]")
+        for q in queues
+        if (q / "scheduler").exists()
+        for w in (q / "scheduler").read_text().split()
+    }
     assert offered, "no scheduler list readable"
     for rule in sched.removed_values:
         assert not set(rule.values) & offered, f"{rule.values} should be gone (removed {rule.removed})"

@@ -57,7 +57,11 @@ def test_loader_and_card_follow_the_schema(tmp_path: Path) -> None:
     end = text.index("\n  - name:", start + 1)
     block = text[start:end]
     assert "    effect: restart\n" in block
-    ceph.write_text(text[:start] + block.replace("    effect: restart\n", "    effect: reboot\n    reviewer: ops\n") + text[end:])
+    ceph.write_text(
+        text[:start]
+        + block.replace("    effect: restart\n", "    effect: reboot\n    reviewer: ops\n")
+        + text[end:]
+    )
     code = (
         "from flashtune.catalog import load_catalog\nfrom flashtune.catalog.card import render_card\n"
         "print(render_card(load_catalog().get('osd_op_queue', 'ceph')))"
@@ -65,7 +69,9 @@ def test_loader_and_card_follow_the_schema(tmp_path: Path) -> None:
     env = {"FLASHTUNE_DATA": str(data), "PYTHONPATH": str(REPO / "compiler"), "FLASHTUNE_CACHE_DIR": "off"}
 
     def run() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
 
     refused = run()
     assert refused.returncode != 0 and "reviewer" in refused.stderr  # unknown field: not in the schema
@@ -78,7 +84,9 @@ def test_loader_and_card_follow_the_schema(tmp_path: Path) -> None:
     assert refused.returncode != 0 and "reboot" in refused.stderr  # value not in the schema's effect set
     props["effect"]["oneOf"].append({"const": "reboot", "description": "needs the whole host rebooted"})
     (data / "knobs" / "knob.schema.json").write_text(json.dumps(schema))
-    ceph.write_text(ceph.read_text().replace("    effect: reboot\n", "    effect: reboot\n    reviewer: ops\n", 1))
+    ceph.write_text(
+        ceph.read_text().replace("    effect: reboot\n", "    effect: reboot\n    reviewer: ops\n", 1)
+    )
     shown = run()
     assert shown.returncode == 0, shown.stderr
     assert "takes effect: reboot (needs the whole host rebooted)" in " ".join(shown.stdout.split())
@@ -93,10 +101,14 @@ def test_card_and_book_print_the_schemas_meanings(tmp_path: Path) -> None:
     pages = {p.stem: p.read_text() for p in knob_pages.write(catalog, tmp_path)}
     for knob in catalog:
         card = _flat(render_card(knob))
-        section = _flat(pages[knob.domain].split(f"({knob_pages.knob_label(knob)})=", 1)[1].split("\n(knob-", 1)[0])
+        section = _flat(
+            pages[knob.domain].split(f"({knob_pages.knob_label(knob)})=", 1)[1].split("\n(knob-", 1)[0]
+        )
         for field in MEANT:
             value = getattr(knob, field)
-            if value is None or (field == "effect" and not any(knob.exists_in(r) for r in knob.releases or (None,))):
+            if value is None or (
+                field == "effect" and not any(knob.exists_in(r) for r in knob.releases or (None,))
+            ):
                 continue
             meaning = vocab.meanings(field)[value]
             assert meaning and meaning in card and meaning in section, (knob.name, field, meaning)
@@ -111,7 +123,12 @@ def test_value_sets_and_releases_agree_with_the_schema() -> None:
     from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES
     from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
-    assert tuple(vocab.values(f) for f in ("domain", "type", "safety", "effect")) == (DOMAINS, TYPES, SAFETY, EFFECT)
+    assert tuple(vocab.values(f) for f in ("domain", "type", "safety", "effect")) == (
+        DOMAINS,
+        TYPES,
+        SAFETY,
+        EFFECT,
+    )
     assert vocab.values("release") == CEPH_RELEASES + MYSQL_FLAVOURS
     assert set(vocab.values("unsafe.safety")) == set(SAFETY) - {"safe"}
     assert re.fullmatch(r"[a-z_]+", "".join(vocab.fields()))

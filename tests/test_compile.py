@@ -42,8 +42,12 @@ def names(release: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def bundles() -> dict[tuple[str, str, str], Any]:
-    return {(t, w, r): compile_bundle(CompileRequest(workload=w, tier=t, ceph_release=r))
-            for t in tier_names() for w in WORKLOADS for r in MODERN}  # fmt: skip
+    return {
+        (t, w, r): compile_bundle(CompileRequest(workload=w, tier=t, ceph_release=r))
+        for t in tier_names()
+        for w in WORKLOADS
+        for r in MODERN
+    }
 
 
 def test_every_ceph_key_exists_in_its_release_and_every_file_lints_clean(bundles: dict[Any, Any]) -> None:
@@ -55,8 +59,13 @@ def test_every_ceph_key_exists_in_its_release_and_every_file_lints_clean(bundles
         for name, text in b.files.items():
             kind = formats.BY_KIND[b.kinds[name]].lint_kind
             if kind:
-                errors = [f.render() for f in lint_text(text, kind, filename=name, ceph_release=release,
-                          mysql_flavour=b.request.mysql_flavour) if f.severity == "error"]  # fmt: skip
+                errors = [
+                    f.render()
+                    for f in lint_text(
+                        text, kind, filename=name, ceph_release=release, mysql_flavour=b.request.mysql_flavour
+                    )
+                    if f.severity == "error"
+                ]
                 assert not errors, errors
 
 
@@ -87,7 +96,9 @@ def test_every_file_carries_a_header_with_inputs_and_version(bundles: dict[Any, 
             assert json.loads(text)["generated_by"]["version"] == __version__
             continue
         head = "\n".join(text.splitlines()[:4])
-        assert f"flashtune {__version__}" in head and "workload=rgw" in head and "ceph_release=reef" in head, name
+        assert (
+            f"flashtune {__version__}" in head and "workload=rgw" in head and "ceph_release=reef" in head
+        ), name
 
 
 def test_release_layers_change_what_is_emitted(bundles: dict[Any, Any]) -> None:
@@ -95,15 +106,27 @@ def test_release_layers_change_what_is_emitted(bundles: dict[Any, Any]) -> None:
     ten = entries(bundles[("iops", "block", "tentacle")].files["ceph.conf"], "ceph.conf")
     # wpq (pacific) honours recovery priorities; mclock (quincy+) needs its profile instead
     assert ("osd", "osd_recovery_op_priority") in pac and ("osd", "osd_mclock_profile") not in pac
-    assert ten[("osd", "osd_mclock_profile")] == "high_client_ops" and ("osd", "osd_recovery_op_priority") not in ten
+    assert (
+        ten[("osd", "osd_mclock_profile")] == "high_client_ops"
+        and ("osd", "osd_recovery_op_priority") not in ten
+    )
 
 
 def test_tiers_differ_where_the_hardware_differs(bundles: dict[Any, Any]) -> None:
-    mem = {t: int(entries(bundles[(t, "block", "pacific")].files["ceph.conf"], "ceph.conf")[("osd", "osd_memory_target")])
-           for t in tier_names()}  # fmt: skip
+    mem = {
+        t: int(
+            entries(bundles[(t, "block", "pacific")].files["ceph.conf"], "ceph.conf")[
+                ("osd", "osd_memory_target")
+            ]
+        )
+        for t in tier_names()
+    }
     assert mem["standard"] < mem["iops"]  # 64 GiB over 12 HDD OSDs vs 128 GiB over 16 NVMe OSDs
     tuned = {t: bundles[(t, "block", "pacific")].files["tuned/flashtune/tuned.conf"] for t in tier_names()}
-    assert "include=latency-performance" in tuned["iops"] and "include=throughput-performance" in tuned["standard"]
+    assert (
+        "include=latency-performance" in tuned["iops"]
+        and "include=throughput-performance" in tuned["standard"]
+    )
     # udev read-ahead and scheduler lines are dead on BlueStore / equal to the kernel's own choice per device
     # type, so no udev file is written and explain.md says why for each tier's device type
     for t, device in (("iops", "nvme"), ("standard", "hdd")):
@@ -127,8 +150,9 @@ def test_no_value_equals_the_release_default(bundles: dict[Any, Any]) -> None:
 
 def test_later_layers_win_and_unset_removes(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("name: a\nsettings:\n  ceph.conf:\n    osd: {x: 1, y: 2}\n")
-    (tmp_path / "b.yaml").write_text("name: b\ninclude: a\nsettings:\n  ceph.conf:\n    osd: {x: 3}\n"
-                                     "unset:\n  ceph.conf:\n    osd: [y]\n")  # fmt: skip
+    (tmp_path / "b.yaml").write_text(
+        "name: b\ninclude: a\nsettings:\n  ceph.conf:\n    osd: {x: 3}\nunset:\n  ceph.conf:\n    osd: [y]\n"
+    )
     chain = compose(["b", "a"], tmp_path)
     assert [p.name for p in chain] == ["a", "b"]
     assert merge(chain) == {("ceph.conf", "osd", "x"): (3, "b")}
@@ -150,18 +174,34 @@ def test_profiles_reference_derivations_by_name_and_name_their_evidence() -> Non
 
 
 def test_nothing_unsafe_by_default_and_opt_in_is_commented_and_explained(tmp_path: Path) -> None:
-    r = cli("--tier", "iops", "--workload", "mysql", "--ceph-release", "pacific", "--out", str(tmp_path / "a"))
+    r = cli(
+        "--tier", "iops", "--workload", "mysql", "--ceph-release", "pacific", "--out", str(tmp_path / "a")
+    )
     assert r.returncode == 0, r.stderr
     conf = (tmp_path / "a" / "ceph.conf").read_text()
     assert "auth_cluster_required = none" not in conf and "ms_crc" not in conf
     assert "innodb_flush_log_at_trx_commit" not in (tmp_path / "a" / "my.cnf").read_text()
-    r = cli("--tier", "iops", "--workload", "mysql", "--ceph-release", "pacific", "--out", str(tmp_path / "b"),
-            "--allow-unsafe", "auth_cluster_required", "--allow-unsafe", "innodb_flush_log_at_trx_commit")
+    r = cli(
+        "--tier",
+        "iops",
+        "--workload",
+        "mysql",
+        "--ceph-release",
+        "pacific",
+        "--out",
+        str(tmp_path / "b"),
+        "--allow-unsafe",
+        "auth_cluster_required",
+        "--allow-unsafe",
+        "innodb_flush_log_at_trx_commit",
+    )
     assert r.returncode == 0, r.stderr
     conf = (tmp_path / "b" / "ceph.conf").read_text()
     assert re.search(r"# UNSAFE \(security-risk\).*\nauth_cluster_required = none\n", conf)
     assert "auth_service_required" not in conf  # only what was asked for
-    assert re.search(r"# UNSAFE .*\ninnodb_flush_log_at_trx_commit = 0\n", (tmp_path / "b" / "my.cnf").read_text())
+    assert re.search(
+        r"# UNSAFE .*\ninnodb_flush_log_at_trx_commit = 0\n", (tmp_path / "b" / "my.cnf").read_text()
+    )
     explain = (tmp_path / "b" / "explain.md").read_text()
     assert "`auth_cluster_required = none`" in explain and "`innodb_flush_log_at_trx_commit = 0`" in explain
     m = json.loads((tmp_path / "b" / "manifest.json").read_text())
@@ -190,18 +230,34 @@ def test_unknown_unsafe_knob_and_bad_inputs_are_clear_errors(tmp_path: Path) -> 
 
 def test_hardware_file_errors_point_at_the_line(tmp_path: Path) -> None:
     hw = tmp_path / "hw.yaml"
-    hw.write_text("name: mine\nnode:\n  cores: 16\n  ram_gib: 96\n  nics: [{count: 2, speed_gbps: 25}]\n"
-                  "  data_devices:\n    - {count: 6, type: optane, size_gb: 750}\n")  # fmt: skip
+    hw.write_text(
+        "name: mine\nnode:\n  cores: 16\n  ram_gib: 96\n  nics: [{count: 2, speed_gbps: 25}]\n"
+        "  data_devices:\n    - {count: 6, type: optane, size_gb: 750}\n"
+    )
     r = cli("--hardware", str(hw), "--workload", "block", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and f"{hw}:7" in r.stderr and "nvme" in r.stderr
 
 
 def test_own_hardware_file_compiles_with_its_shape(tmp_path: Path) -> None:
     hw = tmp_path / "hw.yaml"
-    hw.write_text("name: mine\nnode:\n  sockets: 1\n  cores: 32\n  ram_gib: 192\n  nics: [{count: 2, speed_gbps: 100}]\n"
-                  "  data_devices:\n    - {count: 8, type: nvme, size_gb: 3840}\n")  # fmt: skip
-    r = cli("--hardware", str(hw), "--workload", "rgw", "--nodes", "10", "--ceph-release", "reef", "--format",
-            "json", "--out", str(tmp_path / "o"))  # fmt: skip
+    hw.write_text(
+        "name: mine\nnode:\n  sockets: 1\n  cores: 32\n  ram_gib: 192\n  nics: [{count: 2, speed_gbps: 100}]\n"
+        "  data_devices:\n    - {count: 8, type: nvme, size_gb: 3840}\n"
+    )
+    r = cli(
+        "--hardware",
+        str(hw),
+        "--workload",
+        "rgw",
+        "--nodes",
+        "10",
+        "--ceph-release",
+        "reef",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     cluster = out["manifest"]["cluster"]
@@ -248,7 +304,9 @@ def test_cbt_runs_every_intended_case(bundles: dict[Any, Any]) -> None:
             assert cluster["iterations"] >= 1 and cluster["use_existing"] is True
             for module, bench in doc["benchmarks"].items():
                 lists = [k for k, v in bench.items() if isinstance(v, list)]
-                assert not lists, f"{module} top-level lists {lists}: CBT would run only the first permutation"
+                assert not lists, (
+                    f"{module} top-level lists {lists}: CBT would run only the first permutation"
+                )
         if workload in ("block", "mysql"):
             (doc,) = docs.values()
             bench = doc["benchmarks"]["librbdfio"]
@@ -263,7 +321,9 @@ def test_cbt_runs_every_intended_case(bundles: dict[Any, Any]) -> None:
             assert pool["replication"] == int(conf.get(("global", "osd_pool_default_size"), 3))
             # the working set outgrows every cache: clients x volumes x size > 2 x OSD memory of the cluster
             m = json.loads(b.files["manifest.json"])["cluster"]
-            total = len(doc["cluster"]["clients"]) * bench["volumes_per_client"] * bench["vol_size"] * (1 << 20)
+            total = (
+                len(doc["cluster"]["clients"]) * bench["volumes_per_client"] * bench["vol_size"] * (1 << 20)
+            )
             assert total >= 2 * m["osds"] * m["osd_memory_target"] * 0.99
         else:
             expected = 1
@@ -277,12 +337,24 @@ def test_cbt_runs_every_intended_case(bundles: dict[Any, Any]) -> None:
 
 def test_legacy_jewel_reproduces_the_seed_configs(shared: Path, tmp_path: Path) -> None:
     seed = (shared / "seeds" / "000_9cb515bbecf4ebcc.txt").read_text()
-    seed = "\n".join(ln for ln in seed.splitlines() if not re.fullmatch(r"\d+ \d+ Patrick McGarry", ln.strip()))
+    seed = "\n".join(
+        ln for ln in seed.splitlines() if not re.fullmatch(r"\d+ \d+ Patrick McGarry", ln.strip())
+    )
     part = seed.split("All-NVMe Ceph Cluster Tuning for MySQL workload\nCeph.conf", 1)[1]
     seed_conf, rest = part.split("\nCBT YAML\n", 1)
     seed_cnf = rest.split("MySQL configuration file (my.cnf)\n", 1)[1].split("\nSample Ceph Vendor", 1)[0]
-    r = cli("--tier", "iops", "--workload", "mysql", "--ceph-release", "jewel", "--mysql", "mysql-5.7",
-            "--out", str(tmp_path))  # fmt: skip
+    r = cli(
+        "--tier",
+        "iops",
+        "--workload",
+        "mysql",
+        "--ceph-release",
+        "jewel",
+        "--mysql",
+        "mysql-5.7",
+        "--out",
+        str(tmp_path),
+    )
     assert r.returncode == 0, r.stderr
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     explained = " ".join(f"{d['key']} {d['seed']}" for d in manifest["differences_from_seed"])
@@ -303,16 +375,22 @@ def test_legacy_jewel_reproduces_the_seed_configs(shared: Path, tmp_path: Path) 
             elif line:
                 want[(section, line.replace("-", "_"))] = None
         got = entries(emitted, kind)
-        got_bang = {(s, k.split()[0]): k.split(None, 1)[1] for s, k in ((e.section, f"!includedir {e.value}")
-                    for e in parse_text(emitted, kind).includes)}  # fmt: skip
+        got_bang = {
+            (s, k.split()[0]): k.split(None, 1)[1]
+            for s, k in ((e.section, f"!includedir {e.value}") for e in parse_text(emitted, kind).includes)
+        }
         reproduced = 0
         for (section, k), v in want.items():
             g = got_bang.get((section, k)) if k.startswith("!") else got.get((section, k), "<missing>")
-            norm = (lambda x: re.sub(r"\s+", " ", str(x)).strip().lower())  # noqa: E731
-            if g != "<missing>" and ((v is None and g is None) or (v is not None and g is not None and norm(g) == norm(v))):
+            norm = lambda x: re.sub(r"\s+", " ", str(x)).strip().lower()  # noqa: E731
+            if g != "<missing>" and (
+                (v is None and g is None) or (v is not None and g is not None and norm(g) == norm(v))
+            ):
                 reproduced += 1
                 continue
-            assert any(x in explained for x in (k, k.replace("_", " "), k.replace("_", "-"))), f"{kind}: {section}/{k}: seed {v!r}, emitted {g!r}, unexplained"
+            assert any(x in explained for x in (k, k.replace("_", " "), k.replace("_", "-"))), (
+                f"{kind}: {section}/{k}: seed {v!r}, emitted {g!r}, unexplained"
+            )
         return reproduced
 
     assert check(seed_conf, (tmp_path / "ceph.conf").read_text(), "ceph.conf") >= 60

@@ -48,10 +48,15 @@ def test_pg_num_never_shrinks_when_osds_are_added(osds: int, more: int) -> None:
 DAEMONS = {"mon": 2.0, "mgr": 4.0, "crash": 0.125}
 
 
-@given(ram=st.floats(16, 2048), osds=st.integers(1, 64), mds=st.sampled_from([0.0, 6.0, 12.0]),
-       os_gib=st.floats(0, 16))
-def test_osd_memory_target_keeps_both_budget_rules_or_refuses(ram: float, osds: int, mds: float, os_gib: float
-                                                              ) -> None:
+@given(
+    ram=st.floats(16, 2048),
+    osds=st.integers(1, 64),
+    mds=st.sampled_from([0.0, 6.0, 12.0]),
+    os_gib=st.floats(0, 16),
+)
+def test_osd_memory_target_keeps_both_budget_rules_or_refuses(
+    ram: float, osds: int, mds: float, os_gib: float
+) -> None:
     daemons = {**DAEMONS, "mds": mds}
     others = sum(daemons.values())
     try:
@@ -84,8 +89,10 @@ def test_too_little_ram_is_a_clear_error() -> None:
         derive.osd_memory_target(64, 12, {**DAEMONS, "mds": 12}, 4, MEM | {"osd_memory_target_floor_gib": 3})
 
 
-@pytest.mark.parametrize(("cores", "devices", "expected"), [(22, 4, 1), (48, 4, 2), (96, 10, 1), (128, 10, 2),
-                                                            (12, 1, 2), (11, 1, 1)])
+@pytest.mark.parametrize(
+    ("cores", "devices", "expected"),
+    [(22, 4, 1), (48, 4, 2), (96, 10, 1), (128, 10, 2), (12, 1, 2), (11, 1, 1)],
+)
 def test_two_osds_per_nvme_only_with_cores_to_spare(cores: int, devices: int, expected: int) -> None:
     d = derive.osds_per_device("nvme", cores, devices, PER_DEVICE)
     assert d.value == expected
@@ -178,7 +185,9 @@ def test_ec_stripe_unit_keeps_a_64k_stripe_in_4k_units(k: int) -> None:
     assert u * k <= 64 * KiB or u == 4 * KiB
 
 
-@pytest.mark.parametrize(("dev", "sched"), [("nvme", "none"), ("sata-ssd", "mq-deadline"), ("hdd", "mq-deadline")])
+@pytest.mark.parametrize(
+    ("dev", "sched"), [("nvme", "none"), ("sata-ssd", "mq-deadline"), ("hdd", "mq-deadline")]
+)
 def test_scheduler_per_device_type(dev: str, sched: str) -> None:
     assert derive.io_scheduler(dev).value == sched
 
@@ -189,11 +198,24 @@ def test_read_ahead_is_large_for_streaming_and_small_for_random_flash() -> None:
 
 
 def test_every_registered_derivation_gives_a_reason() -> None:
-    ctx = {"ram_gib": 128, "cores": 22, "node_cores": 44, "nic_gbps": 40, "osds_per_node": 4, "osds": 20, "db_ram_gib": 32,
-           "pool_size": 3, "pool_min_size": 2, "pool_reason": "3 replicas", "protection": "replication",
-           "ec": derive.ec_profile(11, "tentacle", EC), "device_type": "nvme", "workload": "block",
-           "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),
-           "pg_num_derived": derive.pg_num(20, 3, 0.9, **PG)}
+    ctx = {
+        "ram_gib": 128,
+        "cores": 22,
+        "node_cores": 44,
+        "nic_gbps": 40,
+        "osds_per_node": 4,
+        "osds": 20,
+        "db_ram_gib": 32,
+        "pool_size": 3,
+        "pool_min_size": 2,
+        "pool_reason": "3 replicas",
+        "protection": "replication",
+        "ec": derive.ec_profile(11, "tentacle", EC),
+        "device_type": "nvme",
+        "workload": "block",
+        "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),
+        "pg_num_derived": derive.pg_num(20, 3, 0.9, **PG),
+    }
     for name, fn in registry.REGISTRY.items():
         d = fn(ctx)
         assert d.reason, name

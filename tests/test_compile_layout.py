@@ -241,7 +241,9 @@ def test_auto_ec_keeps_a_spare_host_and_pools_sh_creates_profile_and_pools() -> 
     assert "allow_ec_overwrites true" in script
     # FastEC is offered as a commented opt-in line, never run by default (20.2.0 OSD crash)
     assert "\n# ceph osd pool set cephfs_data_ec allow_ec_optimizations true\n" in script
-    assert not any(line.startswith("ceph ") and "allow_ec_optimizations" in line for line in script.splitlines())
+    assert not any(
+        line.startswith("ceph ") and "allow_ec_optimizations" in line for line in script.splitlines()
+    )
     assert "only seeds the default profile" in b.files["explain.md"]
     reef = compile_bundle(CompileRequest(workload="rgw", tier="iops", nodes=11, ceph_release="reef"))
     assert "plugin=jerasure technique=reed_sol_van" in reef.files["pools.sh"]

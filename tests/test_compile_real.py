@@ -3,7 +3,7 @@
 Ceph: one cluster for the session (tests/support/cephlab.py); each tier x workload compiled for pacific is
 merged into the lab's conf, the daemons restart with it, and every emitted key must show up in the
 daemons' `config diff` with its value (Ceph drops unknown keys and bad values silently). Then a short
-`rados bench`. Numbers are printed (run with -s) and collected for notes/compile.md.
+`rados bench`. Numbers are printed (run with -s) and collected for the closing notes (notes/history/compile.md).
 """
 
 from __future__ import annotations
@@ -55,8 +55,12 @@ def smoke_pool(ceph_lab: CephLab) -> Iterator[str]:
 @pytest.mark.ceph
 @pytest.mark.slow
 @pytest.mark.parametrize("tier", tier_names())
-@pytest.mark.parametrize("workload", WORKLOADS)  # tier varies fastest: the MDS-restarting scratch cases run last
-def test_real_ceph_takes_every_compiled_key(ceph_lab: CephLab, smoke_pool: str, tier: str, workload: str) -> None:
+@pytest.mark.parametrize(
+    "workload", WORKLOADS
+)  # tier varies fastest: the MDS-restarting scratch cases run last
+def test_real_ceph_takes_every_compiled_key(
+    ceph_lab: CephLab, smoke_pool: str, tier: str, workload: str
+) -> None:
     bundle = compile_bundle(CompileRequest(workload=workload, tier=tier, ceph_release="pacific"))
     text = bundle.files["ceph.conf"]
     t0 = time.monotonic()
@@ -82,11 +86,17 @@ def test_real_ceph_takes_every_compiled_key(ceph_lab: CephLab, smoke_pool: str, 
     assert bench["ops"] > 0 and bench["bandwidth_mb_s"] > 0
     if workload == "scratch":
         assert "active" in json.dumps(ceph_lab.ceph("fs", "status", "scratch"))
-    RESULTS[f"{tier}-{workload}"] = {"keys": checked, "accepted": checked - len(missing) - len(wrong),
-                                     "restart_s": round(restart_s, 1), **bench}  # fmt: skip
-    print(f"\nCEPH {tier}-{workload}: {checked} keys, all in config diff; restart {restart_s:.1f} s; "
-          f"rados bench 64K write 3 s: {bench['bandwidth_mb_s']:.1f} MB/s, {bench['iops']:.0f} IOPS, "
-          f"{bench['avg_latency_s'] * 1000:.1f} ms avg; restart phases {ceph_lab.last_restart}")  # fmt: skip
+    RESULTS[f"{tier}-{workload}"] = {
+        "keys": checked,
+        "accepted": checked - len(missing) - len(wrong),
+        "restart_s": round(restart_s, 1),
+        **bench,
+    }
+    print(
+        f"\nCEPH {tier}-{workload}: {checked} keys, all in config diff; restart {restart_s:.1f} s; "
+        f"rados bench 64K write 3 s: {bench['bandwidth_mb_s']:.1f} MB/s, {bench['iops']:.0f} IOPS, "
+        f"{bench['avg_latency_s'] * 1000:.1f} ms avg; restart phases {ceph_lab.last_restart}"
+    )
 
 
 def _mem_gib() -> float:
@@ -100,7 +110,9 @@ def _mem_gib() -> float:
 def test_real_mariadb_runs_the_compiled_my_cnf(mariadb_server: MariaDB) -> None:
     # documented override: size the buffer pool for this machine, not the tier's 32 GiB database host
     db_ram = round(min(2.0, _mem_gib() / 8), 1)
-    bundle = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="pacific", db_ram_gib=db_ram))
+    bundle = compile_bundle(
+        CompileRequest(workload="mysql", tier="iops", ceph_release="pacific", db_ram_gib=db_ram)
+    )
     cnf = bundle.files["my.cnf"]
     options = mysqld_options(cnf)
     assert options, "no [mysqld] options compiled"
@@ -120,10 +132,15 @@ def test_real_mariadb_runs_the_compiled_my_cnf(mariadb_server: MariaDB) -> None:
             assert canon(have[k]) == canon(expected), (k, v, have[k])
         r = mariadb_server.sysbench("oltp_read_write", seconds=10, threads=2)
         assert r["transactions"] > 0 and r["errors"] == 0 and r["total_time_s"] >= 9.5
-        RESULTS["mariadb"] = {"db_ram_gib": db_ram, "options": len(want),
-                              **{k: r[k] for k in ("tps", "qps", "lat_avg_ms", "lat_p95_ms")}}  # fmt: skip
-        print(f"\nMARIADB my.cnf ({len(want)} options, db_ram_gib={db_ram}) sysbench oltp_read_write 10 s: "
-              f"{r['tps']:.0f} tps, {r['qps']:.0f} qps, avg {r['lat_avg_ms']} ms, p95 {r['lat_p95_ms']} ms")
+        RESULTS["mariadb"] = {
+            "db_ram_gib": db_ram,
+            "options": len(want),
+            **{k: r[k] for k in ("tps", "qps", "lat_avg_ms", "lat_p95_ms")},
+        }
+        print(
+            f"\nMARIADB my.cnf ({len(want)} options, db_ram_gib={db_ram}) sysbench oltp_read_write 10 s: "
+            f"{r['tps']:.0f} tps, {r['qps']:.0f} qps, avg {r['lat_avg_ms']} ms, p95 {r['lat_p95_ms']} ms"
+        )
     finally:
         mariadb_server.restart_with("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_log_file_size = 64M\n")
 
@@ -153,8 +170,12 @@ def test_sysctl_keys_exist_and_net_values_apply_in_an_isolated_namespace(tmp_pat
     net = {k: v for k, v in compiled.items() if k.startswith("net.")}
     netfile = tmp_path / "net.conf"
     netfile.write_text("".join(f"{k} = {v}\n" for k, v in net.items()))  # never vm/kernel/fs, even in the ns
-    r = subprocess.run(["unshare", "-n", "-m", "--propagation", "private", "sh", "-c", NS_SCRIPT, "ns",
-                        str(netfile), *net], capture_output=True, text=True, timeout=60)  # fmt: skip
+    r = subprocess.run(
+        ["unshare", "-n", "-m", "--propagation", "private", "sh", "-c", NS_SCRIPT, "ns", str(netfile), *net],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     inside = dict(line.split("\t", 1) for line in r.stdout.splitlines())
     after = {k: p.read_text() for k, p in paths.items()}
@@ -166,9 +187,15 @@ def test_sysctl_keys_exist_and_net_values_apply_in_an_isolated_namespace(tmp_pat
             applied.append(k)
             continue
         # not namespaced: absent from a child netns, or present but read-only there (global value)
-        assert inside[k] == "<absent>" or f'"{k}": Invalid argument' in errs or "permission denied" in errs, (k, v, inside[k])
+        assert inside[k] == "<absent>" or f'"{k}": Invalid argument' in errs or "permission denied" in errs, (
+            k,
+            v,
+            inside[k],
+        )
         assert canon(inside[k]) in ("<absent>", canon(before[k])), (k, inside[k], before[k])
         host_only.append(k)
     assert len(applied) >= len(net) // 2, (applied, host_only)
     RESULTS["sysctl"] = {"keys": len(compiled), "net_applied_in_netns": applied, "net_host_global": host_only}
-    print(f"\nSYSCTL {len(compiled)} keys exist; net.* applied in a private netns: {applied}; host-global: {host_only}")
+    print(
+        f"\nSYSCTL {len(compiled)} keys exist; net.* applied in a private netns: {applied}; host-global: {host_only}"
+    )

@@ -20,8 +20,13 @@ from flashtune.yamlio import load_yaml
 REPO = Path(__file__).resolve().parents[1]
 CLASSES = ("wrong-value", "no-op", "missing", "contradiction", "unsafe", "kept")
 ITEMS: list[dict[str, Any]] = list(load_yaml(REPO / "data" / "review" / "compiled-configs.yaml")["items"])
-OUTPUT = {"ceph.conf": "ceph.conf", "sysctl.conf": "sysctl.conf", "my.cnf": "my.cnf",
-          "tuned.conf": "tuned/flashtune/tuned.conf", "systemd-numa.conf": "systemd/numa-node0.conf"}  # fmt: skip
+OUTPUT = {
+    "ceph.conf": "ceph.conf",
+    "sysctl.conf": "sysctl.conf",
+    "my.cnf": "my.cnf",
+    "tuned.conf": "tuned/flashtune/tuned.conf",
+    "systemd-numa.conf": "systemd/numa-node0.conf",
+}
 
 
 def test_every_item_has_a_class_a_reason_and_a_source() -> None:
@@ -38,15 +43,24 @@ def test_every_item_has_a_class_a_reason_and_a_source() -> None:
 def _file(item: dict[str, Any]) -> tuple[str, str]:
     file = item["file"]
     workload = item.get("workload") or ("mysql" if file == "my.cnf" else "block")
-    b = compile_bundle(CompileRequest(workload=workload, tier="iops", ceph_release=item.get("release", "tentacle"),
-                                      mysql_flavour=item.get("flavour", "mariadb-10.11")))  # fmt: skip
+    b = compile_bundle(
+        CompileRequest(
+            workload=workload,
+            tier="iops",
+            ceph_release=item.get("release", "tentacle"),
+            mysql_flavour=item.get("flavour", "mariadb-10.11"),
+        )
+    )
     if file == "udev.rules":
         return "".join(t for n, t in b.files.items() if n.startswith("udev/")), "="
     return b.files.get(OUTPUT[file], ""), "=" if file in ("tuned.conf", "systemd-numa.conf") else " = "
 
 
-@pytest.mark.parametrize("item", [i for i in ITEMS if i["check"] != "none"],
-                         ids=lambda i: f"{i['file']}:{i['key']}:{i.get('workload') or i.get('flavour') or ''}")  # fmt: skip
+@pytest.mark.parametrize(
+    "item",
+    [i for i in ITEMS if i["check"] != "none"],
+    ids=lambda i: f"{i['file']}:{i['key']}:{i.get('workload') or i.get('flavour') or ''}",
+)
 def test_the_decision_holds_in_the_compiled_output(item: dict[str, Any]) -> None:
     text, sep = _file(item)
     lines = [ln for ln in text.splitlines() if not ln.startswith("#")]
@@ -57,7 +71,9 @@ def test_the_decision_holds_in_the_compiled_output(item: dict[str, Any]) -> None
             assert not any(re.match(rf"(ATTR\{{queue/)?{re.escape(name)}\b", ln) for ln in lines), (key, text)
     else:
         want = f"{keys[0]}{sep}{item['check']['present']}"
-        flag = item["file"] == "my.cnf" and str(item["check"]["present"]) == "true"  # my.cnf writes true as a bare flag
+        flag = (
+            item["file"] == "my.cnf" and str(item["check"]["present"]) == "true"
+        )  # my.cnf writes true as a bare flag
         assert want in lines or (flag and keys[0] in lines), (want, text)
 
 

@@ -49,7 +49,9 @@ def why_disagrees(setting: Any) -> str | None:
         return None
     if not re.search(r"\d", str(setting.value)):
         return None  # a word value (true, performance, O_DIRECT) is named in words
-    numbers = [n for n in re.findall(r"\d+(?:[./]\d+)?", why) if not re.fullmatch(r"(19|20)\d\d", n)]  # not years
+    numbers = [
+        n for n in re.findall(r"\d+(?:[./]\d+)?", why) if not re.fullmatch(r"(19|20)\d\d", n)
+    ]  # not years
     if not numbers:
         return None
     if any(sp in why for sp in _spellings(setting.value)):
@@ -91,7 +93,9 @@ def test_every_mysql_flavour_is_clean_and_sizes_redo_its_own_way(flavour: str) -
     assert keys["bind_address"] == "127.0.0.1"
     pool = keys["innodb_buffer_pool_size"]
     if flavour in ("mysql-8.0", "mysql-8.4"):
-        assert "innodb_log_file_size" not in keys and keys["innodb_redo_log_capacity"] == min(4 * GiB, pool // 4)
+        assert "innodb_log_file_size" not in keys and keys["innodb_redo_log_capacity"] == min(
+            4 * GiB, pool // 4
+        )
     elif flavour == "mysql-5.7":  # two files in the group: each half of the total
         assert keys["innodb_log_file_size"] * 2 == min(4 * GiB, pool // 4)
     else:
@@ -108,7 +112,9 @@ def test_bind_address_is_an_input_and_all_interfaces_needs_opt_in(tmp_path: Path
         compile_bundle(CompileRequest(workload="mysql", db_bind_address="0.0.0.0"))
     with pytest.raises(FlashtuneError, match="one address only"):
         compile_bundle(CompileRequest(workload="mysql", db_bind_address="10.0.1.5,10.0.2.5"))
-    two = compile_bundle(CompileRequest(workload="mysql", mysql_flavour="mysql-8.0", db_bind_address="10.0.1.5, 10.0.2.5"))
+    two = compile_bundle(
+        CompileRequest(workload="mysql", mysql_flavour="mysql-8.0", db_bind_address="10.0.1.5, 10.0.2.5")
+    )
     assert "bind_address = 10.0.1.5,10.0.2.5" in two.files["my.cnf"]
     with pytest.raises(FlashtuneError, match="not an IP address"):
         compile_bundle(CompileRequest(workload="mysql", db_bind_address="db.example"))
@@ -117,26 +123,47 @@ def test_bind_address_is_an_input_and_all_interfaces_needs_opt_in(tmp_path: Path
     assert lines == ["bind_address = 0.0.0.0"]
 
 
-hardware = st.fixed_dictionaries({
-    "drives": st.integers(1, 64), "cores": st.integers(4, 256), "ram": st.integers(16, 2048),
-    "nodes": st.integers(1, 100), "sockets": st.sampled_from([1, 2]), "nic": st.sampled_from([10, 25, 100]),
-    "type": st.sampled_from(["nvme", "sata-ssd", "hdd"]), "workload": st.sampled_from(WORKLOADS),
-    "release": st.sampled_from(RELEASES), "flavour": st.sampled_from(MYSQL_FLAVOURS),
-})  # fmt: skip
+hardware = st.fixed_dictionaries(
+    {
+        "drives": st.integers(1, 64),
+        "cores": st.integers(4, 256),
+        "ram": st.integers(16, 2048),
+        "nodes": st.integers(1, 100),
+        "sockets": st.sampled_from([1, 2]),
+        "nic": st.sampled_from([10, 25, 100]),
+        "type": st.sampled_from(["nvme", "sata-ssd", "hdd"]),
+        "workload": st.sampled_from(WORKLOADS),
+        "release": st.sampled_from(RELEASES),
+        "flavour": st.sampled_from(MYSQL_FLAVOURS),
+    }
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(hw=hardware)
 def test_random_hardware_never_emits_a_dead_or_default_line(tmp_path: Path, hw: dict[str, Any]) -> None:
-    doc = {"name": "random", "node": {"cpu": "x", "sockets": hw["sockets"], "cores": hw["cores"], "ram_gib": hw["ram"],
-           "nics": [{"count": 2, "speed_gbps": hw["nic"]}],
-           "data_devices": [{"count": hw["drives"], "type": hw["type"], "size_gb": 4000}],
-           "db_devices": [{"count": 1, "type": "nvme", "size_gb": 1600}] if hw["type"] == "hdd" else []},
-           "cluster": {"nodes": hw["nodes"], "clients": 4, "client_ram_gib": 64}}  # fmt: skip
+    doc = {
+        "name": "random",
+        "node": {
+            "cpu": "x",
+            "sockets": hw["sockets"],
+            "cores": hw["cores"],
+            "ram_gib": hw["ram"],
+            "nics": [{"count": 2, "speed_gbps": hw["nic"]}],
+            "data_devices": [{"count": hw["drives"], "type": hw["type"], "size_gb": 4000}],
+            "db_devices": [{"count": 1, "type": "nvme", "size_gb": 1600}] if hw["type"] == "hdd" else [],
+        },
+        "cluster": {"nodes": hw["nodes"], "clients": 4, "client_ram_gib": 64},
+    }
     path = tmp_path / "hw.yaml"
     path.write_text(yaml.safe_dump(doc))
-    req = CompileRequest(workload=hw["workload"], tier=None, hardware_file=path, ceph_release=hw["release"],
-                         mysql_flavour=hw["flavour"])  # fmt: skip
+    req = CompileRequest(
+        workload=hw["workload"],
+        tier=None,
+        hardware_file=path,
+        ceph_release=hw["release"],
+        mysql_flavour=hw["flavour"],
+    )
     try:
         bundle = compile_bundle(req)
     except FlashtuneError as e:  # a clear refusal (too little RAM per OSD, too few hosts) is a valid answer
@@ -148,8 +175,11 @@ def test_random_hardware_never_emits_a_dead_or_default_line(tmp_path: Path, hw: 
 def test_profile_why_reaches_explain_and_manifest_as_its_own_column() -> None:
     b = compile_bundle(CompileRequest(workload="mysql", tier="iops"))
     layers = [p for n in b.layers for p in resolve(n)]
-    whys = {key: raw["why"] for (file, _, key), (raw, _) in merge(layers).items()
-            if isinstance(raw, dict) and raw.get("why") and file != "cbt.yaml"}  # fmt: skip
+    whys = {
+        key: raw["why"]
+        for (file, _, key), (raw, _) in merge(layers).items()
+        if isinstance(raw, dict) and raw.get("why") and file != "cbt.yaml"
+    }
     emitted = [s for s in b.settings if s.key in whys]
     assert len(emitted) >= 15
     explain = b.files["explain.md"]
@@ -166,7 +196,9 @@ def test_dropped_lines_are_listed_with_their_condition_and_source() -> None:
     b = compile_bundle(CompileRequest(workload="mysql", tier="iops"))
     dropped = {o["key"]: o for o in b.omitted if o.get("kind")}
     ra = dropped["rbd_readahead_max_bytes"]
-    assert ra["kind"] == "requires" and "rbd_cache = false" in ra["why"] and ra["source"].startswith("https://")
+    assert (
+        ra["kind"] == "requires" and "rbd_cache = false" in ra["why"] and ra["source"].startswith("https://")
+    )
     assert "rbd_readahead_max_bytes" not in b.files["ceph.conf"]
     assert "`rbd_readahead_max_bytes` = `4194304`" in b.files["explain.md"]
     block = compile_bundle(CompileRequest(workload="block", tier="iops"))
@@ -175,9 +207,13 @@ def test_dropped_lines_are_listed_with_their_condition_and_source() -> None:
 
 
 def test_same_facts_in_lint_config_and_the_condition_decides() -> None:
-    dead_file = "[client]\nrbd_cache = false\nrbd_readahead_max_bytes = 4194304\nrbd_cache_max_dirty_age = 2\n"
-    live_file = ("[client]\nrbd_cache = true\nrbd_cache_policy = writeback\nrbd_readahead_max_bytes = 4194304\n"
-                 "rbd_cache_max_dirty_age = 2\n")  # fmt: skip
+    dead_file = (
+        "[client]\nrbd_cache = false\nrbd_readahead_max_bytes = 4194304\nrbd_cache_max_dirty_age = 2\n"
+    )
+    live_file = (
+        "[client]\nrbd_cache = true\nrbd_cache_policy = writeback\nrbd_readahead_max_bytes = 4194304\n"
+        "rbd_cache_max_dirty_age = 2\n"
+    )
     dead = [f for f in lint_text(dead_file, "ceph.conf") if f.code == "FT401"]
     assert {f.key for f in dead} == {"rbd_readahead_max_bytes", "rbd_cache_max_dirty_age"}
     assert all("rbd_cache = false" in f.message for f in dead)
@@ -188,7 +224,9 @@ def test_same_facts_in_lint_config_and_the_condition_decides() -> None:
     assert [f.key for f in told if f.code == "FT401"] == ["vm.swappiness"]
     pac = lint_text("[osd]\nosd_mclock_profile = high_client_ops\n", "ceph.conf", ceph_release="pacific")
     ten = lint_text("[osd]\nosd_mclock_profile = high_client_ops\n", "ceph.conf", ceph_release="tentacle")
-    assert [f.code for f in pac if f.code == "FT401"] == ["FT401"] and not [f for f in ten if f.code == "FT401"]
+    assert [f.code for f in pac if f.code == "FT401"] == ["FT401"] and not [
+        f for f in ten if f.code == "FT401"
+    ]
 
 
 def test_lint_config_over_configs_is_clean_with_the_dependency_rules() -> None:
@@ -197,14 +235,19 @@ def test_lint_config_over_configs_is_clean_with_the_dependency_rules() -> None:
         manifest = json.loads((folder / "manifest.json").read_text())
         tuned = (folder / "tuned/flashtune/tuned.conf").read_text()
         include = re.search(r"^include=(\S+)", tuned, re.M)
-        ctx = {"tuned_include": include.group(1) if include else None,
-               "sockets": manifest["hardware"]["sockets"], "device_type": manifest["cluster"]["device_type"],
-               "ceph_clients": "kernel" if manifest["inputs"]["workload"] == "scratch" else "userspace",
-               "cluster": "new"}  # fmt: skip
+        ctx = {
+            "tuned_include": include.group(1) if include else None,
+            "sockets": manifest["hardware"]["sockets"],
+            "device_type": manifest["cluster"]["device_type"],
+            "ceph_clients": "kernel" if manifest["inputs"]["workload"] == "scratch" else "userspace",
+            "cluster": "new",
+        }
         for name, kind in LINT_KIND.items():
             path = folder / name
             if path.exists():
-                found = [f for f in lint_text(path.read_text(), kind, context=ctx) if f.code in ("FT401", "FT402")]
+                found = [
+                    f for f in lint_text(path.read_text(), kind, context=ctx) if f.code in ("FT401", "FT402")
+                ]
                 assert not found, (folder.name, [f.render() for f in found])
                 checked += 1
     assert checked == 27  # 12 ceph.conf + 12 sysctl.conf + 3 my.cnf
@@ -219,7 +262,9 @@ def test_every_dependency_fact_cites_a_source_and_names_known_knobs() -> None:
         assert d.knob is None or cat.get(d.knob, k.domain) is not None
 
 
-def test_lint_config_cli_takes_the_facts_a_file_cannot_tell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_config_cli_takes_the_facts_a_file_cannot_tell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from flashtune.cli.lint import run
 
     conf = tmp_path / "ceph.conf"
@@ -235,6 +280,10 @@ def test_lint_config_cli_takes_the_facts_a_file_cannot_tell(tmp_path: Path, caps
 
     assert codes(conf) == set() and codes(sysctl) == set()
     assert codes(conf, "--kernel-clients", "--existing-cluster") == {
-        ("objecter_inflight_ops", "FT401"), ("osd_pool_default_size", "FT402")}
+        ("objecter_inflight_ops", "FT401"),
+        ("osd_pool_default_size", "FT402"),
+    }
     assert codes(sysctl, "--tuned-profile", "latency-performance", "--sockets", "1") == {
-        ("vm.swappiness", "FT401"), ("kernel.numa_balancing", "FT401")}
+        ("vm.swappiness", "FT401"),
+        ("kernel.numa_balancing", "FT401"),
+    }

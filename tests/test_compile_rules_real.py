@@ -22,8 +22,12 @@ TUNED = Path("/usr/lib/tuned")
 
 
 def _help_verbose(*args: str) -> dict[str, str]:
-    r = subprocess.run(["mariadbd", "--no-defaults", *args, "--help", "--verbose"], capture_output=True, text=True,
-                       timeout=60)  # fmt: skip
+    r = subprocess.run(
+        ["mariadbd", "--no-defaults", *args, "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     table = r.stdout.split("-" * 20)[-1]
     return {m.group(1): m.group(2).strip() for m in re.finditer(r"^([a-z][\w-]*)\s+(.*)$", table, re.M)}
 
@@ -43,7 +47,9 @@ def test_mariadb_autosizes_thread_cache_above_the_seed_value_so_the_profile_leav
 @pytest.mark.mariadb
 def test_mariadb_takes_every_compiled_flash_value() -> None:
     b = compile_bundle(CompileRequest(workload="mysql", db_ram_gib=1))
-    opts = [ln.split(" = ") for ln in b.files["my.cnf"].splitlines() if " = " in ln and not ln.startswith("#")]
+    opts = [
+        ln.split(" = ") for ln in b.files["my.cnf"].splitlines() if " = " in ln and not ln.startswith("#")
+    ]
     args = [f"--{k.replace('_', '-')}={v}" for k, v in opts]
     have = _help_verbose(*args)
     for k, v in opts:
@@ -56,10 +62,11 @@ def test_mariadb_takes_every_compiled_flash_value() -> None:
 def test_running_mariadb_derives_io_capacity_max_as_the_catalog_says(mariadb_server: MariaDB) -> None:
     try:
         mariadb_server.restart_with("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_io_capacity = 4000\n")
-        have = mariadb_server.variables("innodb_io_capacity", "innodb_io_capacity_max", "innodb_flush_neighbors")
+        have = mariadb_server.variables(
+            "innodb_io_capacity", "innodb_io_capacity_max", "innodb_flush_neighbors"
+        )
         assert have["innodb_io_capacity"] == "4000" and have["innodb_io_capacity_max"] == "8000"
-        assert FORMULAS["innodb_io_capacity_max_auto"](have["innodb_io_capacity_max"],
-                                                       lambda n: have.get(n))  # fmt: skip
+        assert FORMULAS["innodb_io_capacity_max_auto"](have["innodb_io_capacity_max"], lambda n: have.get(n))
         # MariaDB's default flushes neighbours (1): the flash tiers must set 0 explicitly
         assert have["innodb_flush_neighbors"] == "1"
     finally:
@@ -71,8 +78,10 @@ def test_running_mariadb_derives_io_capacity_max_as_the_catalog_says(mariadb_ser
 def test_real_ceph_defaults_behind_the_dependency_facts(ceph_lab: CephLab) -> None:
     cat = load_catalog()
     # the values the 'requires' facts test against, as a running Pacific OSD has them
-    shown = {k: ceph_lab.run("ceph", "config", "show", "osd.0", k).stdout.strip()
-             for k in ("osd_op_queue", "osd_pool_default_min_size")}
+    shown = {
+        k: ceph_lab.run("ceph", "config", "show", "osd.0", k).stdout.strip()
+        for k in ("osd_op_queue", "osd_pool_default_min_size")
+    }
     assert shown["osd_op_queue"] == cat.get("osd_op_queue", "ceph").default_for("pacific") == "wpq"
     assert int(shown["osd_pool_default_min_size"]) == 0
     policy = ceph_lab.ceph("config", "help", "rbd_cache_policy")
@@ -115,8 +124,11 @@ def _tuned(profile: str, seen: tuple[str, ...] = ()) -> dict[str, dict[str, str]
 @pytest.mark.skipif(not TUNED.is_dir(), reason="tuned is not installed (scripts/install-system-deps.sh)")
 def test_tuned_profiles_set_what_the_duplicates_and_overridden_facts_say() -> None:
     cat = load_catalog()
-    where = {"vm.swappiness": ("sysctl", "vm.swappiness"), "scaling_governor": ("cpu", "governor"),
-             "energy_perf_bias": ("cpu", "energy_perf_bias")}  # fmt: skip
+    where = {
+        "vm.swappiness": ("sysctl", "vm.swappiness"),
+        "scaling_governor": ("cpu", "governor"),
+        "energy_perf_bias": ("cpu", "energy_perf_bias"),
+    }
     checked = 0
     for name, (section, key) in where.items():
         domain = "sysctl" if section == "sysctl" else "cpu"
@@ -128,7 +140,9 @@ def test_tuned_profiles_set_what_the_duplicates_and_overridden_facts_say() -> No
     assert checked == 12
     # throughput-performance raises every disk's read-ahead to at least 4096 after udev ran
     ra = cat.get("read_ahead_kb", "blockdev").dead_when
-    assert any(r.kind == "overridden" and "throughput-performance" in r.context.get("tuned_include", ()) for r in ra)
+    assert any(
+        r.kind == "overridden" and "throughput-performance" in r.context.get("tuned_include", ()) for r in ra
+    )
     assert _tuned("throughput-performance")["disk"]["readahead"] == ">4096"
     assert "disk" not in _tuned("latency-performance")  # so on the flash tiers nothing overrides it
 
@@ -148,4 +162,8 @@ def test_sysctl_never_lowers_what_systemd_and_the_kernel_set() -> None:
     # vm.min_free_kbytes: never below what this kernel chose for this machine's RAM
     mem_kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))  # type: ignore[union-attr]
     now = int(Path("/proc/sys/vm/min_free_kbytes").read_text())
-    assert vm_min_free_kbytes(mem_kib / (1 << 20)).value >= now >= kernel_min_free_kbytes(mem_kib / (1 << 20)) // 2
+    assert (
+        vm_min_free_kbytes(mem_kib / (1 << 20)).value
+        >= now
+        >= kernel_min_free_kbytes(mem_kib / (1 << 20)) // 2
+    )

@@ -89,8 +89,12 @@ def test_resolve_and_row_ids_use_resource_slash_id() -> None:
     row = datapackage.resolve("lustre_ior_records_bandwidth/ior-t4-mpiio-read-lfs09-t64-r1m")
     assert row is not None
     assert (row["api"], row["operation"], row["filesystem"], row["threads"], row["record_size"]) == (
-        "MPIIO", "read", "lfs09", "64", "1m",
-    )  # fmt: skip
+        "MPIIO",
+        "read",
+        "lfs09",
+        "64",
+        "1m",
+    )
     assert datapackage.resolve("lustre_ior_records_bandwidth/no-such-row") is None
     assert datapackage.resolve("no_such_table/x") is None
     assert datapackage.resolve("missing-slash") is None

@@ -28,8 +28,11 @@ def test_sandisk_ec_tables_have_the_printed_shape_and_cells(shared: Path) -> Non
     ec = data.load("sandisk_ec_objects")
     # printed tables: throughput 2 rows, scaling 2, Cauchy-good 2, degraded 4
     assert ec.groupby("table", observed=True).size().to_dict() == {
-        "ec_throughput": 2, "ec_scaling": 2, "ec_cauchy": 2, "ec_degraded": 4,
-    }  # fmt: skip
+        "ec_throughput": 2,
+        "ec_scaling": 2,
+        "ec_cauchy": 2,
+        "ec_degraded": 4,
+    }
     seed = (shared / "seeds" / "003_8fb0c5458250871c.txt").read_text()
     # every bandwidth and 90th-percentile response time in the data is printed in the seed's table rows
     printed = {t for line in seed.splitlines() if "4M_" in line for t in line.replace(",", "").split("\t")}
@@ -258,9 +261,16 @@ def test_compiler_tiers_agree_with_the_published_tiers() -> None:
 def test_hardware_covers_every_published_setup() -> None:
     hw = data.load("hardware")
     assert set(hw["setup"]) >= {
-        "guide-tiers", "slides-suggested", "slides-nodes", "slides-5node-cluster",
-        "sandisk-2node", "sandisk-6node", "lustre-lfs08", "lustre-lfs09", "lustre-clients",
-    }  # fmt: skip
+        "guide-tiers",
+        "slides-suggested",
+        "slides-nodes",
+        "slides-5node-cluster",
+        "sandisk-2node",
+        "sandisk-6node",
+        "lustre-lfs08",
+        "lustre-lfs09",
+        "lustre-clients",
+    }
     assert set(hw.loc[hw["setup"] == "slides-nodes", "tier"]) == {"good", "better", "best"}
     assert (hw["data_device_count_min"] <= hw["data_device_count_max"]).all()
     lfs09 = hw.set_index("id").loc["lustre-lfs09-oss"]
@@ -295,9 +305,13 @@ def _passage(shared: Path, source_id: str) -> str:
 def test_measured_numbers_appear_in_their_source_passage(shared: Path) -> None:
     """Spot-check every number of the small result tables against the seed lines its source_id names."""
     tables = [
-        "sandisk_ec_objects", "sandisk_recovery", "bluestore_5node_results", "bluestore_rocksdb_compaction",
-        "bluestore_rocksdb_ramdisk", "guide_readahead",
-    ]  # fmt: skip
+        "sandisk_ec_objects",
+        "sandisk_recovery",
+        "bluestore_5node_results",
+        "bluestore_rocksdb_compaction",
+        "bluestore_rocksdb_ramdisk",
+        "guide_readahead",
+    ]
     checked = 0
     for name in tables:
         fields = data.describe(name)["schema"]["fields"]
@@ -332,9 +346,13 @@ def test_setup_parameter_numbers_come_from_their_printed_text() -> None:
 def test_hardware_numbers_come_from_the_printed_columns() -> None:
     hw = data.load("hardware")
     pairs = [
-        ("ram_GB", "ram"), ("cpu_ghz", "cpu"), ("cpu_cores_per_socket", "cpu"), ("cpu_sockets", "cpu"),
-        ("data_device_count_min", "data_devices"), ("data_device_count_max", "data_devices"),
-    ]  # fmt: skip
+        ("ram_GB", "ram"),
+        ("cpu_ghz", "cpu"),
+        ("cpu_cores_per_socket", "cpu"),
+        ("cpu_sockets", "cpu"),
+        ("data_device_count_min", "data_devices"),
+        ("data_device_count_max", "data_devices"),
+    ]
     off = set()
     for r in hw.to_dict("records"):
         for num, text in pairs:
@@ -342,9 +360,11 @@ def test_hardware_numbers_come_from_the_printed_columns() -> None:
                 off.add((r["id"], num))
     # lfs09's MDT is printed "2 x 7 SSDs" (14); the Lustre OSS lists 24 SSDs in the layout text, not here
     assert off == {
-        ("lustre-lfs09-mds", "data_device_count_min"), ("lustre-lfs09-mds", "data_device_count_max"),
-        ("lustre-lfs09-oss", "data_device_count_min"), ("lustre-lfs09-oss", "data_device_count_max"),
-    }  # fmt: skip
+        ("lustre-lfs09-mds", "data_device_count_min"),
+        ("lustre-lfs09-mds", "data_device_count_max"),
+        ("lustre-lfs09-oss", "data_device_count_min"),
+        ("lustre-lfs09-oss", "data_device_count_max"),
+    }
 
 
 def test_small_tables_have_the_printed_number_of_rows(shared: Path) -> None:
@@ -364,7 +384,13 @@ def test_small_tables_have_the_printed_number_of_rows(shared: Path) -> None:
     assert len(data.load("bluestore_tuning_steps")) == count(
         "slides-tuning-dashboard", r"^(Default /|Tuning-\d )"
     )
-    recovery_notes = sum(count(s, r"^(- |- a\. |Note: )Recovery/rebalancing time") for s in (
-        "sandisk-recovery-osd-out", "sandisk-recovery-osd-in", "sandisk-recovery-chassis-out", "sandisk-recovery-chassis-in",
-    ))  # fmt: skip
+    recovery_notes = sum(
+        count(s, r"^(- |- a\. |Note: )Recovery/rebalancing time")
+        for s in (
+            "sandisk-recovery-osd-out",
+            "sandisk-recovery-osd-in",
+            "sandisk-recovery-chassis-out",
+            "sandisk-recovery-chassis-in",
+        )
+    )
     assert len(data.load("sandisk_recovery")) == recovery_notes == 4

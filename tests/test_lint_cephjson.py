@@ -62,7 +62,12 @@ def test_config_dump_is_detected_and_linted(lab: CephLab, tmp_path: Path) -> Non
     got = _by_key(lint_file(path, ceph_release="pacific"))
     assert got.get("filestore_max_sync_interval") == {"FT401"}
     assert got.get("osd_op_threads") == {"FT102"}
-    for fine in ("osd_max_backfills", "osd_max_scrubs", "mgr/balancer/sleep_interval", "auth_client_required"):
+    for fine in (
+        "osd_max_backfills",
+        "osd_max_scrubs",
+        "mgr/balancer/sleep_interval",
+        "auth_client_required",
+    ):
         assert fine not in got, (fine, got[fine])
     # the same dump judged for Reef: FileStore is gone there
     reef = _by_key(lint_text(text, "ceph-config.json", ceph_release="reef"))

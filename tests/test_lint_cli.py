@@ -14,8 +14,13 @@ SEEDS = REPO / "tests" / "fixtures" / "seed-configs"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "flashtune.cli.lint", *map(str, args)], capture_output=True,
-                          text=True, timeout=60, cwd=REPO)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.lint", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
 
 
 def test_text_output_and_exit_1_on_errors() -> None:

@@ -105,8 +105,10 @@ def test_github_annotations() -> None:
     fs = findings()["sysctl/sysctl-03-sysctl.conf"]
     lines = github(fs).splitlines()
     assert len(lines) == len(fs)
-    assert all(re.fullmatch(r"::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=FT\d{3} [a-z-]+::.+", ln)
-               for ln in lines)
+    assert all(
+        re.fullmatch(r"::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=FT\d{3} [a-z-]+::.+", ln)
+        for ln in lines
+    )
 
 
 # --- real programs ------------------------------------------------------------------------------------------

@@ -25,8 +25,10 @@ def _plain(x: object) -> object:
     return json.loads(json.dumps(x, default=str))
 
 
-@pytest.mark.parametrize(("doc", "schema"), [("cbt/schema.yaml", "cbt/schema.schema.json"),
-                                             ("lint/rules.yaml", "lint/rules.schema.json")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("doc", "schema"),
+    [("cbt/schema.yaml", "cbt/schema.schema.json"), ("lint/rules.yaml", "lint/rules.schema.json")],
+)
 def test_data_matches_schema(doc: str, schema: str) -> None:
     jsonschema.Draft202012Validator(json.loads((DATA / schema).read_text())).validate(
         _plain(load_yaml(DATA / doc))
@@ -48,8 +50,19 @@ def test_cbt_schema_knows_cbts_top_level_and_modules() -> None:
         "monitoring_profiles",
         "common",
     }
-    assert {"librbdfio", "fio", "radosbench", "rbdfio", "kvmrbdfio", "rawfio", "hsbench", "getput", "cosbench",
-            "nullbench", "cephtestrados"} == set(schema["benchmarks"])  # fmt: skip
+    assert {
+        "librbdfio",
+        "fio",
+        "radosbench",
+        "rbdfio",
+        "kvmrbdfio",
+        "rawfio",
+        "hsbench",
+        "getput",
+        "cosbench",
+        "nullbench",
+        "cephtestrados",
+    } == set(schema["benchmarks"])
     assert (
         schema["cluster"]["iterations"]["required"] is True
         and schema["cluster"]["iterations"]["default"] == 0
@@ -73,7 +86,12 @@ def test_option_name_lists_match_the_schemas(shared: Path) -> None:
 
 @pytest.mark.mariadb
 def test_mariadb_name_list_matches_the_installed_server() -> None:
-    out = subprocess.run(["mariadbd", "--no-defaults", "--help", "--verbose"], capture_output=True, text=True,
-                         timeout=60, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["mariadbd", "--no-defaults", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     assert derive_option_names.mariadb_names(out) == mysql_option_names("mariadb-10.11")
     assert re.search(r"^  --innodb-buffer-pool-size=#", out, re.M)

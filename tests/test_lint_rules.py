@@ -22,11 +22,13 @@ def test_ceph_full_ratios_must_be_ordered() -> None:
 
 def test_ceph_min_size_and_size_one() -> None:
     assert ("osd_pool_default_min_size", "FT602", "error") in codes(
-        "[global]\nosd_pool_default_size = 2\nosd_pool_default_min_size = 3\n", "ceph.conf")  # fmt: skip
+        "[global]\nosd_pool_default_size = 2\nosd_pool_default_min_size = 3\n", "ceph.conf"
+    )
     assert codes("[global]\nosd_pool_default_size = 4\nosd_pool_default_min_size = 3\n", "ceph.conf") == []
     # 2 of 3 is what Ceph derives on its own (size - size/2): a line that does nothing (catalog dead_when)
     assert codes("[global]\nosd_pool_default_size = 3\nosd_pool_default_min_size = 2\n", "ceph.conf") == [
-        ("osd_pool_default_min_size", "FT401", "warning")]
+        ("osd_pool_default_min_size", "FT401", "warning")
+    ]
     one = codes("[global]\nosd_pool_default_size = 1\n", "ceph.conf")
     assert ("osd_pool_default_size", "FT602", "warning") in one
     allowed = codes("[global]\nosd_pool_default_size = 1\nmon_allow_pool_size_one = true\n", "ceph.conf")
@@ -37,7 +39,8 @@ def test_ec_width_needs_failure_domain_count() -> None:
     text = "[global]\nosd_pool_default_erasure_code_profile = k=8 m=2 crush-failure-domain=host\n"
     assert [c for c in codes(text, "ceph.conf") if c[1] == "FT603"] == []  # unknown host count: no guess
     assert ("osd_pool_default_erasure_code_profile", "FT603", "error") in codes(
-        text, "ceph.conf", context={"failure_domains": 6})  # fmt: skip
+        text, "ceph.conf", context={"failure_domains": 6}
+    )
     assert [c for c in codes(text, "ceph.conf", context={"failure_domains": 12}) if c[1] == "FT603"] == []
 
 
@@ -45,18 +48,32 @@ def test_ceph_key_spelling_sections_and_duplicates() -> None:
     got = codes("[osd]\nosd-max-backfills = 2\nOSD_MAX_SCRUBS = 1\n", "ceph.conf")
     assert [c[1] for c in got] == ["FT105", "FT105"]
     assert codes("[osd0]\nosd_max_backfills = 2\n", "ceph.conf") == [("osd0", "FT107", "warning")]
-    dup = codes("[osd]\nosd max backfills = 2\n[global]\nfsid = 35b08d01-b688-4b9a-947b-bc2e25719370\n"
-                "[osd]\nosd_max_backfills = 3\n", "ceph.conf")  # fmt: skip
+    dup = codes(
+        "[osd]\nosd max backfills = 2\n[global]\nfsid = 35b08d01-b688-4b9a-947b-bc2e25719370\n"
+        "[osd]\nosd_max_backfills = 3\n",
+        "ceph.conf",
+    )
     assert dup == [("osd_max_backfills", "FT301", "warning")]
     assert codes("[mon.a]\nmon addr = 192.168.0.1:6789\nhost = a\n", "ceph.conf") == []
 
 
 def test_ceph_values_typed_against_the_catalog() -> None:
-    bad = dict(((k, c) for k, c, _ in codes(
-        "[osd]\nosd_memory_target = 12banana\nosd_max_backfills = 99999999999999999999\nms_crc_data = maybe\n"
-        "osd_op_num_threads_per_shard = -5\n", "ceph.conf")))  # fmt: skip
-    assert bad == {"osd_memory_target": "FT201", "osd_max_backfills": "FT201", "ms_crc_data": "FT201",
-                   "osd_op_num_threads_per_shard": "FT202"}  # fmt: skip
+    bad = dict(
+        (
+            (k, c)
+            for k, c, _ in codes(
+                "[osd]\nosd_memory_target = 12banana\nosd_max_backfills = 99999999999999999999\nms_crc_data = maybe\n"
+                "osd_op_num_threads_per_shard = -5\n",
+                "ceph.conf",
+            )
+        )
+    )
+    assert bad == {
+        "osd_memory_target": "FT201",
+        "osd_max_backfills": "FT201",
+        "ms_crc_data": "FT201",
+        "osd_op_num_threads_per_shard": "FT202",
+    }
     assert codes("[osd]\nosd_memory_target = 4G\nosd_max_backfills = 2\n", "ceph.conf") == []
     # metavariables are left to Ceph
     assert codes("[global]\nlog_file = /var/log/ceph/$cluster-$name.log\n", "ceph.conf") == []
@@ -77,19 +94,23 @@ def test_filestore_knobs_depend_on_objectstore_and_release() -> None:
         text, "ceph.conf", ceph_release="reef"
     )
     assert ("filestore_max_sync_interval", "FT401", "warning") in codes(
-        "[osd]\nfilestore_max_sync_interval = 10\n", "ceph.conf", ceph_release="pacific")  # fmt: skip
+        "[osd]\nfilestore_max_sync_interval = 10\n", "ceph.conf", ceph_release="pacific"
+    )
 
 
 def test_mycnf_rules() -> None:
     assert codes("[mysqld]\nskip-external-locking\nloose-innodb_checksums = 0\n", "my.cnf") == [
-        ("innodb_checksums", "FT102", "warning")]  # fmt: skip
+        ("innodb_checksums", "FT102", "warning")
+    ]
     assert codes("[mysqld]\ninnodb_bufer_pool_size = 1G\n", "my.cnf")[0][1:] == ("FT101", "error")
     assert codes("[client]\nwhatever-client-option = 1\n", "my.cnf") == []  # client groups are not checked
     ram = {"ram_bytes": 24 << 30}
     assert ("innodb_buffer_pool_size", "FT604", "error") in codes(
-        "[mysqld]\ninnodb_buffer_pool_size = 25G\n", "my.cnf", context=ram)  # fmt: skip
+        "[mysqld]\ninnodb_buffer_pool_size = 25G\n", "my.cnf", context=ram
+    )
     assert ("innodb_buffer_pool_size", "FT604", "warning") in codes(
-        "[mysqld]\ninnodb_buffer_pool_size = 22G\n", "my.cnf", context=ram)  # fmt: skip
+        "[mysqld]\ninnodb_buffer_pool_size = 22G\n", "my.cnf", context=ram
+    )
     assert codes("[mysqld]\ninnodb_buffer_pool_size = 16G\n", "my.cnf", context=ram) == []
 
 
@@ -98,10 +119,16 @@ def test_sysctl_rules() -> None:
         ("net.ipv4.tcp_tw_recycle", "FT102", "error")
     ]
     assert codes("-net.ipv4.tcp_tw_recycle = 1\n", "sysctl.conf") == [
-        ("net.ipv4.tcp_tw_recycle", "FT102", "warning")]  # fmt: skip
+        ("net.ipv4.tcp_tw_recycle", "FT102", "warning")
+    ]
     assert codes("net.ipv4.ip_local_port_range = 32768 60999\n", "sysctl.conf") == []
-    assert codes("net.ipv4.ip_local_port_range = 1024 65000\nnet.ipv4.ip_local_reserved_ports = 6800-7300\n",
-                 "sysctl.conf") == []  # fmt: skip
+    assert (
+        codes(
+            "net.ipv4.ip_local_port_range = 1024 65000\nnet.ipv4.ip_local_reserved_ports = 6800-7300\n",
+            "sysctl.conf",
+        )
+        == []
+    )
     assert codes("vm.swappiness 10\n", "sysctl.conf") == [("", "FT001", "error")]
 
 
@@ -133,12 +160,21 @@ def test_cbt_clean_plan_and_iterations_trap() -> None:
 
 
 def test_cbt_keys_modules_types_and_references() -> None:
-    got = codes(CBT_OK.replace("mode: [randwrite]", "mode: [randwirte]").replace("time: 60", "tiem: 60")
-                .replace("pool_profile: rep", "pool_profile: 2rep").replace("librbdfio:", "librbdfio:\n    iodepth: 1")
-                .replace("vol_size: 8192", "vol_size: lots"),
-                "cbt.yaml")  # fmt: skip
-    assert {(k, c) for k, c, _ in got} >= {("mode", "FT203"), ("tiem", "FT702"), ("pool_profile", "FT704"),
-                                           ("iodepth", "FT301"), ("vol_size", "FT201")}  # fmt: skip
+    got = codes(
+        CBT_OK.replace("mode: [randwrite]", "mode: [randwirte]")
+        .replace("time: 60", "tiem: 60")
+        .replace("pool_profile: rep", "pool_profile: 2rep")
+        .replace("librbdfio:", "librbdfio:\n    iodepth: 1")
+        .replace("vol_size: 8192", "vol_size: lots"),
+        "cbt.yaml",
+    )
+    assert {(k, c) for k, c, _ in got} >= {
+        ("mode", "FT203"),
+        ("tiem", "FT702"),
+        ("pool_profile", "FT704"),
+        ("iodepth", "FT301"),
+        ("vol_size", "FT201"),
+    }
     assert ("radosbenchh", "FT702", "error") in codes(CBT_OK + "  radosbenchh: {}\n", "cbt.yaml")
     assert ("bogus", "FT702", "error") in codes("bogus: 1\n" + CBT_OK, "cbt.yaml")
 
@@ -161,12 +197,29 @@ def test_fuzz_lint_never_raises(kind: str, data: bytes) -> None:
 
 
 @settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["global", "osd", "mon", "client"]),
-                          st.sampled_from(["osd_max_backfills", "mon_osd_full_ratio", "osd_pool_default_size",
-                                           "osd_pool_default_min_size", "ms_type", "osd_memory_target",
-                                           "filestore_max_sync_interval", "auth_cluster_required"]),
-                          st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=8)
-                          .filter(lambda v: not any(c in v for c in "#;\\\"'"))), max_size=8))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["global", "osd", "mon", "client"]),
+            st.sampled_from(
+                [
+                    "osd_max_backfills",
+                    "mon_osd_full_ratio",
+                    "osd_pool_default_size",
+                    "osd_pool_default_min_size",
+                    "ms_type",
+                    "osd_memory_target",
+                    "filestore_max_sync_interval",
+                    "auth_cluster_required",
+                ]
+            ),
+            st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=8).filter(
+                lambda v: not any(c in v for c in "#;\\\"'")
+            ),
+        ),
+        max_size=8,
+    )
+)
 def test_fuzz_known_keys_any_values(items: list[tuple[str, str, str]]) -> None:
     text = "".join(f"[{s}]\n{k} = {v}\n" for s, k, v in items)
     for f in lint_text(text, "ceph.conf"):
@@ -197,5 +250,10 @@ benchmarks:
 def test_cbt_pools_ec_endpoints_and_monitoring() -> None:
     got = {(k, c) for k, c, _ in codes(CBT_POOLS, "cbt.yaml")}
     # 6 OSDs: EC 8+4 can never be placed (CBT fixes the failure domain to osd); 1024 PGs x 3 / 6 = 512 > 250
-    assert got == {("ec84", "FT603"), ("pg_size", "FT606"), ("driver", "FT203"), ("perff", "FT702"),
-                   ("client_endpoints", "FT704")}  # fmt: skip
+    assert got == {
+        ("ec84", "FT603"),
+        ("pg_size", "FT606"),
+        ("driver", "FT203"),
+        ("perff", "FT702"),
+        ("client_endpoints", "FT704"),
+    }

@@ -18,8 +18,11 @@ from flashtune.lint import Finding, lint_file
 SEEDS = Path(__file__).parent / "fixtures" / "seed-configs"
 
 FILESTORE_TUNING = ["filestore_queue_max_ops", "filestore_queue_max_bytes", "filestore_max_sync_interval"]
-AUTH_NONE = [("auth_cluster_required", "FT502"), ("auth_service_required", "FT502"),
-             ("auth_client_required", "FT502")]  # fmt: skip
+AUTH_NONE = [
+    ("auth_cluster_required", "FT502"),
+    ("auth_service_required", "FT502"),
+    ("auth_client_required", "FT502"),
+]
 
 EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
     # Sample ceph.conf (appendix): FileStore-era, typos, auth off, civetweb.
@@ -28,11 +31,15 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
         *AUTH_NONE,
         ("debug_objectcatcher", "FT101"),  # typo of debug_objectcacher
         ("mon_pg_warn_max_per_osd", "FT103"),  # renamed mon_max_pg_per_osd in Luminous 12.2.1
-        ("osd_mkfs_type", "FT102"), ("osd_mount_options_xfs", "FT102"), ("osd_mkfs_options_xfs", "FT102"),
+        ("osd_mkfs_type", "FT102"),
+        ("osd_mount_options_xfs", "FT102"),
+        ("osd_mkfs_options_xfs", "FT102"),
         *[(k, "FT401") for k in FILESTORE_TUNING],
-        ("filestore_merge_threshold", "FT401"), ("filestore_split_multiple", "FT401"),
+        ("filestore_merge_threshold", "FT401"),
+        ("filestore_split_multiple", "FT401"),
         ("osd_op_shard_threads", "FT101"),  # never existed
-        ("journal_max_write_entries", "FT401"), ("journal_max_write_bytes", "FT401"),
+        ("journal_max_write_entries", "FT401"),
+        ("journal_max_write_bytes", "FT401"),
         ("journal_queueu_max_ops", "FT101"),  # typo of an option that is itself gone
         ("journal_queue_max_bytes", "FT102"),
         ("rgw_socket_path", "FT102"),  # FastCGI socket, gone with FastCGI
@@ -48,38 +55,55 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
     # The All-NVMe MySQL cluster's ceph.conf: BlueStore (experimental in 2016) with FileStore knobs left in.
     ("000-mysql-ceph.conf", "tentacle"): [
         # rbd_cache = false: librbd read-ahead never runs (catalog dead_when)
-        ("rbd_readahead_disable_after_bytes", "FT401"), ("rbd_readahead_max_bytes", "FT401"),
+        ("rbd_readahead_disable_after_bytes", "FT401"),
+        ("rbd_readahead_max_bytes", "FT401"),
         ("enable_experimental_unrecoverable_data_corrupting_features", "FT501"),
         *AUTH_NONE,
         ("filestore_xattr_use_omap", "FT102"),
         ("private_network", "FT101"),  # not an option; public_network was probably meant
-        ("osd_pg_bits", "FT102"), ("osd_pgp_bits", "FT102"),
-        ("mon_pg_warn_max_per_osd", "FT103"), ("mon_pg_warn_max_per_osd", "FT103"),  # [global] and [mon]
-        ("mutex_perf_counter", "FT102"), ("mon_osd_max_split_count", "FT102"),
-        ("osd_mount_options_xfs", "FT102"), ("osd_mkfs_options_xfs", "FT102"), ("osd_op_threads", "FT102"),
+        ("osd_pg_bits", "FT102"),
+        ("osd_pgp_bits", "FT102"),
+        ("mon_pg_warn_max_per_osd", "FT103"),
+        ("mon_pg_warn_max_per_osd", "FT103"),  # [global] and [mon]
+        ("mutex_perf_counter", "FT102"),
+        ("mon_osd_max_split_count", "FT102"),
+        ("osd_mount_options_xfs", "FT102"),
+        ("osd_mkfs_options_xfs", "FT102"),
+        ("osd_op_threads", "FT102"),
         ("osd_mkfs_type", "FT102"),
-        ("filestore_queue_committing_max_ops", "FT102"), ("filestore_queue_committing_max_bytes", "FT102"),
-        ("journal_queue_max_ops", "FT102"), ("journal_queue_max_bytes", "FT102"),
+        ("filestore_queue_committing_max_ops", "FT102"),
+        ("filestore_queue_committing_max_bytes", "FT102"),
+        ("journal_queue_max_ops", "FT102"),
+        ("journal_queue_max_bytes", "FT102"),
         ("objecter_infilght_op_bytes", "FT101"),  # typo of objecter_inflight_op_bytes
         *[(k, "FT401") for k in FILESTORE_TUNING],
-        ("filestore_wbthrottle_enable", "FT401"), ("filestore_fd_cache_size", "FT401"),
-        ("filestore_fd_cache_shards", "FT401"), ("filestore_op_threads", "FT401"),
-        ("journal_max_write_entries", "FT401"), ("journal_max_write_bytes", "FT401"),
+        ("filestore_wbthrottle_enable", "FT401"),
+        ("filestore_fd_cache_size", "FT401"),
+        ("filestore_fd_cache_shards", "FT401"),
+        ("filestore_op_threads", "FT401"),
+        ("journal_max_write_entries", "FT401"),
+        ("journal_max_write_bytes", "FT401"),
     ],
     ("000-mysql-ceph.conf", "jewel"): [
         # rbd_cache = false: librbd read-ahead never runs (catalog dead_when)
-        ("rbd_readahead_disable_after_bytes", "FT401"), ("rbd_readahead_max_bytes", "FT401"),
+        ("rbd_readahead_disable_after_bytes", "FT401"),
+        ("rbd_readahead_max_bytes", "FT401"),
         ("enable_experimental_unrecoverable_data_corrupting_features", "FT501"),
         *AUTH_NONE,
-        ("filestore_queue_committing_max_ops", "FT102"), ("filestore_queue_committing_max_bytes", "FT102"),
-        ("journal_queue_max_ops", "FT102"), ("journal_queue_max_bytes", "FT102"),
+        ("filestore_queue_committing_max_ops", "FT102"),
+        ("filestore_queue_committing_max_bytes", "FT102"),
+        ("journal_queue_max_ops", "FT102"),
+        ("journal_queue_max_bytes", "FT102"),
         ("objecter_infilght_op_bytes", "FT101"),
         # osd objectstore = bluestore, so every FileStore knob in the file is dead even on Jewel
         ("filestore_xattr_use_omap", "FT401"),
         *[(k, "FT401") for k in FILESTORE_TUNING],
-        ("filestore_wbthrottle_enable", "FT401"), ("filestore_fd_cache_size", "FT401"),
-        ("filestore_fd_cache_shards", "FT401"), ("filestore_op_threads", "FT401"),
-        ("journal_max_write_entries", "FT401"), ("journal_max_write_bytes", "FT401"),
+        ("filestore_wbthrottle_enable", "FT401"),
+        ("filestore_fd_cache_size", "FT401"),
+        ("filestore_fd_cache_shards", "FT401"),
+        ("filestore_op_threads", "FT401"),
+        ("journal_max_write_entries", "FT401"),
+        ("journal_max_write_bytes", "FT401"),
         # osd_mkfs_* / osd_mount_options_xfs are not reported: on Jewel ceph-disk still formatted and mounted
         # the small XFS partition of a BlueStore OSD with them.
     ],
@@ -100,10 +124,12 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
     # The CBT plan is mis-indented: it does not load at all, and the cluster keys at column 1 would be dropped.
     ("000-cbt.yaml", "tentacle"): [
         ("", "FT001"),
-        ("osds_per_node", "FT703"), ("iterations", "FT703"), ("pool_profiles", "FT703"),
+        ("osds_per_node", "FT703"),
+        ("iterations", "FT703"),
+        ("pool_profiles", "FT703"),
         ("vol_size", "FT204"),  # 10 MiB volumes: the whole working set sits in caches
     ],
-}  # fmt: skip
+}
 
 ERRORS_EXPECTED = {  # which of them must stop a deployment (exit 1)
     ("000-my.cnf", "tentacle"): {"innodb_checksums"},

@@ -33,9 +33,14 @@ def run(path: Path, out_dir: Path, results: Path | None = None) -> tuple[Any, fl
     params = {} if results is None else {"results": str(results)}
     start = time.monotonic()
     papermill.execute_notebook(
-        str(path), str(out), parameters=params, kernel_name="python3", cwd=str(NB_DIR),
-        progress_bar=False, execution_timeout=300,
-    )  # fmt: skip
+        str(path),
+        str(out),
+        parameters=params,
+        kernel_name="python3",
+        cwd=str(NB_DIR),
+        progress_bar=False,
+        execution_timeout=300,
+    )
     secs = time.monotonic() - start
     return nbformat.read(out, as_version=4), secs
 
@@ -79,7 +84,11 @@ def test_notebook_follows_the_template(src: Path) -> None:
 def test_template_check_catches_departures() -> None:
     text = (NB_DIR / "src" / "06-filesystem-and-read-ahead.py").read_text(encoding="utf-8")
     assert build_notebooks.template_problems(text, "06") == []
-    swapped = text.replace("# ## Chart", "# ## Tmp").replace("# ## Checks", "# ## Chart").replace("# ## Tmp", "# ## Checks")
+    swapped = (
+        text.replace("# ## Chart", "# ## Tmp")
+        .replace("# ## Checks", "# ## Chart")
+        .replace("# ## Tmp", "# ## Checks")
+    )
     assert any("order" in p for p in build_notebooks.template_problems(swapped, "06"))
     no_knobs = text.replace("nb.knob_table(", "print(")
     assert any("knob_table" in p for p in build_notebooks.template_problems(no_knobs, "06"))
@@ -87,7 +96,10 @@ def test_template_check_catches_departures() -> None:
     assert any("checks nothing" in p for p in build_notebooks.template_problems(no_checks, "06"))
     own_status = text + "\n# %%\ngone = [k for k in catalog if not k.exists_in('tentacle')]\n"
     assert any("re-derives a catalog fact" in p for p in build_notebooks.template_problems(own_status, "06"))
-    assert build_notebooks.template_problems(build_notebooks.TEMPLATE.read_text(encoding="utf-8"), "template") == []
+    assert (
+        build_notebooks.template_problems(build_notebooks.TEMPLATE.read_text(encoding="utf-8"), "template")
+        == []
+    )
 
 
 def test_template_runs(monkeypatch: pytest.MonkeyPatch) -> None:

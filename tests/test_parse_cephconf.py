@@ -76,8 +76,9 @@ def _ours(text: str) -> dict[str, dict[str, str]] | None:
 
 def _ceph_conf(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS")}
-    return subprocess.run(["ceph-conf", "-c", str(path), *args], capture_output=True, text=True, env=env,
-                          timeout=30)  # fmt: skip
+    return subprocess.run(
+        ["ceph-conf", "-c", str(path), *args], capture_output=True, text=True, env=env, timeout=30
+    )
 
 
 @pytest.mark.ceph
@@ -244,5 +245,8 @@ def test_key_of_only_an_escaped_blank_is_accepted_like_ceph_conf(tmp_path: Path)
     path.write_text(text)
     r = _ceph_conf(path, "-L")
     assert r.returncode == 0 and r.stdout.split() == ["global"]
-    assert [(e.section, e.key, e.value) for e in parse(text).entries] == [("global", "", "1"), ("global", "foo", "2")]
+    assert [(e.section, e.key, e.value) for e in parse(text).entries] == [
+        ("global", "", "1"),
+        ("global", "foo", "2"),
+    ]
     assert parse_pyparsing(text) == [("global", "", "1"), ("global", "foo", "2")]

@@ -34,20 +34,31 @@ CORPUS: list[tuple[str, str]] = [
 
 
 def _ours(doc: ConfDoc, group: str) -> list[str]:
-    return [f"--{e.raw_key}" if e.value is None else f"--{e.raw_key}={e.value}" for e in doc.entries
-            if e.section == group]  # fmt: skip
+    return [
+        f"--{e.raw_key}" if e.value is None else f"--{e.raw_key}={e.value}"
+        for e in doc.entries
+        if e.section == group
+    ]
 
 
 @pytest.mark.mariadb
-@pytest.mark.parametrize(("name", "text"), [*CORPUS, ("seed", SEED.read_text().replace("!includedir", "#"))],
-                         ids=[c[0] for c in CORPUS] + ["seed"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [*CORPUS, ("seed", SEED.read_text().replace("!includedir", "#"))],
+    ids=[c[0] for c in CORPUS] + ["seed"],
+)
 def test_agrees_with_real_my_print_defaults(name: str, text: str, tmp_path: Path) -> None:
     path = tmp_path / "t.cnf"
     path.write_text(text)
     doc = parse_text(text, "my.cnf")
     for group in ("mysqld", "client", "mysqld_safe", "mysqldump"):
-        r = subprocess.run(["my_print_defaults", f"--defaults-file={path}", group], capture_output=True,
-                           text=True, timeout=30, check=True)  # fmt: skip
+        r = subprocess.run(
+            ["my_print_defaults", f"--defaults-file={path}", group],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
         assert r.stdout == "".join(line + "\n" for line in _ours(doc, group)), group
 
 
@@ -56,8 +67,9 @@ def test_agrees_with_real_my_print_defaults(name: str, text: str, tmp_path: Path
 def test_fatal_files_are_fatal_for_both(text: str, tmp_path: Path) -> None:
     path = tmp_path / "bad.cnf"
     path.write_text(text)
-    r = subprocess.run(["my_print_defaults", f"--defaults-file={path}", "mysqld"], capture_output=True, text=True,
-                       timeout=30)  # fmt: skip
+    r = subprocess.run(
+        ["my_print_defaults", f"--defaults-file={path}", "mysqld"], capture_output=True, text=True, timeout=30
+    )
     assert r.returncode != 0
     with pytest.raises(ConfSyntaxError) as info:
         parse_text(text, "my.cnf", "bad.cnf")
@@ -71,8 +83,10 @@ def test_seed_model() -> None:
     assert eff["mysqld"]["skip_external_locking"].value is None  # bare flag
     assert eff["mysqld"]["pid_file"].raw_key == "pid-file"
     assert [i.value for i in doc.includes] == ["/etc/mysql/conf.d/"]
-    assert eff["mysqld"]["innodb_buffer_pool_size"].line == SEED.read_text().splitlines().index(
-        "innodb_buffer_pool_size = 25G") + 1  # fmt: skip
+    assert (
+        eff["mysqld"]["innodb_buffer_pool_size"].line
+        == SEED.read_text().splitlines().index("innodb_buffer_pool_size = 25G") + 1
+    )
 
 
 _NAME = st.from_regex(r"[a-z][a-z0-9_-]{0,15}", fullmatch=True)
@@ -80,8 +94,13 @@ _VAL = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20)
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["mysqld", "client", "mysqldump"]), _NAME, st.none() | _VAL),
-                min_size=1, max_size=10))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["mysqld", "client", "mysqldump"]), _NAME, st.none() | _VAL),
+        min_size=1,
+        max_size=10,
+    )
+)
 def test_round_trip(items: list[tuple[str, str, str | None]]) -> None:
     text = "".join(f"[{g}]\n{k}\n" if v is None else f'[{g}]\n{k} = "{_q(v)}"\n' for g, k, v in items)
     doc = parse_text(text, "my.cnf")

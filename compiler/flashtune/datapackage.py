@@ -45,9 +45,12 @@ def _descriptor(root: str) -> dict[str, Any]:
         desc = json.loads(text)
     except json.JSONDecodeError as e:
         raise DataError(
-            f"invalid JSON: {e.msg}", file=str(path), line=e.lineno, column=e.colno,
+            f"invalid JSON: {e.msg}",
+            file=str(path),
+            line=e.lineno,
+            column=e.colno,
             suggestion="fix the JSON syntax (commas, quotes, brackets)",
-        ) from None  # fmt: skip
+        ) from None
     resources = desc.get("resources") if isinstance(desc, dict) else None
     if not isinstance(resources, list) or not all(
         isinstance(r, dict) and isinstance(r.get("name"), str) for r in resources
@@ -146,9 +149,10 @@ def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
         if header != names:
             raise DataError(
                 f"header {header} does not match the schema's fields {names}",
-                file=where, line=1,
+                file=where,
+                line=1,
                 suggestion=f"make the first line exactly: {','.join(names)}",
-            )  # fmt: skip
+            )
         while True:
             line = reader.line_num + 1
             cells = next(reader, None)
@@ -159,23 +163,28 @@ def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
             if len(cells) != len(names):
                 raise DataError(
                     f"row has {len(cells)} cells, the schema has {len(names)} fields",
-                    file=where, line=line,
+                    file=where,
+                    line=line,
                     suggestion="check for a stray or missing comma, or quote cells that contain commas",
-                )  # fmt: skip
+                )
             row = dict(zip(names, cells, strict=True))
             for field in fields:
                 problem = _check_value(field, row[field["name"]])
                 if problem:
                     raise DataError(
-                        f"field {field['name']!r}: {problem}", file=where, line=line,
+                        f"field {field['name']!r}: {problem}",
+                        file=where,
+                        line=line,
                         suggestion=f"see the schema of resource {name!r} in {DESCRIPTOR}",
-                    )  # fmt: skip
+                    )
             out.append((line, row))
     except csv.Error as e:
         raise DataError(
-            f"malformed CSV: {e}", file=where, line=line,
+            f"malformed CSV: {e}",
+            file=where,
+            line=line,
             suggestion="quote cells that contain commas, quotes or line breaks",
-        ) from None  # fmt: skip
+        ) from None
     _check_keys(root, name, res, where, out)
     return tuple(out)
 
@@ -199,8 +208,10 @@ def _check_keys(root: str, name: str, res: dict[str, Any], where: str, rows: lis
             if k in seen:
                 raise DataError(
                     f"duplicate {'/'.join(key)} {'/'.join(k)!r} (first on line {seen[k]})",
-                    file=where, line=line, suggestion="ids must be unique within a table; rename one",
-                )  # fmt: skip
+                    file=where,
+                    line=line,
+                    suggestion="ids must be unique within a table; rename one",
+                )
             seen[k] = line
     for fk in sch.get("foreignKeys", []):
         cols = _as_list(fk["fields"])
@@ -218,9 +229,10 @@ def _check_keys(root: str, name: str, res: dict[str, Any], where: str, rows: lis
             close = difflib.get_close_matches("/".join(k), ["/".join(x) for x in known], n=3)
             raise DataError(
                 f"{'/'.join(cols)} {'/'.join(k)!r} is not an {'/'.join(ref_cols)} of resource {target!r}",
-                file=where, line=line,
+                file=where,
+                line=line,
                 suggestion=f"did you mean {', '.join(close)}?" if close else f"add it to {target} first",
-            )  # fmt: skip
+            )
 
 
 def rows(resource: str) -> list[Row]:

@@ -171,7 +171,9 @@ class CompileRequest:
     db_ram_gib: float | None = None  # RAM of the database host, its own machine (sizes my.cnf)
     osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
     encrypted: bool = False  # cephadm/Rook OSDs on dm-crypt
-    db_bind_address: str = "127.0.0.1"  # where the database listens (my.cnf bind_address); never all interfaces
+    db_bind_address: str = (
+        "127.0.0.1"  # where the database listens (my.cnf bind_address); never all interfaces
+    )
     benchmarks: bool = True  # CBT plans (a fleet's host groups skip them: the fleet writes none)
 
     def echo(self) -> dict[str, Any]:

@@ -179,8 +179,9 @@ def _reader_marks(
     return points, text
 
 
-def reader_chart(reader: Any, *, x: Any, y: Any, title: str, tooltip: Sequence[str] = (),
-                 label: str = READER_LABEL) -> alt.TopLevelMixin:  # fmt: skip
+def reader_chart(
+    reader: Any, *, x: Any, y: Any, title: str, tooltip: Sequence[str] = (), label: str = READER_LABEL
+) -> alt.TopLevelMixin:
     """The reader's own points alone, in the reader style, for measurements the seeds have no axis for."""
     points, text = _reader_marks(reader, x, y, tooltip, label)
     return alt.layer(points, text).properties(title=title)
@@ -265,8 +266,9 @@ def _release_cell(knob: Knob, release: str | None, unknown: str = "exists") -> s
     return unknown if value is None else knob.show(value)
 
 
-def status_grid(settings: Any, domain: str, releases: Sequence[str | None], *,
-                objectstore: str | None = None) -> Any:  # fmt: skip
+def status_grid(
+    settings: Any, domain: str, releases: Sequence[str | None], *, objectstore: str | None = None
+) -> Any:
     """One row per setting (a DataFrame with key and value columns) and release, with what the catalog
     says a line setting it does there: `state` (Catalog.status, or "not catalogued"), `note`
     (Status.describe), `safety` (Knob.value_safety of the value) and `is_default` (Knob.is_default).
@@ -285,8 +287,12 @@ def status_grid(settings: Any, domain: str, releases: Sequence[str | None], *,
                 row.update(state="not catalogued", note="", safety="", is_default=False)
             else:
                 st = catalog.status(knob, release, objectstore)
-                row.update(state=st.state, note=st.describe(), safety=knob.value_safety(rec["value"])[0],
-                           is_default=knob.is_default(rec["value"], release))  # fmt: skip
+                row.update(
+                    state=st.state,
+                    note=st.describe(),
+                    safety=knob.value_safety(rec["value"])[0],
+                    is_default=knob.is_default(rec["value"], release),
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -19,5 +19,15 @@ IEC: dict[str, int] = {
 # the same suffixes as powers of 1000
 SI: dict[str, int] = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "p": 10**15, "e": 10**18}
 # duration suffix -> seconds
-SECONDS: dict[str, int] = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400,
-                           "day": 86400, "week": 7 * 86400}  # fmt: skip
+SECONDS: dict[str, int] = {
+    "": 1,
+    "s": 1,
+    "sec": 1,
+    "m": 60,
+    "min": 60,
+    "h": 3600,
+    "hr": 3600,
+    "d": 86400,
+    "day": 86400,
+    "week": 7 * 86400,
+}

@@ -35,8 +35,18 @@ def nic_gbit(ports: str) -> int:
 tiers = hw[hw.setup == "guide-tiers"].copy()
 tiers["nic_Gbit_per_s"] = tiers.nic_ports_derived.map(nic_gbit)
 tiers["nic_ceiling_GB_per_s"] = tiers.nic_Gbit_per_s / 8
-tiers[["tier", "cpu", "cpu_cores_per_socket_derived", "ram_GB", "nic", "nic_ceiling_GB_per_s", "data_devices",
-       "journal_devices"]]  # fmt: skip
+tiers[
+    [
+        "tier",
+        "cpu",
+        "cpu_cores_per_socket_derived",
+        "ram_GB",
+        "nic",
+        "nic_ceiling_GB_per_s",
+        "data_devices",
+        "journal_devices",
+    ]
+]
 
 # %% [markdown]
 # The network ceiling per node is just the NIC line rate (÷ 8 for bytes). The media ceilings would
@@ -52,7 +62,9 @@ client_GB_per_s = clients.node_count * nic_gbit(clients.nic_ports_derived) / 8
 storage_GB_per_s = storage.node_count * nic_gbit(storage.nic_ports_derived) / 8
 print(f"client NICs: {client_GB_per_s:.2f} GB/s in total; storage NICs: {storage_GB_per_s:.2f} GB/s")
 # Express every result as data moved per second (MB/s, 10^6 bytes), whatever it was reported in.
-res["MB_per_s"] = res.bandwidth_MB_per_s.astype(float).fillna(res.iops_K * 1000 * res.block_size_KiB * 1024 / 1e6)
+res["MB_per_s"] = res.bandwidth_MB_per_s.astype(float).fillna(
+    res.iops_K * 1000 * res.block_size_KiB * 1024 / 1e6
+)
 res["share_of_client_nics"] = (res.MB_per_s / (client_GB_per_s * 1000)).round(2)
 res[["workload", "iops_K", "latency_ms", "MB_per_s", "share_of_client_nics", "bottleneck"]]
 
@@ -95,22 +107,30 @@ bars = (
         tooltip=["workload", "iops_K", "latency_ms", "MB_per_s", "share_of_client_nics", "comment"],
     )
 )
-limit = (
-    alt.Chart({"values": [{"MB_per_s": client_GB_per_s * 1000, "label": "5 × 10 GbE client NICs"}]})
-    .encode(x="MB_per_s:Q")
-)
+limit = alt.Chart(
+    {"values": [{"MB_per_s": client_GB_per_s * 1000, "label": "5 × 10 GbE client NICs"}]}
+).encode(x="MB_per_s:Q")
 chart = alt.layer(
     bars,
     limit.mark_rule(strokeDash=[6, 3], color="black"),
     limit.mark_text(align="right", dx=-4, dy=-110, text="5 × 10 GbE client NICs"),
-).properties(title=alt.Title(
-    "5-node all-NVMe BlueStore cluster: reads hit the client network, 4K writes hit the CPU",
-    subtitle="Intel Ceph all-flash slides (2016), Ceph 10.2.1, 2 replicas; 4K IOPS converted to bytes"))
-workload_of = {("randread", 4096): "4K Random Read", ("randwrite", 4096): "4K Random Write",
-               ("read", 65536): "64K Sequential Read", ("write", 65536): "64K Sequential Write"}  # fmt: skip
+).properties(
+    title=alt.Title(
+        "5-node all-NVMe BlueStore cluster: reads hit the client network, 4K writes hit the CPU",
+        subtitle="Intel Ceph all-flash slides (2016), Ceph 10.2.1, 2 replicas; 4K IOPS converted to bytes",
+    )
+)
+workload_of = {
+    ("randread", 4096): "4K Random Read",
+    ("randwrite", 4096): "4K Random Write",
+    ("read", 65536): "64K Sequential Read",
+    ("write", 65536): "64K Sequential Write",
+}
 mine = nb.reader_metric(reader, "bandwidth", tool="fio")
 if mine is not None:
-    mine["workload"] = [workload_of.get((w, b)) for w, b in zip(mine.workload, mine.block_size_bytes, strict=True)]
+    mine["workload"] = [
+        workload_of.get((w, b)) for w, b in zip(mine.workload, mine.block_size_bytes, strict=True)
+    ]
     mine = mine.dropna(subset=["workload"]).assign(MB_per_s=lambda d: d.value * 1.048576)
     if len(mine) == 0:
         print("None of your fio jobs is a 4k random or 64k sequential read/write: nothing to overlay.")
@@ -122,8 +142,10 @@ nb.with_reader(chart, mine, x="MB_per_s", y="workload", tooltip=["test", "iodept
 
 # %%
 claims = load("claims").set_index("id")
-if100 = claims.loc[["sandisk-if100-bandwidth", "sandisk-if100-iops", "sandisk-4k-700k-iops", "sandisk-64k-12-8gbs"],
-                   ["statement", "qualifier", "value", "unit", "figure_missing"]]  # fmt: skip
+if100 = claims.loc[
+    ["sandisk-if100-bandwidth", "sandisk-if100-iops", "sandisk-4k-700k-iops", "sandisk-64k-12-8gbs"],
+    ["statement", "qualifier", "value", "unit", "figure_missing"],
+]
 if100
 
 # %%
@@ -153,8 +175,15 @@ nb.check("6-node Ceph on IF100s, 4K random (K IOPS)", claims.loc["sandisk-4k-700
 # network ceiling is why the guide separates public and cluster networks.
 
 # %%
-nb.knob_table(["public_network", "cluster_network", "osd_op_num_shards_ssd", "osd_op_num_threads_per_shard_ssd",
-               "osd_memory_target"])
+nb.knob_table(
+    [
+        "public_network",
+        "cluster_network",
+        "osd_op_num_shards_ssd",
+        "osd_op_num_threads_per_shard_ssd",
+        "osd_memory_target",
+    ]
+)
 
 # %% [markdown]
 # ## Your results
@@ -184,19 +213,45 @@ from flashtune.envelope.calibrate import fit, per_observation
 from flashtune.envelope.validate import table
 
 val = pd.DataFrame(table())
-val[["headline", "case", "measured_MB_s", "predicted_MB_s", "error_pct", "bottleneck_predicted", "bottleneck_stated",
-     "goal_met", "in_study_constants"]]
+val[
+    [
+        "headline",
+        "case",
+        "measured_MB_s",
+        "predicted_MB_s",
+        "error_pct",
+        "bottleneck_predicted",
+        "bottleneck_stated",
+        "goal_met",
+        "in_study_constants",
+    ]
+]
 
 # %%
 by_id = val.set_index("headline")
 goal = val[val.goal_applies]
 print(f"{int(goal.goal_met.sum())} of {len(goal)} goal headlines within ±25 % with the stated bottleneck")
-nb.check("64K sequential read predicted from Lustre's network efficiency (MB/s)",
-         by_id.loc["intel-64k-seqread", "predicted_MB_s"], 4987, rel=0.02)
-nb.check("64K sequential write predicted (MB/s)", by_id.loc["intel-64k-seqwrite", "predicted_MB_s"], 4987, rel=0.02)
-nb.check("lfs09 best IOzone read predicted from Intel's network efficiency (MB/s)",
-         by_id.loc["lustre-lfs09-iozone-best", "predicted_MB_s"], 46800, rel=0.02)
-nb.check("4K random read predicted (K IOPS)", by_id.loc["intel-4k-randread", "predicted_IOPS"] / 1000, 862, rel=0.02)
+nb.check(
+    "64K sequential read predicted from Lustre's network efficiency (MB/s)",
+    by_id.loc["intel-64k-seqread", "predicted_MB_s"],
+    4987,
+    rel=0.02,
+)
+nb.check(
+    "64K sequential write predicted (MB/s)", by_id.loc["intel-64k-seqwrite", "predicted_MB_s"], 4987, rel=0.02
+)
+nb.check(
+    "lfs09 best IOzone read predicted from Intel's network efficiency (MB/s)",
+    by_id.loc["lustre-lfs09-iozone-best", "predicted_MB_s"],
+    46800,
+    rel=0.02,
+)
+nb.check(
+    "4K random read predicted (K IOPS)",
+    by_id.loc["intel-4k-randread", "predicted_IOPS"] / 1000,
+    862,
+    rel=0.02,
+)
 assert by_id.loc["intel-64k-seqread", "bottleneck_predicted"] == "client network"
 assert by_id.loc["sandisk-2node-64k-random", "bottleneck_predicted"] == "media"
 
@@ -204,20 +259,42 @@ assert by_id.loc["sandisk-2node-64k-random", "bottleneck_predicted"] == "media"
 # ## Chart: prediction error per headline
 
 # %%
-err = val.assign(result=val.goal_met.map({True: "within ±25 %, bottleneck as stated", False: "missed"})
-                 .fillna("no resource saturated (outside the goal)"))
-bars = alt.Chart(err).mark_bar().encode(
-    y=alt.Y("headline:N", sort=list(err.headline), title=None),
-    x=alt.X("error_pct:Q", title="predicted vs measured (%)", scale=alt.Scale(domain=[-100, 300], clamp=True)),
-    color=alt.Color("result:N", title=None),
-    tooltip=["headline", "measured_MB_s", "predicted_MB_s", "error_pct", "bottleneck_predicted", "bottleneck_stated",
-             "note"],
+err = val.assign(
+    result=val.goal_met.map({True: "within ±25 %, bottleneck as stated", False: "missed"}).fillna(
+        "no resource saturated (outside the goal)"
+    )
 )
-band = alt.Chart(pd.DataFrame({"error_pct": [-25, 25]})).mark_rule(strokeDash=[4, 3], color="black").encode(
-    x="error_pct:Q")
-(bars + band).properties(title=alt.Title(
-    "Envelope model vs published headlines (leave-one-study-out)",
-    subtitle="dashed: the ±25 % goal; bars past 300 % are clipped"))
+bars = (
+    alt.Chart(err)
+    .mark_bar()
+    .encode(
+        y=alt.Y("headline:N", sort=list(err.headline), title=None),
+        x=alt.X(
+            "error_pct:Q", title="predicted vs measured (%)", scale=alt.Scale(domain=[-100, 300], clamp=True)
+        ),
+        color=alt.Color("result:N", title=None),
+        tooltip=[
+            "headline",
+            "measured_MB_s",
+            "predicted_MB_s",
+            "error_pct",
+            "bottleneck_predicted",
+            "bottleneck_stated",
+            "note",
+        ],
+    )
+)
+band = (
+    alt.Chart(pd.DataFrame({"error_pct": [-25, 25]}))
+    .mark_rule(strokeDash=[4, 3], color="black")
+    .encode(x="error_pct:Q")
+)
+(bars + band).properties(
+    title=alt.Title(
+        "Envelope model vs published headlines (leave-one-study-out)",
+        subtitle="dashed: the ±25 % goal; bars past 300 % are clipped",
+    )
+)
 
 # %% [markdown]
 # ## The calibrated constants and where each comes from
@@ -227,11 +304,15 @@ band = alt.Chart(pd.DataFrame({"error_pct": [-25, 25]})).mark_rule(strokeDash=[4
 
 # %%
 f = fit()
-print(f"network efficiency {f.constants.net_efficiency:.3f}; message overhead {f.constants.message_overhead_bytes:.0f} B")
+print(
+    f"network efficiency {f.constants.net_efficiency:.3f}; message overhead {f.constants.message_overhead_bytes:.0f} B"
+)
 pd.DataFrame(per_observation())
 
 # %%
-nb.check("network efficiency from the two saturated-network headlines", f.constants.net_efficiency, 0.819, rel=0.01)
+nb.check(
+    "network efficiency from the two saturated-network headlines", f.constants.net_efficiency, 0.819, rel=0.01
+)
 
 # %% [markdown]
 # ## Reading the validation

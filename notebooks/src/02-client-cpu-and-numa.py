@@ -39,9 +39,18 @@ rows = []
 for _, r in ec.dropna(subset=["client_cpu_pct_min"]).iterrows():
     for key, role in roles.items():
         lo, hi = r[f"{key}_cpu_pct_min"], r[f"{key}_cpu_pct_max"]
-        rows.append({"run": r["id"], "operation": r["operation"], "osd_drives": r["osd_drives"], "role": role,
-                     "bandwidth_GB_per_s": r["bandwidth_GB_per_s"], "cpu_lo": lo, "cpu_hi": hi,
-                     "cpu_mid": (lo + hi) / 2})  # fmt: skip
+        rows.append(
+            {
+                "run": r["id"],
+                "operation": r["operation"],
+                "osd_drives": r["osd_drives"],
+                "role": role,
+                "bandwidth_GB_per_s": r["bandwidth_GB_per_s"],
+                "cpu_lo": lo,
+                "cpu_hi": hi,
+                "cpu_mid": (lo + hi) / 2,
+            }
+        )
 cpu = pd.DataFrame(rows).drop_duplicates(subset=["operation", "osd_drives", "role", "bandwidth_GB_per_s"])
 cpu["cpu_pct_per_GB_per_s"] = (cpu.cpu_mid / cpu.bandwidth_GB_per_s).round(1)
 cpu
@@ -51,7 +60,10 @@ client = cpu[cpu.role == "COSBench clients"].set_index(["operation", "osd_drives
 nb.check("client CPU on 4M reads, 48 drives (% midpoint)", client.loc[("read", 48), "cpu_mid"], 72.5)
 nb.check("read bandwidth, 48 drives (GB/s)", client.loc[("read", 48), "bandwidth_GB_per_s"], 13.69)
 # Clients spend about the same CPU per GB/s on 48-drive writes and reads: client CPU tracks bandwidth.
-per_read, per_write = client.loc[("read", 48), "cpu_pct_per_GB_per_s"], client.loc[("write", 48), "cpu_pct_per_GB_per_s"]
+per_read, per_write = (
+    client.loc[("read", 48), "cpu_pct_per_GB_per_s"],
+    client.loc[("write", 48), "cpu_pct_per_GB_per_s"],
+)
 print(f"client CPU per GB/s: read {per_read} %, write {per_write} %")
 assert abs(per_read / per_write - 1) < 0.05
 nb.check("client CPU per GB/s on reads (%)", per_read, 5.3, rel=0.02)
@@ -75,11 +87,23 @@ ranges = base.mark_rule(strokeWidth=3).encode(
 mids = base.mark_point(filled=True, size=80).encode(
     y="cpu_mid:Q",
     shape=alt.Shape("operation:N", title="operation"),
-    tooltip=["run", "role", "operation", "osd_drives", "bandwidth_GB_per_s", "cpu_lo", "cpu_hi", "cpu_pct_per_GB_per_s"],
+    tooltip=[
+        "run",
+        "role",
+        "operation",
+        "osd_drives",
+        "bandwidth_GB_per_s",
+        "cpu_lo",
+        "cpu_hi",
+        "cpu_pct_per_GB_per_s",
+    ],
 )
-(ranges + mids).properties(title=alt.Title(
-    "At 14 GB/s of reads the clients, not the OSDs, are the busiest CPUs",
-    subtitle="SanDisk IF500 RGW on EC 4+2, COSBench 4 MB objects; bars span the stated CPU range"))
+(ranges + mids).properties(
+    title=alt.Title(
+        "At 14 GB/s of reads the clients, not the OSDs, are the busiest CPUs",
+        subtitle="SanDisk IF500 RGW on EC 4+2, COSBench 4 MB objects; bars span the stated CPU range",
+    )
+)
 
 # %% [markdown]
 # ## Reading it
@@ -100,8 +124,16 @@ mids = base.mark_point(filled=True, size=80).encode(
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["osd_numa_auto_affinity", "osd_numa_node", ("cpu", "numactl_cpunodebind"), ("cpu", "scaling_governor"),
-               ("cpu", "dedicated_cores"), "osd_op_num_shards_ssd"])
+nb.knob_table(
+    [
+        "osd_numa_auto_affinity",
+        "osd_numa_node",
+        ("cpu", "numactl_cpunodebind"),
+        ("cpu", "scaling_governor"),
+        ("cpu", "dedicated_cores"),
+        "osd_op_num_shards_ssd",
+    ]
+)
 
 # %% [markdown]
 # ## Your results
@@ -121,10 +153,12 @@ if usr is not None and iops is not None:
     jobs["cpu_pct"] = jobs.usr + jobs.sys
     jobs["cpu_pct_per_10k_iops"] = (jobs.cpu_pct / jobs.iops * 10_000).round(2)
     display(jobs)
-    display(nb.reader_chart(
-        jobs,
-        x=alt.X("iops:Q", title="IOPS of the job", scale=alt.Scale(type="log")),
-        y=alt.Y("cpu_pct:Q", title="fio CPU use, usr + sys (% of one CPU)"),
-        tooltip=["test", "iops", "cpu_pct", "cpu_pct_per_10k_iops"],
-        title="Your fio jobs: CPU spent against IOPS delivered",
-    ))  # fmt: skip
+    display(
+        nb.reader_chart(
+            jobs,
+            x=alt.X("iops:Q", title="IOPS of the job", scale=alt.Scale(type="log")),
+            y=alt.Y("cpu_pct:Q", title="fio CPU use, usr + sys (% of one CPU)"),
+            tooltip=["test", "iops", "cpu_pct", "cpu_pct_per_10k_iops"],
+            title="Your fio jobs: CPU spent against IOPS delivered",
+        )
+    )

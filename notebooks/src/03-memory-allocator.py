@@ -34,7 +34,9 @@ small
 # ## Checks: the allocator claims and what they rest on
 
 # %%
-assert len(allocator) == 3 and allocator.figure_missing.sum() == 2, "three allocator claims, two from lost figures"
+assert len(allocator) == 3 and allocator.figure_missing.sum() == 2, (
+    "three allocator claims, two from lost figures"
+)
 assert (allocator.value == "").all(), "no allocator claim carries a number"
 nb.check("object size below which SanDisk tuned tcmalloc (KiB)", float(small.value.iloc[0]), 32)
 
@@ -46,7 +48,7 @@ claims["evidence"] = "statement only"
 claims.loc[claims.figure_missing, "evidence"] = "figure missing"
 claims.loc[claims.value.notna(), "evidence"] = "number in the text"
 per_topic = claims.groupby(["topic", "evidence"], observed=True).size().rename("claims").reset_index()
-share = (claims.assign(num=claims.evidence == "number in the text").groupby("topic", observed=True).num.mean())
+share = claims.assign(num=claims.evidence == "number in the text").groupby("topic", observed=True).num.mean()
 nb.check("share of allocator claims with a number (%)", 100 * share["memory_allocator"], 0)
 print(f"{(share > 0).sum()} of {len(share)} topics have at least one claim with a number")
 chart = (
@@ -55,16 +57,25 @@ chart = (
     .encode(
         y=alt.Y("topic:N", sort="-x", title=None),
         x=alt.X("claims:Q", title="claims in the seeds", stack="zero"),
-        color=alt.Color("evidence:N", title="evidence",
-                        scale=alt.Scale(domain=["number in the text", "statement only", "figure missing"],
-                                        range=["#4c78a8", "#bab0ac", "#b279a2"])),
+        color=alt.Color(
+            "evidence:N",
+            title="evidence",
+            scale=alt.Scale(
+                domain=["number in the text", "statement only", "figure missing"],
+                range=["#4c78a8", "#bab0ac", "#b279a2"],
+            ),
+        ),
         opacity=alt.condition(alt.datum.topic == "memory_allocator", alt.value(1.0), alt.value(0.55)),
         tooltip=["topic", "evidence", "claims"],
     )
-    .properties(height=420, title=alt.Title(
-        "The allocator advice rests on figures that did not survive (memory_allocator row)",
-        subtitle="All claims recorded from the five seeds, by topic and kind of evidence"))
-)  # fmt: skip
+    .properties(
+        height=420,
+        title=alt.Title(
+            "The allocator advice rests on figures that did not survive (memory_allocator row)",
+            subtitle="All claims recorded from the five seeds, by topic and kind of evidence",
+        ),
+    )
+)
 chart
 
 # %% [markdown]
@@ -87,8 +98,15 @@ chart
 # ## Knobs this justifies
 
 # %%
-nb.knob_table([("allocator", "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES"), ("allocator", "LD_PRELOAD_jemalloc"),
-               "osd_memory_target", "osd_memory_target_autotune", "bluestore_cache_autotune"])
+nb.knob_table(
+    [
+        ("allocator", "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES"),
+        ("allocator", "LD_PRELOAD_jemalloc"),
+        "osd_memory_target",
+        "osd_memory_target_autotune",
+        "bluestore_cache_autotune",
+    ]
+)
 
 # %% [markdown]
 # ## Your results: does throughput decay over time?
@@ -99,7 +117,9 @@ nb.knob_table([("allocator", "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES"), ("allocat
 # %%
 series = None
 if reader is not None:
-    series = reader[reader.time_s.notna() & reader.metric.isin(["iops", "bandwidth"]) & (reader.stat == "mean")]
+    series = reader[
+        reader.time_s.notna() & reader.metric.isin(["iops", "bandwidth"]) & (reader.stat == "mean")
+    ]
     if len(series) == 0:
         print("Your results hold no time series (fio log); nothing to fit.")
         series = None
@@ -111,8 +131,15 @@ if series is not None:
     span = one.time_s.max() - one.time_s.min()
     print(f"{metric}: {one.value.mean():,.0f} {one.unit.iloc[0]} on average, trend {change:+.1%} per hour")
     if span < 600:
-        print(f"(the run spans only {span:.0f} s: a per-hour trend needs a run of an hour or more to mean anything)")
-    display(nb.reader_chart(
-        one, x=alt.X("time_s:Q", title="time since start (s)"), y=alt.Y("value:Q", title=f"{metric} ({one.unit.iloc[0]})"),
-        tooltip=["test", "time_s", "value"], title=f"Your run: {metric} over time (trend {change:+.1%}/h)",
-    ))  # fmt: skip
+        print(
+            f"(the run spans only {span:.0f} s: a per-hour trend needs a run of an hour or more to mean anything)"
+        )
+    display(
+        nb.reader_chart(
+            one,
+            x=alt.X("time_s:Q", title="time since start (s)"),
+            y=alt.Y("value:Q", title=f"{metric} ({one.unit.iloc[0]})"),
+            tooltip=["test", "time_s", "value"],
+            title=f"Your run: {metric} over time (trend {change:+.1%}/h)",
+        )
+    )

@@ -35,17 +35,32 @@ nb.check("claimed optimum (OSDs per NVMe SSD)", float(four.value), 4)
 
 # OSDs per data device in each published set-up: OSDs per node / data drives per node.
 layouts = [
-    ("guide MySQL CBT plan, IOPS tier", params.loc["guide-mysql-cbt-osds-per-node", "value_number"],
-     hw.loc["guide-tier-iops", "data_device_count_max"]),
-    ("Intel 5-node, as the text says", params.loc["slides-5node-cluster-osds-per-storage-node", "value_number"],
-     hw.loc["slides-5node-storage", "data_device_count_max"]),
-    ("Intel 5-node, as the diagram shows", params.loc["slides-5node-cluster-osds-per-node-in-diagram", "value_number"],
-     hw.loc["slides-5node-storage", "data_device_count_max"]),
-    ("SanDisk 2-node (IF100 flash cards)", params.loc["sandisk-2node-osds-per-node", "value_number"],
-     hw.loc["sandisk-2node-osd", "data_device_count_max"]),
-    ("SanDisk 6-node (IF100 flash cards)", params.loc["sandisk-6node-osds-per-node", "value_number"],
-     hw.loc["sandisk-6node-osd", "data_device_count_max"]),
-]  # fmt: skip
+    (
+        "guide MySQL CBT plan, IOPS tier",
+        params.loc["guide-mysql-cbt-osds-per-node", "value_number"],
+        hw.loc["guide-tier-iops", "data_device_count_max"],
+    ),
+    (
+        "Intel 5-node, as the text says",
+        params.loc["slides-5node-cluster-osds-per-storage-node", "value_number"],
+        hw.loc["slides-5node-storage", "data_device_count_max"],
+    ),
+    (
+        "Intel 5-node, as the diagram shows",
+        params.loc["slides-5node-cluster-osds-per-node-in-diagram", "value_number"],
+        hw.loc["slides-5node-storage", "data_device_count_max"],
+    ),
+    (
+        "SanDisk 2-node (IF100 flash cards)",
+        params.loc["sandisk-2node-osds-per-node", "value_number"],
+        hw.loc["sandisk-2node-osd", "data_device_count_max"],
+    ),
+    (
+        "SanDisk 6-node (IF100 flash cards)",
+        params.loc["sandisk-6node-osds-per-node", "value_number"],
+        hw.loc["sandisk-6node-osd", "data_device_count_max"],
+    ),
+]
 layout = pd.DataFrame(layouts, columns=["setup", "osds_per_node", "data_devices_per_node"])
 layout["osds_per_device"] = layout.osds_per_node.astype(float) / layout.data_devices_per_node.astype(float)
 layout
@@ -74,9 +89,12 @@ chart = (
     )
 )
 rule = alt.Chart(pd.DataFrame({"x": [4]})).mark_rule(strokeDash=[6, 3]).encode(x="x:Q")
-(chart + rule).properties(title=alt.Title(
-    "Only the guide's own plan (and one reading of Intel's diagram) used 4 OSDs per device",
-    subtitle="OSDs per node ÷ data drives per node; dashed line: the guide's claimed optimum"))
+(chart + rule).properties(
+    title=alt.Title(
+        "Only the guide's own plan (and one reading of Intel's diagram) used 4 OSDs per device",
+        subtitle="OSDs per node ÷ data drives per node; dashed line: the guide's claimed optimum",
+    )
+)
 
 # %% [markdown]
 # ## Reading it
@@ -101,8 +119,14 @@ rule = alt.Chart(pd.DataFrame({"x": [4]})).mark_rule(strokeDash=[6, 3]).encode(x
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["osd_op_num_shards_ssd", "osd_op_num_threads_per_shard_ssd", "osd_memory_target",
-               "mon_target_pg_per_osd"])
+nb.knob_table(
+    [
+        "osd_op_num_shards_ssd",
+        "osd_op_num_threads_per_shard_ssd",
+        "osd_memory_target",
+        "mon_target_pg_per_osd",
+    ]
+)
 
 # %% [markdown]
 # ## Your results
@@ -116,8 +140,16 @@ mine = nb.reader_metric(reader, "iops", tool="fio")
 if mine is not None:
     mine = mine.assign(streams=mine.threads.astype(float) * mine.iodepth.astype(float))
     display(mine[["test", "workload", "op", "threads", "iodepth", "streams", "value"]])
-    display(nb.reader_chart(
-        mine, x=alt.X("streams:Q", title="parallel I/O streams (numjobs × iodepth)", scale=alt.Scale(type="log", base=2)),
-        y=alt.Y("value:Q", title="IOPS"), tooltip=["test", "workload", "threads", "iodepth", "value"],
-        title="Your device: IOPS against parallel streams",
-    ))  # fmt: skip
+    display(
+        nb.reader_chart(
+            mine,
+            x=alt.X(
+                "streams:Q",
+                title="parallel I/O streams (numjobs × iodepth)",
+                scale=alt.Scale(type="log", base=2),
+            ),
+            y=alt.Y("value:Q", title="IOPS"),
+            tooltip=["test", "workload", "threads", "iodepth", "value"],
+            title="Your device: IOPS against parallel streams",
+        )
+    )

@@ -72,16 +72,24 @@ chart = (
     .encode(
         y=alt.Y("list:N", title=None),
         x=alt.X("count():Q", title="sysctl keys"),
-        color=alt.Color("kind:N", sort=kinds, title="today",
-                        scale=alt.Scale(domain=kinds, range=["#b279a2", "#eeca3b", "#4c78a8", "#bab0ac"])),
+        color=alt.Color(
+            "kind:N",
+            sort=kinds,
+            title="today",
+            scale=alt.Scale(domain=kinds, range=["#b279a2", "#eeca3b", "#4c78a8", "#bab0ac"]),
+        ),
         order=alt.Order("kind_order:Q"),
         tooltip=["list", "key", "value", "status"],
     )
     .transform_calculate(kind_order=f"indexof({kinds!r}, datum.kind)")
-    .properties(height=120, title=alt.Title(
-        "The guide's sysctl lists, key by key, against today's kernels",
-        subtitle="Ceph wiki 'Tuning for All Flash Deployments' (2017); status from flashtune's knob catalog"))
-)  # fmt: skip
+    .properties(
+        height=120,
+        title=alt.Title(
+            "The guide's sysctl lists, key by key, against today's kernels",
+            subtitle="Ceph wiki 'Tuning for All Flash Deployments' (2017); status from flashtune's knob catalog",
+        ),
+    )
+)
 chart
 
 # %% [markdown]
@@ -116,9 +124,21 @@ pd.concat([nb.lint_findings(f).assign(list=name) for name, f in lists.items()], 
 # ## Knobs this justifies
 
 # %%
-nb.knob_table([("sysctl", k) for k in ["net.ipv4.tcp_tw_recycle", "net.ipv4.tcp_syncookies", "net.core.rmem_max",
-               "net.core.wmem_max", "net.core.netdev_max_backlog", "net.core.somaxconn", "fs.file-max"]]
-              + [("nic", "mtu")])  # fmt: skip
+nb.knob_table(
+    [
+        ("sysctl", k)
+        for k in [
+            "net.ipv4.tcp_tw_recycle",
+            "net.ipv4.tcp_syncookies",
+            "net.core.rmem_max",
+            "net.core.wmem_max",
+            "net.core.netdev_max_backlog",
+            "net.core.somaxconn",
+            "fs.file-max",
+        ]
+    ]
+    + [("nic", "mtu")]
+)
 
 # %% [markdown]
 # ## Your results

@@ -54,14 +54,24 @@ bars = (
         y=alt.Y("seq_read_MB_per_s:Q", title="sequential read per disk (MB/s)"),
         tooltip=["read_ahead_kb", "seq_read_MB_per_s", "change_vs_default_pct"],
     )
-    .properties(title=alt.Title("Per-disk sequential read: default vs raised read-ahead",
-                                subtitle="Ceph wiki 'Tuning for All Flash Deployments' (Intel, 2017)"))
-)  # fmt: skip
+    .properties(
+        title=alt.Title(
+            "Per-disk sequential read: default vs raised read-ahead",
+            subtitle="Ceph wiki 'Tuning for All Flash Deployments' (Intel, 2017)",
+        )
+    )
+)
 mine = nb.reader_metric(reader, "bandwidth", tool="fio", workload=["read", "seqread"], op="read")
 if mine is not None:
     mine = mine.assign(setting="your run", seq_read_MB_per_s=mine.value)
-    bars = bars.encode(x=alt.X("setting:N", sort=[*order, "your run"], title="read_ahead_kb of each OSD disk",
-                               axis=alt.Axis(labelAngle=0)))  # fmt: skip
+    bars = bars.encode(
+        x=alt.X(
+            "setting:N",
+            sort=[*order, "your run"],
+            title="read_ahead_kb of each OSD disk",
+            axis=alt.Axis(labelAngle=0),
+        )
+    )
 nb.with_reader(bars, mine, x="setting", y="seq_read_MB_per_s", tooltip=["test", "block_size_bytes"])
 
 # %% [markdown]
@@ -86,9 +96,18 @@ nb.with_reader(bars, mine, x="setting", y="seq_read_MB_per_s", tooltip=["test", 
 # ## Knobs this justifies
 
 # %%
-nb.knob_table([("blockdev", "read_ahead_kb"), "rbd_readahead_max_bytes", "rbd_readahead_disable_after_bytes",
-               "client_readahead_max_bytes", "osd_mount_options_xfs", "osd_mkfs_options_xfs", ("mount", "nobarrier"),
-               ("mount", "xfs_inode_size")])
+nb.knob_table(
+    [
+        ("blockdev", "read_ahead_kb"),
+        "rbd_readahead_max_bytes",
+        "rbd_readahead_disable_after_bytes",
+        "client_readahead_max_bytes",
+        "osd_mount_options_xfs",
+        "osd_mkfs_options_xfs",
+        ("mount", "nobarrier"),
+        ("mount", "xfs_inode_size"),
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -45,8 +45,10 @@ summary[list(SUPPORTED_CEPH_RELEASES)]
 now = grid[grid.release == "tentacle"].set_index("key").state
 jewel = grid[grid.release == "jewel"].set_index("key").state
 effective_now = (now == "in effect").sum()
-print(f"{effective_now} of {len(now)} non-debug keys still take effect on a BlueStore OSD in Tentacle "
-      f"({(jewel == 'in effect').sum()} did in Jewel)")
+print(
+    f"{effective_now} of {len(now)} non-debug keys still take effect on a BlueStore OSD in Tentacle "
+    f"({(jewel == 'in effect').sum()} did in Jewel)"
+)
 assert effective_now < (jewel == "in effect").sum()
 assert 0.45 < effective_now / len(now) < 0.65, "'about half' in the text below"
 assert now["objecter_infilght_op_bytes"] == "misspelt", "the MySQL conf misspells objecter_inflight_op_bytes"
@@ -57,9 +59,15 @@ assert now["osd_op_threads"] == "removed"
 # ## Were the throttles really raised tenfold?
 
 # %%
-throttles = ["objecter_inflight_ops", "objecter_inflight_op_bytes", "ms_dispatch_throttle_bytes",
-             "filestore_queue_max_ops", "filestore_queue_max_bytes", "journal_max_write_entries",
-             "journal_max_write_bytes"]  # fmt: skip
+throttles = [
+    "objecter_inflight_ops",
+    "objecter_inflight_op_bytes",
+    "ms_dispatch_throttle_bytes",
+    "filestore_queue_max_ops",
+    "filestore_queue_max_bytes",
+    "journal_max_write_entries",
+    "journal_max_write_bytes",
+]
 rows = []
 for name, f in confs.items():
     values = nb.seed_settings(f).drop_duplicates("key", keep="last").set_index("key").value
@@ -67,7 +75,11 @@ for name, f in confs.items():
         if k not in values.index:
             continue
         knob = catalog.get(k, "ceph")
-        default = knob.default_for("jewel") if knob.default_for("jewel") is not None else knob.default_for("pacific")
+        default = (
+            knob.default_for("jewel")
+            if knob.default_for("jewel") is not None
+            else knob.default_for("pacific")
+        )
         rows.append({"conf": name, "knob": k, "guide": float(values[k]), "default": float(default)})
 ten = pd.DataFrame(rows).assign(factor=lambda d: (d.guide / d.default).round(1)).set_index(["conf", "knob"])
 ten
@@ -76,12 +88,32 @@ ten
 claims = load("claims").set_index("id")
 nb.check("stated throttle factor", float(claims.loc["objecter-throttles-10x", "value"]), 10)
 mysql, sample = "All-NVMe MySQL ceph.conf", "sample ceph.conf"
-nb.check("ms_dispatch_throttle_bytes: guide / default", ten.loc[(mysql, "ms_dispatch_throttle_bytes"), "factor"], 10)
-nb.check("journal_max_write_entries (MySQL conf): guide / default", ten.loc[(mysql, "journal_max_write_entries"), "factor"], 10)
+nb.check(
+    "ms_dispatch_throttle_bytes: guide / default",
+    ten.loc[(mysql, "ms_dispatch_throttle_bytes"), "factor"],
+    10,
+)
+nb.check(
+    "journal_max_write_entries (MySQL conf): guide / default",
+    ten.loc[(mysql, "journal_max_write_entries"), "factor"],
+    10,
+)
 # Elsewhere the files go far beyond 10x:
-nb.check("objecter_inflight_ops (MySQL conf): guide / default", ten.loc[(mysql, "objecter_inflight_ops"), "factor"], 100)
-nb.check("filestore_queue_max_ops (sample): guide / default", ten.loc[(sample, "filestore_queue_max_ops"), "factor"], 100)
-nb.check("journal_max_write_bytes (sample): guide / default", ten.loc[(sample, "journal_max_write_bytes"), "factor"], 100)
+nb.check(
+    "objecter_inflight_ops (MySQL conf): guide / default",
+    ten.loc[(mysql, "objecter_inflight_ops"), "factor"],
+    100,
+)
+nb.check(
+    "filestore_queue_max_ops (sample): guide / default",
+    ten.loc[(sample, "filestore_queue_max_ops"), "factor"],
+    100,
+)
+nb.check(
+    "journal_max_write_bytes (sample): guide / default",
+    ten.loc[(sample, "journal_max_write_bytes"), "factor"],
+    100,
+)
 
 # %%
 nb.errata("claims").loc[["guide-objecter-10240-vs-102400", "guide-journal-queueu-typo"]]
@@ -95,17 +127,34 @@ chart = (
     alt.Chart(grid)
     .mark_rect(stroke="white")
     .encode(
-        x=alt.X("release:N", sort=list(SUPPORTED_CEPH_RELEASES), title="Ceph release", axis=alt.Axis(orient="top", labelAngle=0)),
+        x=alt.X(
+            "release:N",
+            sort=list(SUPPORTED_CEPH_RELEASES),
+            title="Ceph release",
+            axis=alt.Axis(orient="top", labelAngle=0),
+        ),
         y=alt.Y("key:N", sort=list(keys.key), title=None),
-        color=alt.Color("state:N", sort=states, title="what the key does", legend=alt.Legend(labelLimit=300),
-                        scale=alt.Scale(domain=states,
-                                        range=["#54a24b", "#eeca3b", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac", "#79706e"])),
+        color=alt.Color(
+            "state:N",
+            sort=states,
+            title="what the key does",
+            legend=alt.Legend(labelLimit=300),
+            scale=alt.Scale(
+                domain=states,
+                range=["#54a24b", "#eeca3b", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac", "#79706e"],
+            ),
+        ),
         tooltip=["key", "release", "state", "note"],
     )
-    .properties(width=300, height=alt.Step(13), title=alt.Title(
-        f"{len(now) - effective_now} of the guide's {len(now)} ceph.conf keys do nothing on a Tentacle BlueStore OSD",
-        subtitle="Seed 000 sample and All-NVMe MySQL ceph.conf; facts from flashtune's knob catalog"))
-)  # fmt: skip
+    .properties(
+        width=300,
+        height=alt.Step(13),
+        title=alt.Title(
+            f"{len(now) - effective_now} of the guide's {len(now)} ceph.conf keys do nothing on a Tentacle BlueStore OSD",
+            subtitle="Seed 000 sample and All-NVMe MySQL ceph.conf; facts from flashtune's knob catalog",
+        ),
+    )
+)
 chart
 
 # %% [markdown]
@@ -132,9 +181,18 @@ chart
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["objecter_inflight_ops", "objecter_inflight_op_bytes", "ms_dispatch_throttle_bytes",
-               "filestore_queue_max_ops", "osd_op_threads", "osd_op_num_shards_ssd", "osd_objectstore",
-               "objecter_infilght_op_bytes"])
+nb.knob_table(
+    [
+        "objecter_inflight_ops",
+        "objecter_inflight_op_bytes",
+        "ms_dispatch_throttle_bytes",
+        "filestore_queue_max_ops",
+        "osd_op_threads",
+        "osd_op_num_shards_ssd",
+        "osd_objectstore",
+        "objecter_infilght_op_bytes",
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -68,19 +68,35 @@ chart = (
     alt.Chart(steps)
     .mark_line(point=alt.OverlayMarkDef(size=70))
     .encode(
-        x=alt.X("step_name:N", sort=order, title="cumulative tuning step", axis=alt.Axis(labelAngle=-20, labelLimit=200)),
+        x=alt.X(
+            "step_name:N",
+            sort=order,
+            title="cumulative tuning step",
+            axis=alt.Axis(labelAngle=-20, labelLimit=200),
+        ),
         y=alt.Y("iops_K:Q", title="4K random write (thousand IOPS)", scale=alt.Scale(zero=True)),
         color=alt.Color("min_alloc_size_KiB:N", title="min_alloc_size (KiB)"),
         tooltip=["step_name", "min_alloc_size_KiB", "iops_K"],
     )
-    .properties(title=alt.Title("BlueStore 4K random write: allocation size and RocksDB tuning",
-                                subtitle="Intel, 2016 Ceph all-flash slides (seed 004); 5-node cluster"))
-)  # fmt: skip
+    .properties(
+        title=alt.Title(
+            "BlueStore 4K random write: allocation size and RocksDB tuning",
+            subtitle="Intel, 2016 Ceph all-flash slides (seed 004); 5-node cluster",
+        )
+    )
+)
 mine = nb.reader_metric(reader, "iops", tool="fio", workload="randwrite")
 if mine is not None:
     mine = mine.assign(iops_K=mine.value / 1000, step_name="your run")
     order.append("your run")
-    chart = chart.encode(x=alt.X("step_name:N", sort=order, title="cumulative tuning step", axis=alt.Axis(labelAngle=-20, labelLimit=200)))
+    chart = chart.encode(
+        x=alt.X(
+            "step_name:N",
+            sort=order,
+            title="cumulative tuning step",
+            axis=alt.Axis(labelAngle=-20, labelLimit=200),
+        )
+    )
 nb.with_reader(chart, mine, x="step_name", y="iops_K", tooltip=["test", "block_size_bytes", "iodepth"])
 
 # %% [markdown]
@@ -104,8 +120,16 @@ nb.with_reader(chart, mine, x="step_name", y="iops_K", tooltip=["test", "block_s
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["bluestore_min_alloc_size_ssd", "bluestore_min_alloc_size", "bluestore_rocksdb_options",
-               "bluestore_wal_threads", "bluestore_cache_autotune", "osd_memory_target"])
+nb.knob_table(
+    [
+        "bluestore_min_alloc_size_ssd",
+        "bluestore_min_alloc_size",
+        "bluestore_rocksdb_options",
+        "bluestore_wal_threads",
+        "bluestore_cache_autotune",
+        "osd_memory_target",
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -33,6 +33,7 @@ plan[["value_text", "value_number", "unit"]]
 # %% [markdown]
 # ## Checks: what the CBT plan would run
 
+
 # %%
 def numbers(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"\d+", text.split(":", 1)[1])]
@@ -87,16 +88,28 @@ chart = (
     alt.Chart(grid)
     .mark_rect(stroke="white")
     .encode(
-        x=alt.X("flavour:N", sort=list(MYSQL_FLAVOURS), title=None, axis=alt.Axis(orient="top", labelAngle=0)),
+        x=alt.X(
+            "flavour:N", sort=list(MYSQL_FLAVOURS), title=None, axis=alt.Axis(orient="top", labelAngle=0)
+        ),
         y=alt.Y("key:N", sort=list(mycnf.key), title=None),
-        color=alt.Color("state:N", sort=states, title="option", legend=alt.Legend(labelLimit=250),
-                        scale=alt.Scale(domain=states, range=["#54a24b", "#eeca3b", "#b279a2", "#bab0ac"])),
+        color=alt.Color(
+            "state:N",
+            sort=states,
+            title="option",
+            legend=alt.Legend(labelLimit=250),
+            scale=alt.Scale(domain=states, range=["#54a24b", "#eeca3b", "#b279a2", "#bab0ac"]),
+        ),
         tooltip=["key", "value", "flavour", "state"],
     )
-    .properties(width=320, height=alt.Step(14), title=alt.Title(
-        "The guide's [mysqld] settings on today's MySQL and MariaDB",
-        subtitle="Seed 000 'MySQL configuration file (my.cnf)'; facts from flashtune's knob catalog"))
-)  # fmt: skip
+    .properties(
+        width=320,
+        height=alt.Step(14),
+        title=alt.Title(
+            "The guide's [mysqld] settings on today's MySQL and MariaDB",
+            subtitle="Seed 000 'MySQL configuration file (my.cnf)'; facts from flashtune's knob catalog",
+        ),
+    )
+)
 chart
 
 # %% [markdown]
@@ -120,9 +133,21 @@ chart
 # ## Knobs this justifies
 
 # %%
-nb.knob_table([("mysql", k) for k in ["innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_checksums",
-               "innodb_flush_method", "innodb_buffer_pool_size", "innodb_log_file_size", "query_cache_size"]]
-              + ["rbd_cache", "auth_client_required"])  # fmt: skip
+nb.knob_table(
+    [
+        ("mysql", k)
+        for k in [
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "innodb_checksums",
+            "innodb_flush_method",
+            "innodb_buffer_pool_size",
+            "innodb_log_file_size",
+            "query_cache_size",
+        ]
+    ]
+    + ["rbd_cache", "auth_client_required"]
+)
 
 # %% [markdown]
 # ## Your results
@@ -136,15 +161,27 @@ if tps is not None:
     lat = nb.reader_metric(reader, "latency", stat="p95", tool="sysbench")
     summary = tps[["test", "threads", "value"]].rename(columns={"value": "tps"})
     if lat is not None:
-        summary = summary.merge(lat[["test", "value"]].rename(columns={"value": "p95_ms"}), on="test", how="left")
+        summary = summary.merge(
+            lat[["test", "value"]].rename(columns={"value": "p95_ms"}), on="test", how="left"
+        )
     display(summary)
     series = reader[(reader.metric == "tps") & reader.time_s.notna()]
     if len(series):
-        display(nb.reader_chart(series, x=alt.X("time_s:Q", title="time (s)"),
-                                y=alt.Y("value:Q", title="transactions per second"),
-                                tooltip=["time_s", "value"], title="Your sysbench run over time"))  # fmt: skip
-    display(nb.reader_chart(
-        summary, x=alt.X("threads:O", title="sysbench threads"), y=alt.Y("tps:Q", title="transactions per second"),
-        tooltip=[c for c in ["test", "threads", "tps", "p95_ms"] if c in summary.columns],
-        title="Your sysbench run: throughput",
-    ))  # fmt: skip
+        display(
+            nb.reader_chart(
+                series,
+                x=alt.X("time_s:Q", title="time (s)"),
+                y=alt.Y("value:Q", title="transactions per second"),
+                tooltip=["time_s", "value"],
+                title="Your sysbench run over time",
+            )
+        )
+    display(
+        nb.reader_chart(
+            summary,
+            x=alt.X("threads:O", title="sysbench threads"),
+            y=alt.Y("tps:Q", title="transactions per second"),
+            tooltip=[c for c in ["test", "threads", "tps", "p95_ms"] if c in summary.columns],
+            title="Your sysbench run: throughput",
+        )
+    )

@@ -24,15 +24,32 @@ from flashtune.data import load
 nb.setup()
 reader = nb.reader_results(results)
 ec = load("sandisk_ec_objects")
-ec[["table", "operation", "ec_technique", "cluster_state", "osd_drives", "bandwidth_GB_per_s", "resp_time_90pct_ms",
-    "osd_cpu_pct_min", "osd_cpu_pct_max"]]  # fmt: skip
+ec[
+    [
+        "table",
+        "operation",
+        "ec_technique",
+        "cluster_state",
+        "osd_drives",
+        "bandwidth_GB_per_s",
+        "resp_time_90pct_ms",
+        "osd_cpu_pct_min",
+        "osd_cpu_pct_max",
+    ]
+]
 
 # %% [markdown]
 # ## Checks: the slide claims, recomputed
 
+
 # %%
 def bw(table: str, technique: str, op: str, state: str = "optimal", drives: float | None = None) -> float:
-    rows = ec[(ec.table == table) & (ec.ec_technique == technique) & (ec.operation == op) & (ec.cluster_state == state)]
+    rows = ec[
+        (ec.table == table)
+        & (ec.ec_technique == technique)
+        & (ec.operation == op)
+        & (ec.cluster_state == state)
+    ]
     if drives is not None:
         rows = rows[rows.osd_drives == drives]
     (value,) = rows.bandwidth_GB_per_s
@@ -53,27 +70,44 @@ print(f"Cauchy-good reads {read_gain:.1%} faster (the slide says 10%)")
 assert read_gain < 0.10
 nb.check("Cauchy-good read gain (%)", 100 * read_gain, 5, rel=0.1)
 # "With increase in OSD drives (2x) write performance improve by around 65-70%"
-w48, w96 = bw("ec_scaling", "reed_solomon", "write", drives=48), bw("ec_scaling", "reed_solomon", "write", drives=96)
+w48, w96 = (
+    bw("ec_scaling", "reed_solomon", "write", drives=48),
+    bw("ec_scaling", "reed_solomon", "write", drives=96),
+)
 scale_gain = w96 / w48 - 1
 print(f"48 -> 96 drives: writes +{scale_gain:.1%} (the slide says 65-70%)")
 assert 0.65 <= scale_gain <= 0.72
 # Degraded reads as a share of the same technique's optimal reads.
 degraded = ec[ec.table == "ec_degraded"].copy()
 optimal_read = {"reed_solomon": rs_r, "cauchy_good": cg_r}
-degraded["share_of_optimal"] = degraded.bandwidth_GB_per_s / degraded.ec_technique.map(optimal_read).astype(float)
-two_down = degraded[degraded.cluster_state == "degraded_2_nodes_down"].set_index("ec_technique").bandwidth_GB_per_s
+degraded["share_of_optimal"] = degraded.bandwidth_GB_per_s / degraded.ec_technique.map(optimal_read).astype(
+    float
+)
+two_down = (
+    degraded[degraded.cluster_state == "degraded_2_nodes_down"].set_index("ec_technique").bandwidth_GB_per_s
+)
 ratio = two_down["cauchy_good"] / two_down["reed_solomon"]
 print(f"two nodes down: Cauchy-good reads {ratio:.2f}x Reed-Solomon ('almost double' and more)")
 assert ratio > 1.9
 share = degraded.set_index(["ec_technique", "cluster_state"]).share_of_optimal
-assert share[("reed_solomon", "degraded_2_nodes_down")] < 0.30 and share[("cauchy_good", "degraded_2_nodes_down")] > 0.65
-degraded[["ec_technique", "cluster_state", "bandwidth_GB_per_s", "share_of_optimal", "resp_time_90pct_ms"]].round(2)
+assert (
+    share[("reed_solomon", "degraded_2_nodes_down")] < 0.30
+    and share[("cauchy_good", "degraded_2_nodes_down")] > 0.65
+)
+degraded[
+    ["ec_technique", "cluster_state", "bandwidth_GB_per_s", "share_of_optimal", "resp_time_90pct_ms"]
+].round(2)
 
 # %% [markdown]
 # What the data package records as errata for these tables and claims:
 
 # %%
-pd.concat([nb.errata("sandisk_ec_objects"), nb.errata("claims").loc[["sandisk-cauchy-read-10pct", "sandisk-almost-double"]]])
+pd.concat(
+    [
+        nb.errata("sandisk_ec_objects"),
+        nb.errata("claims").loc[["sandisk-cauchy-read-10pct", "sandisk-almost-double"]],
+    ]
+)
 
 # %% [markdown]
 # ## Chart: 4 MB object bandwidth by technique and cluster state
@@ -83,8 +117,11 @@ label = {"optimal": "healthy", "degraded_1_node_down": "1 node down", "degraded_
 view = ec[ec.table.isin(["ec_throughput", "ec_cauchy", "ec_degraded"])].copy()
 view["case"] = view.operation.astype(str) + ", " + view.cluster_state.astype(str).map(label)
 cases = ["write, healthy", "read, healthy", "read, 1 node down", "read, 2 nodes down"]
-technique = alt.Color("ec_technique:N", title="jerasure technique",
-                      scale=alt.Scale(domain=["reed_solomon", "cauchy_good"], range=["#9d755d", "#4c78a8"]))  # fmt: skip
+technique = alt.Color(
+    "ec_technique:N",
+    title="jerasure technique",
+    scale=alt.Scale(domain=["reed_solomon", "cauchy_good"], range=["#9d755d", "#4c78a8"]),
+)
 chart = (
     alt.Chart(view)
     .mark_bar()
@@ -95,13 +132,19 @@ chart = (
         color=technique,
         tooltip=["case", "ec_technique", "bandwidth_GB_per_s", "resp_time_90pct_ms", "osd_cpu_pct_max"],
     )
-    .properties(title=alt.Title("RGW on a 4+2 EC pool: Cauchy-good writes faster and degrades far less",
-                                subtitle="SanDisk InfiniFlash IF500, COSBench 4 MB objects, 48 drives"))
-)  # fmt: skip
+    .properties(
+        title=alt.Title(
+            "RGW on a 4+2 EC pool: Cauchy-good writes faster and degrades far less",
+            subtitle="SanDisk InfiniFlash IF500, COSBench 4 MB objects, 48 drives",
+        )
+    )
+)
 mine = nb.reader_metric(reader, "bandwidth", tool="rados-bench")
 if mine is not None:
     mine = mine.assign(case="your run", bandwidth_GB_per_s=mine.value / 1024)
-    chart = chart.encode(x=alt.X("case:N", sort=[*cases, "your run"], title=None, axis=alt.Axis(labelAngle=0)))
+    chart = chart.encode(
+        x=alt.X("case:N", sort=[*cases, "your run"], title=None, axis=alt.Axis(labelAngle=0))
+    )
 nb.with_reader(chart, mine, x="case", y="bandwidth_GB_per_s", tooltip=["workload", "block_size_bytes"])
 
 # %% [markdown]
@@ -124,9 +167,21 @@ nb.with_reader(chart, mine, x="case", y="bandwidth_GB_per_s", tooltip=["workload
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["ec.plugin", "ec.technique", "ec.k", "ec.m", "ec.crush-failure-domain", "ec.stripe_unit",
-               "osd_pool_erasure_code_stripe_width", "rgw_thread_pool_size", "rgw_cache_lru_size",
-               "rgw_enable_ops_log", "rgw_enable_usage_log"])
+nb.knob_table(
+    [
+        "ec.plugin",
+        "ec.technique",
+        "ec.k",
+        "ec.m",
+        "ec.crush-failure-domain",
+        "ec.stripe_unit",
+        "osd_pool_erasure_code_stripe_width",
+        "rgw_thread_pool_size",
+        "rgw_cache_lru_size",
+        "rgw_enable_ops_log",
+        "rgw_enable_usage_log",
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -24,8 +24,17 @@ from flashtune.data import load
 nb.setup()
 reader = nb.reader_results(results)
 rec = load("sandisk_recovery")
-rec[["scenario", "failed_unit_label", "io_load", "recovery_time", "recovery_time_min_derived", "perf_degradation_pct",
-     "failed_unit_size_TB"]]  # fmt: skip
+rec[
+    [
+        "scenario",
+        "failed_unit_label",
+        "io_load",
+        "recovery_time",
+        "recovery_time_min_derived",
+        "perf_degradation_pct",
+        "failed_unit_size_TB",
+    ]
+]
 
 # %% [markdown]
 # ## Checks: healing times and client impact as stated
@@ -50,10 +59,16 @@ nb.check("implied healing rate after one OSD out (MB/s)", rates["osd_down_out"],
 # ## Chart: time to heal, per event
 
 # %%
-event = {"osd_down_out": "1 OSD down/out", "osd_in": "the OSD back in", "chassis_down_out": "chassis down/out",
-         "chassis_in": "the chassis back in"}
+event = {
+    "osd_down_out": "1 OSD down/out",
+    "osd_in": "the OSD back in",
+    "chassis_down_out": "chassis down/out",
+    "chassis_in": "the chassis back in",
+}
 rec["event"] = rec.scenario.astype(str).map(event)
-rec["slowdown"] = rec.perf_degradation_pct.map(lambda p: f"clients -{p:.0f} %" if p == p else "slowdown not stated")
+rec["slowdown"] = rec.perf_degradation_pct.map(
+    lambda p: f"clients -{p:.0f} %" if p == p else "slowdown not stated"
+)
 order = list(rec.scenario)
 chart = (
     alt.Chart(rec)
@@ -62,13 +77,23 @@ chart = (
         y=alt.Y("event:N", sort=list(rec.event), title=None),
         x=alt.X("recovery_time_min_derived:Q", title="recovery / rebalancing time (minutes)"),
         color=alt.Color("scenario:N", title="event", sort=order, legend=None),
-        tooltip=["scenario", "io_load", "recovery_time", "perf_degradation_pct", "failed_unit_size_TB",
-                 alt.Tooltip("rate_MB_per_s:Q", format=".0f", title="implied MB/s")],
+        tooltip=[
+            "scenario",
+            "io_load",
+            "recovery_time",
+            "perf_degradation_pct",
+            "failed_unit_size_TB",
+            alt.Tooltip("rate_MB_per_s:Q", format=".0f", title="implied MB/s"),
+        ],
     )
-    .properties(height=180, title=alt.Title(
-        "Healing time on the IF500: an OSD in about an hour, a 128 TB chassis in hours",
-        subtitle="SanDisk IF500, 48 OSDs, 3x chassis replication, clients on 64K random read during recovery"))
-)  # fmt: skip
+    .properties(
+        height=180,
+        title=alt.Title(
+            "Healing time on the IF500: an OSD in about an hour, a 128 TB chassis in hours",
+            subtitle="SanDisk IF500, 48 OSDs, 3x chassis replication, clients on 64K random read during recovery",
+        ),
+    )
+)
 labels = chart.mark_text(align="left", dx=4).encode(text="slowdown:N", color=alt.value("#333"))
 (chart + labels).resolve_scale(color="independent")
 
@@ -92,9 +117,18 @@ labels = chart.mark_text(align="left", dx=4).encode(text="slowdown:N", color=alt
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["osd_mclock_profile", "osd_mclock_override_recovery_settings", "osd_max_backfills",
-               "osd_recovery_max_active", "osd_recovery_max_active_ssd", "osd_recovery_op_priority",
-               "osd_client_op_priority", "osd_recovery_sleep_ssd"])
+nb.knob_table(
+    [
+        "osd_mclock_profile",
+        "osd_mclock_override_recovery_settings",
+        "osd_max_backfills",
+        "osd_recovery_max_active",
+        "osd_recovery_max_active_ssd",
+        "osd_recovery_op_priority",
+        "osd_client_op_priority",
+        "osd_recovery_sleep_ssd",
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -41,12 +41,16 @@ hdd_best = hdd.loc[hdd.throughput_MB_per_s.idxmax()]
 # The summary: SSD "over 40 GB/s aggregated", HDD "in its best case ... about 10GB/s".
 assert ssd_best.throughput_MB_per_s > 40_000
 nb.check("HDD best case (MB/s)", hdd_best.throughput_MB_per_s, 10_000, rel=0.10)
-print(f"SSD best: {ssd_best.subtest} on {ssd_best.nodes} nodes; HDD best: {hdd_best.subtest} on {hdd_best.nodes} nodes")
+print(
+    f"SSD best: {ssd_best.subtest} on {ssd_best.nodes} nodes; HDD best: {hdd_best.subtest} on {hdd_best.nodes} nodes"
+)
 
 # Peak and 128-node value per (system, sub-test): how much is lost after the peak.
 g = iozone.groupby(["system", "subtest"], observed=True)
 peak = g.throughput_MB_per_s.max()
-at_peak = iozone.loc[g.throughput_MB_per_s.idxmax(), ["system", "subtest", "nodes"]].set_index(["system", "subtest"])
+at_peak = iozone.loc[g.throughput_MB_per_s.idxmax(), ["system", "subtest", "nodes"]].set_index(
+    ["system", "subtest"]
+)
 at128 = iozone[iozone.nodes == 128].set_index(["system", "subtest"]).throughput_MB_per_s
 loss = (1 - at128 / peak).rename("loss_after_peak")
 summary = at_peak.assign(peak_MB_per_s=peak, at_128_nodes=at128, loss_after_peak=loss.round(3))
@@ -79,8 +83,12 @@ print(f"At 128 nodes the SSD system reads {ratio128:.1f}x faster than the HDD sy
 
 # %%
 shown = ["readers", "re-readers", "initial_writers", "random_writers"]
-media = alt.Color("system:N", title="OST media", scale=alt.Scale(domain=["ssd", "hdd"], range=["#4c78a8", "#9d755d"]))
-nodes_x = alt.X("nodes:Q", scale=alt.Scale(type="log", base=2), title="client nodes (one IOzone process each)")
+media = alt.Color(
+    "system:N", title="OST media", scale=alt.Scale(domain=["ssd", "hdd"], range=["#4c78a8", "#9d755d"])
+)
+nodes_x = alt.X(
+    "nodes:Q", scale=alt.Scale(type="log", base=2), title="client nodes (one IOzone process each)"
+)
 mbps_y = alt.Y("throughput_MB_per_s:Q", scale=alt.Scale(type="log"), title="aggregate throughput (MB/s)")
 lines = (
     alt.Chart(iozone[iozone.subtest.isin(shown)])
@@ -118,7 +126,15 @@ lines.facet(facet=alt.Facet("subtest:N", title=None, sort=shown), columns=2).pro
 # settings and the metadata cache below.
 
 # %%
-nb.knob_table([("mount", "lfs_stripe_count"), "osd_op_num_shards_ssd", "osd_op_num_shards_hdd", "osd_op_num_threads_per_shard_hdd", "mds_cache_memory_limit"])
+nb.knob_table(
+    [
+        ("mount", "lfs_stripe_count"),
+        "osd_op_num_shards_ssd",
+        "osd_op_num_shards_hdd",
+        "osd_op_num_threads_per_shard_hdd",
+        "mds_cache_memory_limit",
+    ]
+)
 
 # %% [markdown]
 # ## Your results
@@ -130,13 +146,20 @@ nb.knob_table([("mount", "lfs_stripe_count"), "osd_op_num_shards_ssd", "osd_op_n
 # IOzone's cluster mode reports the aggregate as the sum over processes; the study ran one per node.
 mine = nb.reader_metric(reader, "bandwidth", stat="sum", tool="iozone")
 if mine is not None:
-    mine = mine.drop(columns="test").assign(nodes=mine.clients.fillna(mine.threads), throughput_MB_per_s=mine.value)
+    mine = mine.drop(columns="test").assign(
+        nodes=mine.clients.fillna(mine.threads), throughput_MB_per_s=mine.value
+    )
     same = iozone[iozone.subtest.isin(set(mine.workload))]
     published = (
         alt.Chart(same)
         .mark_line(point=True)
-        .encode(x=nodes_x, y=mbps_y, color=media, detail="subtest:N",
-                tooltip=["system", "subtest", "nodes", "throughput_MB_per_s"])
+        .encode(
+            x=nodes_x,
+            y=mbps_y,
+            color=media,
+            detail="subtest:N",
+            tooltip=["system", "subtest", "nodes", "throughput_MB_per_s"],
+        )
         .properties(title="Your IOzone run against the same published sub-tests")
-    )  # fmt: skip
+    )
     display(nb.with_reader(published, mine, x="nodes", y="throughput_MB_per_s", tooltip=["workload"]))

@@ -59,7 +59,9 @@ nb.check("SSD MPIIO 64k read, 128 threads (MB/s)", top.loc[("MPIIO", "read"), "6
 nb.check("SSD POSIX 64k write, 128 threads (MB/s)", top.loc[("POSIX", "write"), "64k"], 27079)
 mpiio_small_cap = ssd[(ssd.api == "MPIIO") & (ssd.record_size == "64k")].ops_per_s.max()
 posix_small_max = ssd[(ssd.api == "POSIX") & (ssd.record_size == "64k")].ops_per_s.max()
-print(f"MPIIO tops out at {mpiio_small_cap:,.0f} ops/s with 64 KiB records; POSIX reaches {posix_small_max:,.0f}")
+print(
+    f"MPIIO tops out at {mpiio_small_cap:,.0f} ops/s with 64 KiB records; POSIX reaches {posix_small_max:,.0f}"
+)
 assert mpiio_small_cap < 31_000 and posix_small_max > 400_000
 penalty = top.loc[("POSIX", "write"), "64k"] / top.loc[("MPIIO", "write"), "64k"]
 print(f"64 KiB writes at 128 threads: POSIX {penalty:.1f}x faster than MPI-IO")
@@ -84,15 +86,20 @@ facets = (
     alt.Chart(ssd)
     .mark_line(point=True)
     .encode(
-        x=x, y=y,
+        x=x,
+        y=y,
         color=alt.Color("record_size:O", sort=order, title="record size"),
         tooltip=["api", "operation", "threads", "record_size", "bandwidth_MB_per_s", "ops_per_s"],
     )
     .properties(width=260, height=200)
     .facet(column=alt.Column("api:N", title="interface"), row=alt.Row("operation:N", title=None))
-    .properties(title=alt.Title("IOR on the SSD Lustre system: small records only hurt through MPI-IO",
-                                subtitle="CRT-DC Tables 4 and 6 (Lustre client 2.5.55, file per process)"))
-)  # fmt: skip
+    .properties(
+        title=alt.Title(
+            "IOR on the SSD Lustre system: small records only hurt through MPI-IO",
+            subtitle="CRT-DC Tables 4 and 6 (Lustre client 2.5.55, file per process)",
+        )
+    )
+)
 facets
 
 # %% [markdown]
@@ -112,13 +119,21 @@ ops_chart = (
         tooltip=["api", "operation", "threads", "record_size", "ops_per_s"],
     )
     .transform_filter(alt.datum.operation == "write")
-    .properties(title=alt.Title("Writes on SSD: MPI-IO hits an operations ceiling, POSIX does not",
-                                subtitle="CRT-DC Tables 5 and 7"))
-)  # fmt: skip
+    .properties(
+        title=alt.Title(
+            "Writes on SSD: MPI-IO hits an operations ceiling, POSIX does not",
+            subtitle="CRT-DC Tables 5 and 7",
+        )
+    )
+)
 mine = nb.reader_metric(reader, "iops", tool="ior", op="write")
 if mine is not None:
-    mine = mine.assign(ops_per_s=mine.value, test=mine.interface + " " + (mine.block_size_bytes // 1024).astype(str) + "k")
-nb.with_reader(ops_chart, mine, x="threads", y="ops_per_s", tooltip=["interface", "block_size_bytes", "clients"])
+    mine = mine.assign(
+        ops_per_s=mine.value, test=mine.interface + " " + (mine.block_size_bytes // 1024).astype(str) + "k"
+    )
+nb.with_reader(
+    ops_chart, mine, x="threads", y="ops_per_s", tooltip=["interface", "block_size_bytes", "clients"]
+)
 
 # %% [markdown]
 # ## Reading it
@@ -141,7 +156,9 @@ nb.with_reader(ops_chart, mine, x="threads", y="ops_per_s", tooltip=["interface"
 # sizes that decide how small application records are merged before they reach the OSDs.
 
 # %%
-nb.knob_table([("mount", "lfs_stripe_count"), "client_readahead_max_bytes", "client_oc_size", "client_oc_max_dirty"])
+nb.knob_table(
+    [("mount", "lfs_stripe_count"), "client_readahead_max_bytes", "client_oc_size", "client_oc_max_dirty"]
+)
 
 # %% [markdown]
 # ## Your results

@@ -37,8 +37,22 @@ for release in ("jewel", "tentacle"):
         runs.append(nb.lint_findings(f, ceph_release=release).assign(config=label, release=release))
 found = pd.concat(runs, ignore_index=True)
 sources = load("sources").set_index("id")
-print("as printed in:", "; ".join(sources.loc[["guide-sample-ceph-conf", "guide-mysql-ceph-conf", "guide-kernel",
-                                              "guide-sample-sysctl", "guide-mycnf", "guide-cbt-yaml"], "locator"]))
+print(
+    "as printed in:",
+    "; ".join(
+        sources.loc[
+            [
+                "guide-sample-ceph-conf",
+                "guide-mysql-ceph-conf",
+                "guide-kernel",
+                "guide-sample-sysctl",
+                "guide-mycnf",
+                "guide-cbt-yaml",
+            ],
+            "locator",
+        ]
+    ),
+)
 found.groupby(["release", "config", "severity"]).size().unstack(fill_value=0)
 
 # %% [markdown]
@@ -56,7 +70,11 @@ def has(config: str, key: str, code: str) -> bool:
 
 
 expected = [
-    ("All-NVMe MySQL ceph.conf", "auth_client_required", "FT502"),  # cephx off: anyone on the network is a client
+    (
+        "All-NVMe MySQL ceph.conf",
+        "auth_client_required",
+        "FT502",
+    ),  # cephx off: anyone on the network is a client
     ("sample ceph.conf", "auth_cluster_required", "FT502"),
     ("kernel tuning sysctl list", "net.ipv4.tcp_tw_recycle", "FT102"),  # gone since Linux 4.12
     ("kernel tuning sysctl list", "net.ipv4.tcp_syncookies", "FT502"),  # SYN-flood defence off
@@ -64,7 +82,11 @@ expected = [
     ("my.cnf", "innodb_checksums", "FT102"),  # unknown to MariaDB 10.11 / MySQL 8
 ]
 for config in ("sample ceph.conf", "All-NVMe MySQL ceph.conf"):
-    auth = now[(now.config == config) & now.key.str.match(r"auth_(cluster|service|client)_required") & (now.code == "FT502")]
+    auth = now[
+        (now.config == config)
+        & now.key.str.match(r"auth_(cluster|service|client)_required")
+        & (now.code == "FT502")
+    ]
     nb.check(f"cephx requirements switched off in the {config}", auth.key.nunique(), 3)
 missing = [e for e in expected if not has(*e)]
 assert not missing, missing
@@ -80,10 +102,18 @@ assert now_n > jewel_n, "time made the files worse"
 # ## Chart: findings per file, by kind, on the guide's release and today's
 
 # %%
-found["kind"] = found.code.str[:4].map({"FT00": "syntax", "FT10": "key unknown/removed/renamed",
-                                        "FT20": "bad value", "FT30": "duplicate", "FT40": "no-op in context",
-                                        "FT50": "unsafe or insecure", "FT60": "cross-key rule",
-                                        "FT70": "CBT plan structure"})  # fmt: skip
+found["kind"] = found.code.str[:4].map(
+    {
+        "FT00": "syntax",
+        "FT10": "key unknown/removed/renamed",
+        "FT20": "bad value",
+        "FT30": "duplicate",
+        "FT40": "no-op in context",
+        "FT50": "unsafe or insecure",
+        "FT60": "cross-key rule",
+        "FT70": "CBT plan structure",
+    }
+)
 chart = (
     alt.Chart(found)
     .mark_bar()
@@ -94,10 +124,14 @@ chart = (
         row=alt.Row("release:N", sort=["jewel", "tentacle"], title="linted for Ceph release"),
         tooltip=["config", "release", "code", "name", "key", "message"],
     )
-    .properties(height=alt.Step(18), title=alt.Title(
-        "The guide's six config files through flashtune's linter",
-        subtitle="Seed 000 as printed; ceph.conf checked against Jewel (2017) and Tentacle"))
-)  # fmt: skip
+    .properties(
+        height=alt.Step(18),
+        title=alt.Title(
+            "The guide's six config files through flashtune's linter",
+            subtitle="Seed 000 as printed; ceph.conf checked against Jewel (2017) and Tentacle",
+        ),
+    )
+)
 chart
 
 # %% [markdown]
@@ -125,8 +159,16 @@ now[["config", "line", "severity", "code", "name", "key", "message", "suggestion
 # ## Knobs this justifies
 
 # %%
-nb.knob_table(["auth_cluster_required", "auth_client_required", "objecter_infilght_op_bytes",
-               "journal_queueu_max_ops", ("sysctl", "net.ipv4.ip_local_port_range"), ("mysql", "innodb_checksums")])
+nb.knob_table(
+    [
+        "auth_cluster_required",
+        "auth_client_required",
+        "objecter_infilght_op_bytes",
+        "journal_queueu_max_ops",
+        ("sysctl", "net.ipv4.ip_local_port_range"),
+        ("mysql", "innodb_checksums"),
+    ]
+)
 
 # %% [markdown]
 # ## Your results

@@ -43,15 +43,23 @@ def page(catalog: Catalog, now: str = DEFAULT_CEPH_RELEASE) -> str:
         "`lint-config` reports them.",
         "",
     ]
-    lines.append(myst.table(
-        ["knob", "removed in", "replacement"],
-        [(link(k), k.removed or "—", replacement(k)) for k in gone],
-    ) if gone else "None recorded.\n")  # fmt: skip
+    lines.append(
+        myst.table(
+            ["knob", "removed in", "replacement"],
+            [(link(k), k.removed or "—", replacement(k)) for k in gone],
+        )
+        if gone
+        else "None recorded.\n"
+    )
     lines += [f"## New since {THEN} ({len(new)})", ""]
-    lines.append(myst.table(
-        ["knob", "added in", f"default in {now}", "safety"],
-        [(link(k), k.added or "—", myst.value(k.default_for(now)), k.safety) for k in new],
-    ) if new else "None recorded.\n")  # fmt: skip
+    lines.append(
+        myst.table(
+            ["knob", "added in", f"default in {now}", "safety"],
+            [(link(k), k.added or "—", myst.value(k.default_for(now)), k.safety) for k in new],
+        )
+        if new
+        else "None recorded.\n"
+    )
     lines += [
         f"## Defaults that moved ({len(moved)})",
         "",
@@ -59,15 +67,23 @@ def page(catalog: Catalog, now: str = DEFAULT_CEPH_RELEASE) -> str:
         f"recorded {THEN} default in the catalog and are not compared.",
         "",
     ]
-    lines.append(myst.table(
-        ["knob", f"default in {THEN}", f"default in {now}"],
-        [(link(k), myst.value(k.default_for(THEN)), myst.value(k.default_for(now))) for k in moved],
-    ) if moved else "None recorded.\n")  # fmt: skip
+    lines.append(
+        myst.table(
+            ["knob", f"default in {THEN}", f"default in {now}"],
+            [(link(k), myst.value(k.default_for(THEN)), myst.value(k.default_for(now))) for k in moved],
+        )
+        if moved
+        else "None recorded.\n"
+    )
     lines += [f"## Misspelled in the 2017 documents ({len(typos)})", ""]
-    lines.append(myst.table(
-        ["as printed", "meant"],
-        [(link(k), myst.code(k.misspelling_of)) for k in typos],
-    ) if typos else "None recorded.\n")  # fmt: skip
+    lines.append(
+        myst.table(
+            ["as printed", "meant"],
+            [(link(k), myst.code(k.misspelling_of)) for k in typos],
+        )
+        if typos
+        else "None recorded.\n"
+    )
     return "\n".join(lines)
 
 

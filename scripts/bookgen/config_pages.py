@@ -113,10 +113,18 @@ def write(configs_dir: Path, out: Path) -> list[Path]:
         "",
     ]
     if folders:
-        index.append(myst.table(["folder", "files"], [
-            (myst.ref(f.name, myst.label("config", f.name)), len([p for p in f.rglob("*") if p.is_file()]))
-            for f in folders
-        ]))  # fmt: skip
+        index.append(
+            myst.table(
+                ["folder", "files"],
+                [
+                    (
+                        myst.ref(f.name, myst.label("config", f.name)),
+                        len([p for p in f.rglob("*") if p.is_file()]),
+                    )
+                    for f in folders
+                ],
+            )
+        )
     else:
         index.append("No compiled configs were present when this book was built.\n")
     pages = [out / "index.md"]

@@ -22,6 +22,8 @@ DOMAIN_TITLES = {
     "allocator": "Memory allocator settings",
     "nic": "Network interface settings",
 }
+
+
 def shown(knob: Knob, v: Any) -> str:
     """A value as written in a config file; sizes also in binary units (the catalog's size display)."""
     text = myst.value(v)

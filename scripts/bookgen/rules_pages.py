@@ -17,12 +17,18 @@ def _source(src: str) -> str:
 
 def dependencies_table(catalog: Catalog) -> str:
     """Every dead_when fact: the knob, when it does nothing, why, and the source."""
-    rows = [(myst.code(k.name), d.kind, myst.cell(d.condition()), myst.cell(d.why), _source(d.source))
-            for k in sorted(catalog, key=lambda k: (k.domain, k.name)) for d in k.dead_when]  # fmt: skip
+    rows = [
+        (myst.code(k.name), d.kind, myst.cell(d.condition()), myst.cell(d.why), _source(d.source))
+        for k in sorted(catalog, key=lambda k: (k.domain, k.name))
+        for d in k.dead_when
+    ]
     kinds = "\n".join(f"- **{k}**: {v}" for k, v in KINDS.items())
-    return (f"The compiler drops these lines from its output (and lists them under *Not emitted* in explain.md);\n"
-            f"`lint-config` reports them in your files (FT401, FT402 for create-only). Kinds:\n\n{kinds}\n\n"
-            + myst.table(("knob", "kind", "dead when", "why", "source"), rows) + "\n")  # fmt: skip
+    return (
+        f"The compiler drops these lines from its output (and lists them under *Not emitted* in explain.md);\n"
+        f"`lint-config` reports them in your files (FT401, FT402 for create-only). Kinds:\n\n{kinds}\n\n"
+        + myst.table(("knob", "kind", "dead when", "why", "source"), rows)
+        + "\n"
+    )
 
 
 def review_table(path: Path) -> str:
@@ -30,12 +36,25 @@ def review_table(path: Path) -> str:
     items = list(load_yaml(path)["items"])
     counts = Counter(str(i["class"]) for i in items)
     summary = ", ".join(f"{n} {c}" for c, n in counts.most_common())
-    rows = [(myst.cell(i["file"]), myst.code(i["key"]), myst.cell(i.get("workload") or i.get("flavour") or ""),
-             i["class"], myst.cell(i["before"]), myst.cell(i["after"]), myst.cell(i["why"]), _source(str(i["source"])))
-            for i in items]  # fmt: skip
-    return (f"{len(items)} points ({summary}). *kept* items were reviewed and left as they are, for the "
-            "reason given.\n\n"
-            + myst.table(("file", "key", "case", "class", "before", "after", "why", "source"), rows) + "\n")
+    rows = [
+        (
+            myst.cell(i["file"]),
+            myst.code(i["key"]),
+            myst.cell(i.get("workload") or i.get("flavour") or ""),
+            i["class"],
+            myst.cell(i["before"]),
+            myst.cell(i["after"]),
+            myst.cell(i["why"]),
+            _source(str(i["source"])),
+        )
+        for i in items
+    ]
+    return (
+        f"{len(items)} points ({summary}). *kept* items were reviewed and left as they are, for the "
+        "reason given.\n\n"
+        + myst.table(("file", "key", "case", "class", "before", "after", "why", "source"), rows)
+        + "\n"
+    )
 
 
 def write(root: Path, catalog: Catalog, gen: Path) -> list[Path]:

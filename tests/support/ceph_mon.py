@@ -99,8 +99,13 @@ def _prepare(root: Path, extra_conf: str) -> Mon:
 
 def _foreground(mon: Mon) -> subprocess.Popen[str]:
     # -f keeps ceph-mon in the foreground as our child: we reap it, no daemonised orphan is left
-    return subprocess.Popen(["ceph-mon", "-f", "-i", "a"], env=mon.env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        ["ceph-mon", "-f", "-i", "a"],
+        env=mon.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @contextlib.contextmanager
@@ -112,8 +117,9 @@ def throwaway_mon(root: Path, extra_conf: str = "", timeout: float = 30) -> Iter
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"ceph-mon exited with {proc.returncode}: {proc.communicate()[1][-2000:]}")
-            r = subprocess.run(["ceph", "fsid", "--connect-timeout", "5"], env=mon.env, capture_output=True,
-                               text=True)  # fmt: skip
+            r = subprocess.run(
+                ["ceph", "fsid", "--connect-timeout", "5"], env=mon.env, capture_output=True, text=True
+            )
             if r.returncode == 0:
                 # another monitor on our ports (e.g. a leftover) would answer with its own fsid
                 if r.stdout.strip() != mon.fsid:

@@ -70,8 +70,16 @@ def render_conf(conf: Conf) -> str:
 class CephLab:
     """One cluster under `root`; all state (data, sockets, logs, pids) lives there."""
 
-    def __init__(self, root: Path, *, osds: int = 3, osd_size: str = "6G", mon_v2: int = 3300,
-                 mon_v1: int = 6789, rgw_port: int = 8080) -> None:  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        *,
+        osds: int = 3,
+        osd_size: str = "6G",
+        mon_v2: int = 3300,
+        mon_v1: int = 6789,
+        rgw_port: int = 8080,
+    ) -> None:
         self.root = root
         self.n_osds = osds
         self.osd_size = osd_size
@@ -91,13 +99,17 @@ class CephLab:
         env["CEPH_CONF"] = str(self.conf_path)
         return env
 
-    def run(self, *cmd: str, timeout: float = 120, check: bool = True, input: str | None = None
-            ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    def run(
+        self, *cmd: str, timeout: float = 120, check: bool = True, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """Run a Ceph tool against this cluster (CEPH_CONF points at the lab's conf)."""
-        r = subprocess.run(list(cmd), env=self.env, capture_output=True, text=True, timeout=timeout,
-                           input=input)  # fmt: skip
+        r = subprocess.run(
+            list(cmd), env=self.env, capture_output=True, text=True, timeout=timeout, input=input
+        )
         if check and r.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} -> rc={r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+            raise RuntimeError(
+                f"{' '.join(cmd)} -> rc={r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+            )
         return r
 
     def ceph(self, *args: str, timeout: float = 60) -> Any:
@@ -122,38 +134,71 @@ class CephLab:
                 "fsid": self.fsid,
                 "mon_host": f"[v2:127.0.0.1:{self.mon_v2},v1:127.0.0.1:{self.mon_v1}]",
                 "public_network": "127.0.0.0/8",
-                "auth_cluster_required": "cephx", "auth_service_required": "cephx",
+                "auth_cluster_required": "cephx",
+                "auth_service_required": "cephx",
                 "auth_client_required": "cephx",
-                "run_dir": f"{d}/run", "pid_file": f"{d}/run/$cluster-$name.pid",
-                "log_file": f"{d}/log/$cluster-$name.log", "mon_cluster_log_file": f"{d}/log/$cluster.log",
+                "run_dir": f"{d}/run",
+                "pid_file": f"{d}/run/$cluster-$name.pid",
+                "log_file": f"{d}/log/$cluster-$name.log",
+                "mon_cluster_log_file": f"{d}/log/$cluster.log",
                 "crash_dir": f"{d}/crash",
                 # one host: replicas go to OSDs, not hosts; the test cluster may delete its pools
-                "osd_crush_chooseleaf_type": "0", "mon_allow_pool_delete": "true",
+                "osd_crush_chooseleaf_type": "0",
+                "mon_allow_pool_delete": "true",
                 "osd_pool_default_pg_autoscale_mode": "off",
-                "mon_allow_pool_size_one": "true", "mon_warn_on_pool_no_redundancy": "false",
+                "mon_allow_pool_size_one": "true",
+                "mon_warn_on_pool_no_redundancy": "false",
             },
-            "mon": {"mon_data": f"{d}/mon/$cluster-$id", "auth_allow_insecure_global_id_reclaim": "false",
-                    "mon_data_avail_warn": "5"},
+            "mon": {
+                "mon_data": f"{d}/mon/$cluster-$id",
+                "auth_allow_insecure_global_id_reclaim": "false",
+                "mon_data_avail_warn": "5",
+            },
             "mgr": {"mgr_data": f"{d}/mgr/$cluster-$id"},
-            "osd": {"osd_data": f"{d}/osd/$cluster-$id", "osd_objectstore": "bluestore",
-                    "bluestore_block_create": "true", "bluestore_block_size": self.osd_size},
+            "osd": {
+                "osd_data": f"{d}/osd/$cluster-$id",
+                "osd_objectstore": "bluestore",
+                "bluestore_block_create": "true",
+                "bluestore_block_size": self.osd_size,
+            },
             "mds": {"mds_data": f"{d}/mds/$cluster-$id", "keyring": f"{d}/mds/$cluster-$id/keyring"},
             "client": {"keyring": f"{d}/ceph.client.admin.keyring"},
-        }  # fmt: skip
+        }
         if self.rgw:
             conf["client.rgw.gw"] = {
-                "keyring": f"{d}/rgw/keyring", "rgw_data": f"{d}/rgw",
+                "keyring": f"{d}/rgw/keyring",
+                "rgw_data": f"{d}/rgw",
                 "admin_socket": f"{d}/run/$cluster-$name.asok",
                 "rgw_frontends": f"beast endpoint=127.0.0.1:{self.rgw_port}",
-            }  # fmt: skip
+            }
         return conf
 
     # Keys the lab must own to run on one loopback host; a compiled value for them is overridden.
-    LAB_OWNED = frozenset({"fsid", "mon_host", "public_network", "cluster_network", "run_dir", "pid_file",
-                           "log_file", "mon_cluster_log_file", "crash_dir", "mon_data", "mgr_data",
-                           "osd_data", "mds_data", "keyring", "rgw_data", "admin_socket", "rgw_frontends",
-                           "osd_crush_chooseleaf_type", "bluestore_block_create", "bluestore_block_size",
-                           "osd_objectstore"})  # fmt: skip
+    LAB_OWNED = frozenset(
+        {
+            "fsid",
+            "mon_host",
+            "public_network",
+            "cluster_network",
+            "run_dir",
+            "pid_file",
+            "log_file",
+            "mon_cluster_log_file",
+            "crash_dir",
+            "mon_data",
+            "mgr_data",
+            "osd_data",
+            "mds_data",
+            "keyring",
+            "rgw_data",
+            "admin_socket",
+            "rgw_frontends",
+            "osd_crush_chooseleaf_type",
+            "bluestore_block_create",
+            "bluestore_block_size",
+            "osd_objectstore",
+        }
+    )
 
     def merged_conf(self, compiled: Conf) -> tuple[Conf, list[tuple[str, str]]]:
         """Compiled conf + the lab's own keys; returns the conf and the compiled (section, key)s overridden."""
@@ -228,8 +273,10 @@ class CephLab:
                 try:
                     s.bind(("127.0.0.1", port))
                 except OSError:
-                    raise RuntimeError(f"127.0.0.1:{port} is in use (another test cluster?); set "
-                                       "FLASHTUNE_CEPHLAB_PORTS=v2,v1,rgw to other ports") from None
+                    raise RuntimeError(
+                        f"127.0.0.1:{port} is in use (another test cluster?); set "
+                        "FLASHTUNE_CEPHLAB_PORTS=v2,v1,rgw to other ports"
+                    ) from None
 
     def start(self, *, rgw: bool = True, mds: bool = False) -> None:
         """Create and boot the cluster (mon, mgr, OSDs; rgw and MDS+CephFS on request)."""
@@ -239,34 +286,96 @@ class CephLab:
             (d / sub).mkdir(parents=True, exist_ok=True)
         self.rgw = rgw
         self.write_conf()
-        self.run("ceph-authtool", "--create-keyring", f"{d}/mon.keyring", "--gen-key", "-n", "mon.",
-                 "--cap", "mon", "allow *")  # fmt: skip
-        self.run("ceph-authtool", "--create-keyring", f"{d}/ceph.client.admin.keyring", "--gen-key", "-n",
-                 "client.admin", "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mds",
-                 "allow *", "--cap", "mgr", "allow *")  # fmt: skip
+        self.run(
+            "ceph-authtool",
+            "--create-keyring",
+            f"{d}/mon.keyring",
+            "--gen-key",
+            "-n",
+            "mon.",
+            "--cap",
+            "mon",
+            "allow *",
+        )
+        self.run(
+            "ceph-authtool",
+            "--create-keyring",
+            f"{d}/ceph.client.admin.keyring",
+            "--gen-key",
+            "-n",
+            "client.admin",
+            "--cap",
+            "mon",
+            "allow *",
+            "--cap",
+            "osd",
+            "allow *",
+            "--cap",
+            "mds",
+            "allow *",
+            "--cap",
+            "mgr",
+            "allow *",
+        )
         self.run("ceph-authtool", f"{d}/mon.keyring", "--import-keyring", f"{d}/ceph.client.admin.keyring")
-        self.run("monmaptool", "--create", "--fsid", self.fsid, "--addv", "a",
-                 f"[v2:127.0.0.1:{self.mon_v2},v1:127.0.0.1:{self.mon_v1}]", f"{d}/monmap")  # fmt: skip
+        self.run(
+            "monmaptool",
+            "--create",
+            "--fsid",
+            self.fsid,
+            "--addv",
+            "a",
+            f"[v2:127.0.0.1:{self.mon_v2},v1:127.0.0.1:{self.mon_v1}]",
+            f"{d}/monmap",
+        )
         self.run("ceph-mon", "--mkfs", "-i", "a", "--monmap", f"{d}/monmap", "--keyring", f"{d}/mon.keyring")
         self.run("ceph-mon", "-i", "a")
         self._wait("mon answering", lambda: self.ceph("mon", "stat") is not None, 60)
-        keyring = self.run("ceph", "auth", "get-or-create", "mgr.x", "mon", "allow profile mgr", "osd",
-                           "allow *", "mds", "allow *").stdout  # fmt: skip
+        keyring = self.run(
+            "ceph",
+            "auth",
+            "get-or-create",
+            "mgr.x",
+            "mon",
+            "allow profile mgr",
+            "osd",
+            "allow *",
+            "mds",
+            "allow *",
+        ).stdout
         (d / "mgr/ceph-x/keyring").write_text(keyring)
         self.run("ceph-mgr", "-i", "x")
         for _ in range(self.n_osds):
             u = str(uuid.uuid4())
             key = self.run("ceph-authtool", "--gen-print-key").stdout.strip()
-            osd_id = self.run("ceph", "osd", "new", u, "-i", "-", input=json.dumps({"cephx_secret": key})
-                              ).stdout.strip()  # fmt: skip
+            osd_id = self.run(
+                "ceph", "osd", "new", u, "-i", "-", input=json.dumps({"cephx_secret": key})
+            ).stdout.strip()
             (d / f"osd/ceph-{osd_id}").mkdir(parents=True, exist_ok=True)
-            self.run("ceph-authtool", "--create-keyring", f"{d}/osd/ceph-{osd_id}/keyring", "--name",
-                     f"osd.{osd_id}", "--add-key", key)  # fmt: skip
+            self.run(
+                "ceph-authtool",
+                "--create-keyring",
+                f"{d}/osd/ceph-{osd_id}/keyring",
+                "--name",
+                f"osd.{osd_id}",
+                "--add-key",
+                key,
+            )
             self.run("ceph-osd", "-i", osd_id, "--mkfs", "--osd-uuid", u, timeout=180)
         self._start_osds()
         if rgw:
-            keyring = self.run("ceph", "auth", "get-or-create", "client.rgw.gw", "mon", "allow rw", "osd",
-                               "allow rwx", "mgr", "allow rw").stdout  # fmt: skip
+            keyring = self.run(
+                "ceph",
+                "auth",
+                "get-or-create",
+                "client.rgw.gw",
+                "mon",
+                "allow rw",
+                "osd",
+                "allow rwx",
+                "mgr",
+                "allow rw",
+            ).stdout
             (d / "rgw/keyring").write_text(keyring)
             self._start_rgw()
         if mds:
@@ -274,8 +383,12 @@ class CephLab:
 
     def _start_osds(self) -> None:
         # ceph-osd returns once initialised; start them side by side to halve the wait on 2 cores
-        procs = [subprocess.Popen(["ceph-osd", "-i", str(i)], env=self.env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL) for i in range(self.n_osds)]  # fmt: skip
+        procs = [
+            subprocess.Popen(
+                ["ceph-osd", "-i", str(i)], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            for i in range(self.n_osds)
+        ]
         for p in procs:
             p.wait(timeout=180)
         self._wait(f"{self.n_osds} OSDs up", self._osds_up, 180)
@@ -293,8 +406,20 @@ class CephLab:
     def start_cephfs(self) -> None:
         """An MDS plus a CephFS `scratch` (data + metadata pools), for the scratch workload."""
         d = self.root
-        keyring = self.run("ceph", "auth", "get-or-create", "mds.a", "mon", "allow profile mds", "osd",
-                           "allow rwx", "mds", "allow *", "mgr", "allow profile mds").stdout  # fmt: skip
+        keyring = self.run(
+            "ceph",
+            "auth",
+            "get-or-create",
+            "mds.a",
+            "mon",
+            "allow profile mds",
+            "osd",
+            "allow rwx",
+            "mds",
+            "allow *",
+            "mgr",
+            "allow profile mds",
+        ).stdout
         (d / "mds/ceph-a/keyring").write_text(keyring)
         if not self.mds:
             self.ceph("osd", "pool", "create", "cephfs_meta", "8")
@@ -304,7 +429,9 @@ class CephLab:
         self.run("ceph-mds", "-i", "a")
         self._wait("MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", "scratch")), 120)
 
-    def restart_with(self, compiled_conf: str, *, daemons: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+    def restart_with(
+        self, compiled_conf: str, *, daemons: tuple[str, ...] | None = None
+    ) -> list[tuple[str, str]]:
         """Merge a compiled ceph.conf into the lab's conf and restart the daemons so they read it.
 
         By default restarts the OSDs and rgw always, the mon only if the conf has a [mon] section and
@@ -317,8 +444,12 @@ class CephLab:
             sections = {s.split(".", 1)[0] for s in self.extra}
             # an MDS restart costs ~40 s (rank takeover): only when what it reads has changed
             mds_view = (self.extra.get("global"), self.extra.get("mds"))
-            daemons = ("osd", "rgw", *(["mon"] if "mon" in sections else []),
-                       *(["mds"] if "mds" in sections and mds_view != self._mds_view else []))  # fmt: skip
+            daemons = (
+                "osd",
+                "rgw",
+                *(["mon"] if "mon" in sections else []),
+                *(["mds"] if "mds" in sections and mds_view != self._mds_view else []),
+            )
         if "mds" in daemons:
             self._mds_view = (self.extra.get("global"), self.extra.get("mds"))
         t = time.monotonic()
@@ -349,7 +480,9 @@ class CephLab:
             lap("rgw")
         if self.mds and "mds" in daemons:
             self.run("ceph-mds", "-i", "a")
-            self._wait("MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", "scratch")), 120)
+            self._wait(
+                "MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", "scratch")), 120
+            )
             lap("mds active")
         self.last_restart = phases
         return overridden
@@ -366,20 +499,36 @@ class CephLab:
 
         self._wait("all PGs active+clean", clean, timeout)
 
-    def rados_bench(self, pool: str, *, seconds: int = 3, block_size: int = 65536, threads: int = 16,
-                    mode: str = "write") -> dict[str, float]:  # fmt: skip
+    def rados_bench(
+        self, pool: str, *, seconds: int = 3, block_size: int = 65536, threads: int = 16, mode: str = "write"
+    ) -> dict[str, float]:
         """A short `rados bench`; returns bandwidth (MB/s), IOPS and average latency (s) as rados reports."""
-        args = ["timeout", str(seconds + 60), "rados", "bench", "-p", pool, str(seconds), mode, "-t",
-                str(threads), "--format", "json"]  # fmt: skip
+        args = [
+            "timeout",
+            str(seconds + 60),
+            "rados",
+            "bench",
+            "-p",
+            pool,
+            str(seconds),
+            mode,
+            "-t",
+            str(threads),
+            "--format",
+            "json",
+        ]
         if mode == "write":
             args += ["-b", str(block_size), "--no-cleanup"]
         r = self.run(*args, timeout=seconds + 90)
         doc, _ = json.JSONDecoder().raw_decode(r.stdout[r.stdout.index("{") :])
         if mode == "write":
             self.run("rados", "-p", pool, "cleanup", timeout=120)  # keep the sparse OSD files small
-        return {"bandwidth_mb_s": float(doc["bandwidth"]), "iops": float(doc.get("average_iops", doc.get("iops", 0))),
-                "avg_latency_s": float(doc["average_latency"]), "ops": float(doc.get("total_writes_made",
-                doc.get("total_reads_made", 0)))}  # fmt: skip
+        return {
+            "bandwidth_mb_s": float(doc["bandwidth"]),
+            "iops": float(doc.get("average_iops", doc.get("iops", 0))),
+            "avg_latency_s": float(doc["average_latency"]),
+            "ops": float(doc.get("total_writes_made", doc.get("total_reads_made", 0))),
+        }
 
     def stop(self) -> None:
         """Stop every daemon of this cluster by its pid file, then delete the cluster directory."""
@@ -396,8 +545,13 @@ def ceph_cluster(*, rgw: bool = True, mds: bool = True, osds: int = 3) -> Iterat
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} is not installed: run scripts/install-system-deps.sh")
     ports = [int(p) for p in os.environ.get("FLASHTUNE_CEPHLAB_PORTS", "3300,6789,8080").split(",")]
-    lab = CephLab(Path(tempfile.mkdtemp(prefix="flashtune-cephlab-")), osds=osds, mon_v2=ports[0],
-                  mon_v1=ports[1], rgw_port=ports[2])  # fmt: skip
+    lab = CephLab(
+        Path(tempfile.mkdtemp(prefix="flashtune-cephlab-")),
+        osds=osds,
+        mon_v2=ports[0],
+        mon_v1=ports[1],
+        rgw_port=ports[2],
+    )
     try:
         lab.start(rgw=rgw, mds=mds)
         yield lab

@@ -35,9 +35,24 @@ from typing import Any
 import pytest
 
 # Options the lab must own so the server stays private to the test (loopback, own files).
-LAB_OWNED = frozenset({"datadir", "socket", "pid-file", "pid_file", "log-error", "log_error", "port",
-                       "bind-address", "bind_address", "user", "basedir", "tmpdir", "lc-messages-dir",
-                       "lc_messages_dir"})  # fmt: skip
+LAB_OWNED = frozenset(
+    {
+        "datadir",
+        "socket",
+        "pid-file",
+        "pid_file",
+        "log-error",
+        "log_error",
+        "port",
+        "bind-address",
+        "bind_address",
+        "user",
+        "basedir",
+        "tmpdir",
+        "lc-messages-dir",
+        "lc_messages_dir",
+    }
+)
 
 
 def mysqld_options(cnf_text: str, groups: tuple[str, ...] = ("mysqld", "server", "mariadb")) -> list[str]:
@@ -69,30 +84,50 @@ class MariaDB:
     def write_cnf(self, extra: list[str]) -> None:
         r = self.root
         base = [
-            f"datadir = {r}/data", f"socket = {r}/mysqld.sock", f"pid-file = {r}/mysqld.pid",
-            f"log-error = {r}/error.log", "bind-address = 127.0.0.1", f"port = {self.port}", "user = root",
+            f"datadir = {r}/data",
+            f"socket = {r}/mysqld.sock",
+            f"pid-file = {r}/mysqld.pid",
+            f"log-error = {r}/error.log",
+            "bind-address = 127.0.0.1",
+            f"port = {self.port}",
+            "user = root",
             "skip-name-resolve",
-        ]  # fmt: skip
-        self.cnf.write_text("[mysqld]\n" + "\n".join(base + extra) + f"\n[client]\nsocket = {r}/mysqld.sock\n")
+        ]
+        self.cnf.write_text(
+            "[mysqld]\n" + "\n".join(base + extra) + f"\n[client]\nsocket = {r}/mysqld.sock\n"
+        )
 
     def _client(self, tool: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([tool, f"--defaults-file={self.cnf}", "-uroot", *args], capture_output=True,
-                              text=True, timeout=timeout)  # fmt: skip
+        return subprocess.run(
+            [tool, f"--defaults-file={self.cnf}", "-uroot", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def start(self, extra_cnf: str = "") -> None:
         """Initialise the datadir (first time) and start mariadbd with the lab options + extra_cnf."""
         self.write_cnf(mysqld_options(extra_cnf))
         if not (self.root / "data" / "mysql").exists():
-            r = subprocess.run(["mariadb-install-db", f"--defaults-file={self.cnf}",
-                                "--auth-root-authentication-method=normal", "--skip-test-db"],
-                               capture_output=True, text=True, timeout=120)  # fmt: skip
+            r = subprocess.run(
+                [
+                    "mariadb-install-db",
+                    f"--defaults-file={self.cnf}",
+                    "--auth-root-authentication-method=normal",
+                    "--skip-test-db",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             if r.returncode != 0:
                 raise RuntimeError(f"mariadb-install-db failed:\n{r.stderr[-3000:]}")
             first = True
         else:
             first = False
-        self.proc = subprocess.Popen(["mariadbd", f"--defaults-file={self.cnf}"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)  # fmt: skip
+        self.proc = subprocess.Popen(
+            ["mariadbd", f"--defaults-file={self.cnf}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 60
         while self._client("mariadb-admin", "ping").returncode != 0:
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -101,8 +136,10 @@ class MariaDB:
                 raise RuntimeError(f"mariadbd did not start:\n{log}")
             time.sleep(0.1)
         if first:
-            self.sql("CREATE DATABASE sbtest; CREATE USER sbtest@'127.0.0.1' IDENTIFIED BY 'sbpass'; "
-                     "GRANT ALL ON sbtest.* TO sbtest@'127.0.0.1';")  # fmt: skip
+            self.sql(
+                "CREATE DATABASE sbtest; CREATE USER sbtest@'127.0.0.1' IDENTIFIED BY 'sbpass'; "
+                "GRANT ALL ON sbtest.* TO sbtest@'127.0.0.1';"
+            )
 
     def stop(self) -> None:
         if self.proc is None:
@@ -133,16 +170,31 @@ class MariaDB:
         quoted = ",".join(f"'{n}'" for n in names)
         return {k: v for k, v in self.sql(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({quoted})")}
 
-    def sysbench(self, test: str = "oltp_read_write", *, seconds: int = 10, threads: int = 2,
-                 tables: int = 4, table_size: int = 10000) -> dict[str, Any]:  # fmt: skip
+    def sysbench(
+        self,
+        test: str = "oltp_read_write",
+        *,
+        seconds: int = 10,
+        threads: int = 2,
+        tables: int = 4,
+        table_size: int = 10000,
+    ) -> dict[str, Any]:
         """prepare + run + cleanup; returns the run's text output parsed (tps, qps, latency ms, errors)."""
-        opts = ["--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={self.port}",
-                "--mysql-user=sbtest", "--mysql-password=sbpass", "--mysql-db=sbtest", f"--tables={tables}",
-                f"--table-size={table_size}"]  # fmt: skip
+        opts = [
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            f"--mysql-port={self.port}",
+            "--mysql-user=sbtest",
+            "--mysql-password=sbpass",
+            "--mysql-db=sbtest",
+            f"--tables={tables}",
+            f"--table-size={table_size}",
+        ]
 
         def sb(*args: str) -> str:
-            r = subprocess.run(["sysbench", test, *opts, *args], capture_output=True, text=True,
-                               timeout=seconds + 120)  # fmt: skip
+            r = subprocess.run(
+                ["sysbench", test, *opts, *args], capture_output=True, text=True, timeout=seconds + 120
+            )
             if r.returncode != 0:
                 raise RuntimeError(f"sysbench {args[-1]} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
             return r.stdout
@@ -157,11 +209,15 @@ class MariaDB:
             return float(m.group(1)) if m else float("nan")
 
         return {
-            "transactions": num(r"transactions:\s+(\d+)"), "tps": num(r"transactions:\s+\d+\s+\(([\d.]+) per sec"),
-            "qps": num(r"queries:\s+\d+\s+\(([\d.]+) per sec"), "errors": num(r"ignored errors:\s+(\d+)"),
-            "lat_avg_ms": num(r"avg:\s+([\d.]+)"), "lat_p95_ms": num(r"95th percentile:\s+([\d.]+)"),
-            "total_time_s": num(r"total time:\s+([\d.]+)s"), "raw": out,
-        }  # fmt: skip
+            "transactions": num(r"transactions:\s+(\d+)"),
+            "tps": num(r"transactions:\s+\d+\s+\(([\d.]+) per sec"),
+            "qps": num(r"queries:\s+\d+\s+\(([\d.]+) per sec"),
+            "errors": num(r"ignored errors:\s+(\d+)"),
+            "lat_avg_ms": num(r"avg:\s+([\d.]+)"),
+            "lat_p95_ms": num(r"95th percentile:\s+([\d.]+)"),
+            "total_time_s": num(r"total time:\s+([\d.]+)s"),
+            "raw": out,
+        }
 
 
 @contextlib.contextmanager
@@ -171,7 +227,9 @@ def mariadb(port: int | None = None) -> Iterator[MariaDB]:
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
-            raise RuntimeError(f"127.0.0.1:{port} is in use; set FLASHTUNE_MARIADB_PORT to a free port") from None
+            raise RuntimeError(
+                f"127.0.0.1:{port} is in use; set FLASHTUNE_MARIADB_PORT to a free port"
+            ) from None
     for tool in ("mariadbd", "mariadb-install-db", "mariadb-admin", "mariadb", "sysbench"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} is not installed: run scripts/install-system-deps.sh")

@@ -87,7 +87,9 @@ def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | No
     status = statuses(knob)
     alive = any(knob.exists_in(r) for r in status)
     meant = meanings(knob)
-    meta = [f"type {typ} ({meant['type']})"] + ([f"takes effect: {knob.effect} ({meant['effect']})"] if alive else [])
+    meta = [f"type {typ} ({meant['type']})"] + (
+        [f"takes effect: {knob.effect} ({meant['effect']})"] if alive else []
+    )
     if knob.level:
         meta.append(f"level {knob.level} ({meant['level']})")
     if knob.flags:

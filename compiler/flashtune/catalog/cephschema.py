@@ -21,7 +21,10 @@ from flashtune.units import IEC, SECONDS
 
 INT_TYPES = ("int", "uint", "size", "secs", "millisecs")
 # y2c.py's literal suffixes: sizes in powers of 1024, durations in seconds.
-_SUFFIX = {**{u.upper(): IEC[u] for u in "kmgtp"}, **{u: SECONDS[u] for u in ("sec", "min", "hr", "day", "week")}}
+_SUFFIX = {
+    **{u.upper(): IEC[u] for u in "kmgtp"},
+    **{u: SECONDS[u] for u in ("sec", "min", "hr", "day", "week")},
+}
 _PLACEHOLDER = re.compile(r"@([A-Za-z0-9_]+)@")
 
 
@@ -72,8 +75,14 @@ def normalize(type_: str, raw: Any) -> Any:
 
 
 # What Ceph uses when an option's YAML entry has no default (Option's value-initialised default).
-_IMPLICIT_DEFAULT = {"str": "", "bool": False, "float": 0.0, "uuid": "00000000-0000-0000-0000-000000000000",
-                     "addr": "-", "addrvec": "-"}  # fmt: skip
+_IMPLICIT_DEFAULT = {
+    "str": "",
+    "bool": False,
+    "float": 0.0,
+    "uuid": "00000000-0000-0000-0000-000000000000",
+    "addr": "-",
+    "addrvec": "-",
+}
 
 
 def _option(entry: dict[str, Any], services: tuple[str, ...] = ()) -> CephOption:
@@ -85,12 +94,16 @@ def _option(entry: dict[str, Any], services: tuple[str, ...] = ()) -> CephOption
         flags = [*flags, "runtime"]
     enum = entry.get("enum_values") or []
     return CephOption(
-        name=str(entry["name"]), type=t, level=str(entry.get("level", "advanced")),
+        name=str(entry["name"]),
+        type=t,
+        level=str(entry.get("level", "advanced")),
         default=normalize(t, entry.get("default")),
-        min=_bound(t, entry.get("min")), max=_bound(t, entry.get("max")),
-        enum=tuple(str(e) for e in enum), flags=tuple(str(f) for f in flags),
+        min=_bound(t, entry.get("min")),
+        max=_bound(t, entry.get("max")),
+        enum=tuple(str(e) for e in enum),
+        flags=tuple(str(f) for f in flags),
         services=tuple(dict.fromkeys([*(str(s) for s in entry.get("services") or []), *services])),
-    )  # fmt: skip
+    )
 
 
 def _bound(type_: str, raw: Any) -> int | float | None:

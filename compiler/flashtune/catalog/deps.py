@@ -67,7 +67,9 @@ def _io_capacity_max_auto(value: Any, effective: Callable[[str], Any]) -> bool:
 
 
 FORMULAS: dict[str, Callable[[Any, Callable[[str], Any]], bool]] = {
-    "ceph_min_size": _ceph_min_size, "innodb_io_capacity_max_auto": _io_capacity_max_auto}
+    "ceph_min_size": _ceph_min_size,
+    "innodb_io_capacity_max_auto": _io_capacity_max_auto,
+}
 FORMULA_TEXT = vocab.meanings("deadWhen.formula")
 
 
@@ -128,42 +130,75 @@ def parse(raw: Any, name: str, path: Path, line: int | None) -> tuple[DeadWhen, 
     out = []
     for item in items:
         if not isinstance(item, dict):
-            raise DataError(f"knob {name!r}: each dead_when entry must be a mapping", file=str(path), line=line)
+            raise DataError(
+                f"knob {name!r}: each dead_when entry must be a mapping", file=str(path), line=line
+            )
         extra = set(item) - _FIELDS
         if extra:
-            raise DataError(f"knob {name!r}: unknown dead_when field(s) {sorted(extra)}", file=str(path), line=line,
-                            suggestion=f"allowed: {', '.join(sorted(_FIELDS))}")  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: unknown dead_when field(s) {sorted(extra)}",
+                file=str(path),
+                line=line,
+                suggestion=f"allowed: {', '.join(sorted(_FIELDS))}",
+            )
         kind = str(item.get("kind", ""))
         if kind not in KINDS:
-            raise DataError(f"knob {name!r}: dead_when kind {kind!r} is not one of {', '.join(KINDS)}",
-                            file=str(path), line=line)  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: dead_when kind {kind!r} is not one of {', '.join(KINDS)}",
+                file=str(path),
+                line=line,
+            )
         for need in ("why", "source"):
             if not item.get(need):
-                raise DataError(f"knob {name!r}: a dead_when entry needs '{need}:'", file=str(path), line=line,
-                                suggestion="say why the value is dead and where that is documented")  # fmt: skip
-        context = {str(k): tuple(_canon(x) for x in (v if isinstance(v, list) else [v]))
-                   for k, v in (item.get("context") or {}).items()}  # fmt: skip
+                raise DataError(
+                    f"knob {name!r}: a dead_when entry needs '{need}:'",
+                    file=str(path),
+                    line=line,
+                    suggestion="say why the value is dead and where that is documented",
+                )
+        context = {
+            str(k): tuple(_canon(x) for x in (v if isinstance(v, list) else [v]))
+            for k, v in (item.get("context") or {}).items()
+        }
         unknown = [k for k in context if k not in FACTS]
         if unknown:
-            raise DataError(f"knob {name!r}: dead_when fact {unknown[0]!r} is unknown", file=str(path), line=line,
-                            suggestion=f"known facts: {', '.join(FACTS)}")  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: dead_when fact {unknown[0]!r} is unknown",
+                file=str(path),
+                line=line,
+                suggestion=f"known facts: {', '.join(FACTS)}",
+            )
         formula = item.get("formula")
         if formula is not None and formula not in FORMULAS:
-            raise DataError(f"knob {name!r}: dead_when formula {formula!r} is unknown", file=str(path), line=line,
-                            suggestion=f"known: {', '.join(FORMULAS)}")  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: dead_when formula {formula!r} is unknown",
+                file=str(path),
+                line=line,
+                suggestion=f"known: {', '.join(FORMULAS)}",
+            )
         if "knob" in item and "is" not in item:
-            raise DataError(f"knob {name!r}: dead_when names a knob but no 'is:' values", file=str(path), line=line)
+            raise DataError(
+                f"knob {name!r}: dead_when names a knob but no 'is:' values", file=str(path), line=line
+            )
         is_ = item.get("is")
         value_in = item.get("value_in")
-        out.append(DeadWhen(
-            kind=kind, why=" ".join(str(item["why"]).split()), source=str(item["source"]),
-            knob=str(item["knob"]) if item.get("knob") else None,
-            is_=tuple(_canon(x) for x in (is_ if isinstance(is_, list) else [is_])) if is_ is not None else (),
-            context=context,
-            value_in=tuple(_canon(x) for x in (value_in if isinstance(value_in, list) else [value_in]))
-            if value_in is not None else (),
-            below=float(item["below"]) if item.get("below") is not None else None, formula=formula,
-        ))  # fmt: skip
+        out.append(
+            DeadWhen(
+                kind=kind,
+                why=" ".join(str(item["why"]).split()),
+                source=str(item["source"]),
+                knob=str(item["knob"]) if item.get("knob") else None,
+                is_=tuple(_canon(x) for x in (is_ if isinstance(is_, list) else [is_]))
+                if is_ is not None
+                else (),
+                context=context,
+                value_in=tuple(_canon(x) for x in (value_in if isinstance(value_in, list) else [value_in]))
+                if value_in is not None
+                else (),
+                below=float(item["below"]) if item.get("below") is not None else None,
+                formula=formula,
+            )
+        )
     return tuple(out)
 
 
@@ -180,8 +215,9 @@ class Dead:
         return f"{self.why} (dead because {self.condition}; source: {self.source})"
 
 
-def dead_reason(rules: tuple[DeadWhen, ...], value: Any, effective: Callable[[str], Any],
-                facts: Mapping[str, Any]) -> Dead | None:  # fmt: skip
+def dead_reason(
+    rules: tuple[DeadWhen, ...], value: Any, effective: Callable[[str], Any], facts: Mapping[str, Any]
+) -> Dead | None:
     """The first rule that makes `value` dead, or None."""
     for rule in rules:
         if rule.holds(value, effective, facts):

@@ -87,7 +87,9 @@ class Knob:
     seeds: tuple[str, ...] = ()  # seed documents (file stem prefix, e.g. "000") that set or name it
     unsafe_values: tuple[ValueRule, ...] = ()  # values that are risky although the knob itself is not
     removed_values: tuple[ValueRule, ...] = ()  # values that stopped working (e.g. civetweb, cfq)
-    dead_when: tuple[DeadWhen, ...] = ()  # conditions under which a set value changes nothing (catalog/deps.py)
+    dead_when: tuple[
+        DeadWhen, ...
+    ] = ()  # conditions under which a set value changes nothing (catalog/deps.py)
     source_file: str = ""
     source_line: int | None = None
 

@@ -65,8 +65,12 @@ def _before(order: tuple[str, ...], release: str, boundary: str | None) -> bool:
     return boundary in order and release in order and order.index(release) < order.index(boundary)  # type: ignore[arg-type]
 
 
-def knob_status(knob: Knob, release: str | None, objectstore: str | None = None,
-                objectstores: dict[str, str | None] | None = None) -> Status:  # fmt: skip
+def knob_status(
+    knob: Knob,
+    release: str | None,
+    objectstore: str | None = None,
+    objectstores: dict[str, str | None] | None = None,
+) -> Status:
     """The knob's status in release (Ceph release, MySQL flavour, or None for kernel-side domains).
 
     objectstore: the object store the OSDs run; objectstores: every store name -> the release it was
@@ -88,12 +92,16 @@ def knob_status(knob: Knob, release: str | None, objectstore: str | None = None,
     return Status("in effect")
 
 
-def component_status(needs: tuple[str, ...], release: str | None, objectstore: str | None,
-                     objectstores: dict[str, str | None]) -> Status:  # fmt: skip
+def component_status(
+    needs: tuple[str, ...], release: str | None, objectstore: str | None, objectstores: dict[str, str | None]
+) -> Status:
     """Status of a setting only `needs` (object stores) read: dead where none of them runs."""
+
     def gone(c: str) -> bool:
         removed = objectstores.get(c)
-        return bool(removed) and release in CEPH_RELEASES and not _before(CEPH_RELEASES, release or "", removed)
+        return (
+            bool(removed) and release in CEPH_RELEASES and not _before(CEPH_RELEASES, release or "", removed)
+        )
 
     alive = [c for c in needs if not gone(c)]
     if not alive:

@@ -41,21 +41,42 @@ def _rules(raw: Any, field: str, name: str, path: Path) -> tuple[ValueRule, ...]
     for item in items:
         wfile, wline = str(path), line_of(item) or line_of(raw, field)
         if not isinstance(item, dict) or "values" not in item:
-            raise DataError(f"knob {name!r}: each {field} entry needs 'values:'", file=wfile, line=wline,
-                            suggestion="write e.g. {values: [none], safety: security-risk, note: ...}")  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: each {field} entry needs 'values:'",
+                file=wfile,
+                line=wline,
+                suggestion="write e.g. {values: [none], safety: security-risk, note: ...}",
+            )
         extra = set(item) - _RULE_KEYS
         if extra:
-            raise DataError(f"knob {name!r}: unknown key(s) {sorted(extra)} in {field}", file=wfile, line=wline,
-                            suggestion=f"allowed: {', '.join(sorted(_RULE_KEYS))}")  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: unknown key(s) {sorted(extra)} in {field}",
+                file=wfile,
+                line=wline,
+                suggestion=f"allowed: {', '.join(sorted(_RULE_KEYS))}",
+            )
         safety = str(item.get("safety", "safe"))
         if safety not in SAFETY:
-            raise DataError(f"knob {name!r}: {field} safety {safety!r} is not one of {', '.join(SAFETY)}",
-                            file=wfile, line=wline)  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: {field} safety {safety!r} is not one of {', '.join(SAFETY)}",
+                file=wfile,
+                line=wline,
+            )
         if field == "unsafe_values" and safety == "safe":
-            raise DataError(f"knob {name!r}: an unsafe_values entry needs a safety class", file=wfile, line=wline,
-                            suggestion="add safety: durability-risk | integrity-risk | security-risk")  # fmt: skip
-        rules.append(ValueRule(values=_tuple(item["values"]), safety=safety, note=item.get("note"),
-                               removed=item.get("removed")))  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: an unsafe_values entry needs a safety class",
+                file=wfile,
+                line=wline,
+                suggestion="add safety: durability-risk | integrity-risk | security-risk",
+            )
+        rules.append(
+            ValueRule(
+                values=_tuple(item["values"]),
+                safety=safety,
+                note=item.get("note"),
+                removed=item.get("removed"),
+            )
+        )
     return tuple(rules)
 
 
@@ -66,18 +87,29 @@ def _knob(raw: Any, path: Path) -> Knob:
     name = raw.get("name", "?")
     for key in _REQUIRED:
         if key not in raw:
-            raise DataError(f"knob {name!r} lacks required field {key!r}", file=str(path), line=line,
-                            suggestion=f"add '{key}:' to the knob")  # fmt: skip
+            raise DataError(
+                f"knob {name!r} lacks required field {key!r}",
+                file=str(path),
+                line=line,
+                suggestion=f"add '{key}:' to the knob",
+            )
     for key in raw:
         if key not in _KNOWN:
             close = difflib.get_close_matches(str(key), sorted(_KNOWN), n=1)
-            raise DataError(f"knob {name!r} has unknown field {key!r}", file=str(path), line=line_of(raw, key),
-                            suggestion=f"did you mean {close[0]!r}?" if close else "remove it")  # fmt: skip
+            raise DataError(
+                f"knob {name!r} has unknown field {key!r}",
+                file=str(path),
+                line=line_of(raw, key),
+                suggestion=f"did you mean {close[0]!r}?" if close else "remove it",
+            )
 
     def check(field: str, value: Any, allowed: tuple[str, ...]) -> None:
         if value not in allowed:
-            raise DataError(f"knob {name!r}: {field} {value!r} is not one of {', '.join(allowed)}",
-                            file=str(path), line=line_of(raw, field))  # fmt: skip
+            raise DataError(
+                f"knob {name!r}: {field} {value!r} is not one of {', '.join(allowed)}",
+                file=str(path),
+                line=line_of(raw, field),
+            )
 
     check("domain", raw["domain"], DOMAINS)
     check("type", raw["type"], TYPES)
@@ -91,20 +123,38 @@ def _knob(raw: Any, path: Path) -> Knob:
     default = raw.get("default")
     defaults = {str(k): v for k, v in default.items()} if isinstance(default, dict) else {"*": default}
     return Knob(
-        name=str(raw["name"]), domain=str(raw["domain"]), location=location, type=str(raw["type"]),
-        rationale=str(raw["rationale"]).strip(), unit=raw.get("unit"), default=defaults,
-        min=raw.get("min"), max=raw.get("max"), enum=_tuple(raw.get("enum")), added=raw.get("added"),
-        removed=raw.get("removed"), renamed_to=raw.get("renamed_to"), misspelling_of=raw.get("misspelling_of"),
-        effect=str(raw.get("effect", "runtime")), safety=str(raw.get("safety", "safe")),
-        safety_note=raw.get("safety_note"), level=raw.get("level"), applies_to=_tuple(raw.get("applies_to")),
-        evidence=_tuple(raw.get("evidence")), present_in=_tuple(raw.get("present_in")),
+        name=str(raw["name"]),
+        domain=str(raw["domain"]),
+        location=location,
+        type=str(raw["type"]),
+        rationale=str(raw["rationale"]).strip(),
+        unit=raw.get("unit"),
+        default=defaults,
+        min=raw.get("min"),
+        max=raw.get("max"),
+        enum=_tuple(raw.get("enum")),
+        added=raw.get("added"),
+        removed=raw.get("removed"),
+        renamed_to=raw.get("renamed_to"),
+        misspelling_of=raw.get("misspelling_of"),
+        effect=str(raw.get("effect", "runtime")),
+        safety=str(raw.get("safety", "safe")),
+        safety_note=raw.get("safety_note"),
+        level=raw.get("level"),
+        applies_to=_tuple(raw.get("applies_to")),
+        evidence=_tuple(raw.get("evidence")),
+        present_in=_tuple(raw.get("present_in")),
         when_absent={str(k): str(v) for k, v in (raw.get("when_absent") or {}).items()},
-        inferred=_tuple(raw.get("inferred")), flags=_tuple(raw.get("flags")),
-        aliases=_tuple(raw.get("aliases")), seeds=_tuple(raw.get("seeds")),
+        inferred=_tuple(raw.get("inferred")),
+        flags=_tuple(raw.get("flags")),
+        aliases=_tuple(raw.get("aliases")),
+        seeds=_tuple(raw.get("seeds")),
         unsafe_values=_rules(raw, "unsafe_values", name, path),
-        removed_values=_rules(raw, "removed_values", name, path), source_file=str(path), source_line=line,
+        removed_values=_rules(raw, "removed_values", name, path),
+        source_file=str(path),
+        source_line=line,
         dead_when=deps.parse(raw.get("dead_when"), str(name), path, line),
-    )  # fmt: skip
+    )
 
 
 Entry = tuple[Any, Path]  # a knob's mapping as loaded and its file
@@ -123,9 +173,13 @@ class Catalog:
             key = (k.domain, k.name)
             first = self._by_key.get(key)
             if isinstance(first, Knob):
-                raise DataError(f"knob {k.name!r} ({k.domain}) is defined twice (first at "
-                                f"{first.source_file}:{first.source_line})", file=k.source_file,
-                                line=k.source_line, suggestion="merge the two entries")  # fmt: skip
+                raise DataError(
+                    f"knob {k.name!r} ({k.domain}) is defined twice (first at "
+                    f"{first.source_file}:{first.source_line})",
+                    file=k.source_file,
+                    line=k.source_line,
+                    suggestion="merge the two entries",
+                )
             self._by_key[key] = k
         self._alias: dict[tuple[str, str], tuple[str, str]] = {}
         for k in knobs:
@@ -233,23 +287,42 @@ def _check_refs(catalog: Catalog) -> None:
         if k.domain in ("ceph", "mysql"):
             for field, value in (("added", k.added), ("removed", k.removed)):
                 if value is not None and value not in order:
-                    raise DataError(f"knob {k.name!r}: {field} {value!r} is not a known release",
-                                    suggestion=f"use one of {', '.join(order)}", file=wfile, line=wline)  # fmt: skip
+                    raise DataError(
+                        f"knob {k.name!r}: {field} {value!r} is not a known release",
+                        suggestion=f"use one of {', '.join(order)}",
+                        file=wfile,
+                        line=wline,
+                    )
             for r in (*k.present_in, *k.inferred, *(d for d in k.default if d != "*")):
                 if r not in order:
-                    raise DataError(f"knob {k.name!r}: {r!r} is not a known release/flavour",
-                                    suggestion=f"use one of {', '.join(order)}", file=wfile, line=wline)  # fmt: skip
+                    raise DataError(
+                        f"knob {k.name!r}: {r!r} is not a known release/flavour",
+                        suggestion=f"use one of {', '.join(order)}",
+                        file=wfile,
+                        line=wline,
+                    )
         elif k.removed is not None and not k.removed.startswith("linux-"):
-            raise DataError(f"knob {k.name!r}: removed {k.removed!r} should name a kernel, e.g. linux-4.12",
-                            file=wfile, line=wline)  # fmt: skip
+            raise DataError(
+                f"knob {k.name!r}: removed {k.removed!r} should name a kernel, e.g. linux-4.12",
+                file=wfile,
+                line=wline,
+            )
         for rule in k.dead_when:
             if rule.knob is not None and catalog.get(rule.knob, k.domain) is None:
-                raise DataError(f"knob {k.name!r}: dead_when names {rule.knob!r}, which is not in the catalog",
-                                suggestion="catalogue that knob too", file=wfile, line=wline)  # fmt: skip
+                raise DataError(
+                    f"knob {k.name!r}: dead_when names {rule.knob!r}, which is not in the catalog",
+                    suggestion="catalogue that knob too",
+                    file=wfile,
+                    line=wline,
+                )
         for field, target in (("misspelling_of", k.misspelling_of), ("renamed_to", k.renamed_to)):
             if target is not None and catalog.get(target, k.domain) is None:
-                raise DataError(f"knob {k.name!r}: {field} {target!r} is not in the catalog",
-                                suggestion="catalogue the target knob too", file=wfile, line=wline)  # fmt: skip
+                raise DataError(
+                    f"knob {k.name!r}: {field} {target!r} is not in the catalog",
+                    suggestion="catalogue the target knob too",
+                    file=wfile,
+                    line=wline,
+                )
 
 
 def _has(k: Knob | Entry, field: str) -> bool:

@@ -73,7 +73,10 @@ def values(path: str) -> tuple[str, ...]:
 def fields(record: str = "knob") -> dict[str, str]:
     """Field -> meaning of a record, in schema order."""
     props = _object(record)["properties"]
-    return {name: str(node.get("description") or _resolve(node).get("description", "")) for name, node in props.items()}
+    return {
+        name: str(node.get("description") or _resolve(node).get("description", ""))
+        for name, node in props.items()
+    }
 
 
 def required(record: str = "knob") -> tuple[str, ...]:

@@ -29,7 +29,9 @@ from flashtune.releases import (
 def _ec(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text)
     if not m or int(m.group(1)) < 2 or int(m.group(2)) < 1:
-        raise UsageError(f"--ec {text!r} is not K+M", suggestion="e.g. --ec 8+2 (k data chunks + m coding chunks)")
+        raise UsageError(
+            f"--ec {text!r} is not K+M", suggestion="e.g. --ec 8+2 (k data chunks + m coding chunks)"
+        )
     return int(m.group(1)), int(m.group(2))
 
 
@@ -42,56 +44,120 @@ def build_parser() -> Parser:
     p = Parser(prog="compile-config", description=__doc__)
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
-    hw.add_argument("--hardware", type=path_arg, metavar="FILE.yaml", action="append",
-                    help="your own hardware file; several (each with hosts:) make a fleet plan")
-    hw.add_argument("--fleet", type=path_arg, metavar="FLEET.yaml",
-                    help="host groups (name, tier or hardware, hosts) compiled into one central-config plan")
+    hw.add_argument(
+        "--hardware",
+        type=path_arg,
+        metavar="FILE.yaml",
+        action="append",
+        help="your own hardware file; several (each with hosts:) make a fleet plan",
+    )
+    hw.add_argument(
+        "--fleet",
+        type=path_arg,
+        metavar="FLEET.yaml",
+        help="host groups (name, tier or hardware, hosts) compiled into one central-config plan",
+    )
     p.add_argument("--workload", required=True, choices=WORKLOADS)
-    p.add_argument("--ceph-release", default=DEFAULT_CEPH_RELEASE, choices=SUPPORTED_CEPH_RELEASES,
-                   help=f"target Ceph release (default {DEFAULT_CEPH_RELEASE}; jewel = the 2017 legacy setup)")
-    p.add_argument("--mysql", dest="mysql_flavour", default=DEFAULT_MYSQL_FLAVOUR, choices=MYSQL_FLAVOURS,
-                   help="database flavour/version for my.cnf (mysql workload)")
+    p.add_argument(
+        "--ceph-release",
+        default=DEFAULT_CEPH_RELEASE,
+        choices=SUPPORTED_CEPH_RELEASES,
+        help=f"target Ceph release (default {DEFAULT_CEPH_RELEASE}; jewel = the 2017 legacy setup)",
+    )
+    p.add_argument(
+        "--mysql",
+        dest="mysql_flavour",
+        default=DEFAULT_MYSQL_FLAVOUR,
+        choices=MYSQL_FLAVOURS,
+        help="database flavour/version for my.cnf (mysql workload)",
+    )
     # --nodes/--clients/--db-ram-gib override hardware-file fields: the same bounds as the file's
-    p.add_argument("--nodes", type=bounded_int(1, int(LIMITS["nodes"])),
-                   help="OSD nodes in the cluster (default: the tier's)")
-    p.add_argument("--clients", type=bounded_int(1, int(LIMITS["clients"])),
-                   help="client (load generator / database) nodes (default: the tier's)")
+    p.add_argument(
+        "--nodes",
+        type=bounded_int(1, int(LIMITS["nodes"])),
+        help="OSD nodes in the cluster (default: the tier's)",
+    )
+    p.add_argument(
+        "--clients",
+        type=bounded_int(1, int(LIMITS["clients"])),
+        help="client (load generator / database) nodes (default: the tier's)",
+    )
     prot = p.add_mutually_exclusive_group()
-    prot.add_argument("--replication", type=bounded_int(1, 10), metavar="N",
-                      help="replicated pools of size N (default 3; 2 needs --allow-unsafe, see the error)")
+    prot.add_argument(
+        "--replication",
+        type=bounded_int(1, 10),
+        metavar="N",
+        help="replicated pools of size N (default 3; 2 needs --allow-unsafe, see the error)",
+    )
     prot.add_argument("--ec", metavar="K+M", help="erasure-coded data pools, e.g. 8+2")
-    p.add_argument("--db-ram-gib", type=bounded_float(1, LIMITS["client_ram_gib"]), metavar="GIB",
-                   help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
-                   "client_ram_gib)")
-    p.add_argument("--db-bind-address", metavar="ADDR", default="127.0.0.1",
-                   help="address(es) the database listens on, comma-separated (default 127.0.0.1: loopback only)")
-    p.add_argument("--osds-per-device", type=bounded_int(1, 16), metavar="N",
-                   help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)")
+    p.add_argument(
+        "--db-ram-gib",
+        type=bounded_float(1, LIMITS["client_ram_gib"]),
+        metavar="GIB",
+        help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
+        "client_ram_gib)",
+    )
+    p.add_argument(
+        "--db-bind-address",
+        metavar="ADDR",
+        default="127.0.0.1",
+        help="address(es) the database listens on, comma-separated (default 127.0.0.1: loopback only)",
+    )
+    p.add_argument(
+        "--osds-per-device",
+        type=bounded_int(1, 16),
+        metavar="N",
+        help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)",
+    )
     p.add_argument("--encrypted", action="store_true", help="cephadm/Rook OSDs on dm-crypt (default: not)")
-    p.add_argument("--against", type=path_arg, metavar="FILE",
-                   help="plan against a live cluster: `ceph config dump --format json` output or a ceph.conf; "
-                        "writes plan.txt and ceph-config-delta.sh (nothing is applied)")
-    p.add_argument("--out", type=path_arg, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)")
+    p.add_argument(
+        "--against",
+        type=path_arg,
+        metavar="FILE",
+        help="plan against a live cluster: `ceph config dump --format json` output or a ceph.conf; "
+        "writes plan.txt and ceph-config-delta.sh (nothing is applied)",
+    )
+    p.add_argument(
+        "--out", type=path_arg, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)"
+    )
     p.add_argument("--force", action="store_true", help="replace an earlier output folder (as a whole)")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
     p.add_argument("--format", choices=("text", "json"), default="text", help="what to print (default text)")
-    p.add_argument("--allow-unsafe", action="append", default=[], metavar="KNOB",
-                   help="emit this data-unsafe or insecure knob anyway (repeatable)")  # fmt: skip
-    return p  # fmt: skip
+    p.add_argument(
+        "--allow-unsafe",
+        action="append",
+        default=[],
+        metavar="KNOB",
+        help="emit this data-unsafe or insecure knob anyway (repeatable)",
+    )
+    return p
 
 
 def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     from flashtune.compile import fleet
 
     groups = fleet.load_fleet(args.fleet) if args.fleet else fleet.groups_from_hardware(args.hardware)
-    f = fleet.compile_fleet(groups, args.workload, args.ceph_release, mysql_flavour=args.mysql_flavour,
-                            allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
-                            replication=args.replication, ec=_ec(args.ec) if args.ec else None,
-                            db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device,
-                            encrypted=args.encrypted)
+    f = fleet.compile_fleet(
+        groups,
+        args.workload,
+        args.ceph_release,
+        mysql_flavour=args.mysql_flavour,
+        allow_unsafe=frozenset(args.allow_unsafe),
+        nodes=args.nodes,
+        clients=args.clients,
+        replication=args.replication,
+        ec=_ec(args.ec) if args.ec else None,
+        db_ram_gib=args.db_ram_gib,
+        osds_per_device=args.osds_per_device,
+        encrypted=args.encrypted,
+    )
     label = args.fleet.stem if args.fleet else "fleet"
-    inputs = {"fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
-              "workload": args.workload, "ceph_release": args.ceph_release, "hosts": f.hosts}
+    inputs = {
+        "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
+        "workload": args.workload,
+        "ceph_release": args.ceph_release,
+        "hosts": f.hosts,
+    }
     files = fleet.outputs(f, inputs, encrypted=args.encrypted)
     report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
     return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
@@ -106,14 +172,26 @@ def run(argv: Sequence[str] | None = None) -> int:
         files, report, fleet_out = _fleet(args)
         return _write(args, files, report, fleet_out, None)
     args.hardware = args.hardware[0] if args.hardware else None
-    req = CompileRequest(workload=args.workload, tier=args.tier or "iops", hardware_file=args.hardware,
-                         ceph_release=args.ceph_release, mysql_flavour=args.mysql_flavour,
-                         allow_unsafe=frozenset(args.allow_unsafe), nodes=args.nodes, clients=args.clients,
-                         replication=args.replication, ec=_ec(args.ec) if args.ec else None,
-                         db_ram_gib=args.db_ram_gib, osds_per_device=args.osds_per_device,
-                         encrypted=args.encrypted, db_bind_address=args.db_bind_address)
+    req = CompileRequest(
+        workload=args.workload,
+        tier=args.tier or "iops",
+        hardware_file=args.hardware,
+        ceph_release=args.ceph_release,
+        mysql_flavour=args.mysql_flavour,
+        allow_unsafe=frozenset(args.allow_unsafe),
+        nodes=args.nodes,
+        clients=args.clients,
+        replication=args.replication,
+        ec=_ec(args.ec) if args.ec else None,
+        db_ram_gib=args.db_ram_gib,
+        osds_per_device=args.osds_per_device,
+        encrypted=args.encrypted,
+        db_bind_address=args.db_bind_address,
+    )
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
-        raise UsageError(f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64")
+        raise UsageError(
+            f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64"
+        )
     if args.against is not None and req.ceph_release == "jewel":
         raise UsageError(
             "--against plans for the monitors' config database, which Jewel did not have",
@@ -128,11 +206,22 @@ def run(argv: Sequence[str] | None = None) -> int:
     return _write(args, bundle.files, report, out, bundle.files.get("manifest.json"))
 
 
-def _write(args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None) -> int:
+def _write(
+    args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None
+) -> int:
     written = [str(p) for p in write_folder(out, files, force=args.force)]
     if args.format == "json":
-        print(json.dumps({"out": str(out), "files": written, "manifest": json.loads(manifest) if manifest else None,
-                          "plan": report or None}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "out": str(out),
+                    "files": written,
+                    "manifest": json.loads(manifest) if manifest else None,
+                    "plan": report or None,
+                },
+                indent=1,
+            )
+        )
     else:
         print("\n".join(written))
         if report:
@@ -156,8 +245,10 @@ def _plan_files(files: dict[str, str], config: CentralConfig, path: Path, inputs
     p = plan.diff(config, plan.read_live(path), str(path))
     files["plan.txt"] = plan.render(p)
     files["ceph-config-delta.sh"] = cephcentral.script(
-        plan.delta_commands(p), {**inputs, "against": str(path)},
-        f"Only what differs from {path.name}: run it to reach the compiled state.")
+        plan.delta_commands(p),
+        {**inputs, "against": str(path)},
+        f"Only what differs from {path.name}: run it to reach the compiled state.",
+    )
     return files["plan.txt"]
 
 

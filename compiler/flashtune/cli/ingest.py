@@ -49,8 +49,10 @@ def _need_extra() -> None:
 
     missing = [m for m in ("pandas", "numpy") if importlib.util.find_spec(m) is None]
     if missing:
-        raise UsageError(f"flashtune ingest needs {' and '.join(missing)}, which are not installed",
-                         suggestion="pip install 'flashtune[ingest]'")
+        raise UsageError(
+            f"flashtune ingest needs {' and '.join(missing)}, which are not installed",
+            suggestion="pip install 'flashtune[ingest]'",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     from flashtune.fileio import check_input_tree
 
     _need_extra()
-    for f in args.files:  # before any parsing: a FIFO or a device (even inside a folder) would block or never end
+    for (
+        f
+    ) in args.files:  # before any parsing: a FIFO or a device (even inside a folder) would block or never end
         check_input_tree(f)
     from flashtune.ingest import collect
 

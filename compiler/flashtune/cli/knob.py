@@ -14,8 +14,11 @@ from flashtune.errors import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("knob", help="show what the catalog knows about a knob (type, defaults, safety, ...)",
-                       description=__doc__)  # fmt: skip
+    p = sub.add_parser(
+        "knob",
+        help="show what the catalog knows about a knob (type, defaults, safety, ...)",
+        description=__doc__,
+    )
     p.add_argument("name", metavar="NAME", help="knob name as written in ceph.conf, my.cnf, sysctl.conf, ...")
     p.add_argument("--domain", choices=DOMAINS, help="look only in this domain")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -35,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
     knob = catalog.resolve(args.name, args.domain)
     if knob is None:
         close = catalog.suggest(args.name, args.domain)
-        hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else (
-            "no similar name; run 'flashtune knob --help'")  # fmt: skip
+        hint = (
+            f"did you mean {' or '.join(repr(c) for c in close)}?"
+            if close
+            else ("no similar name; run 'flashtune knob --help'")
+        )
         raise UsageError(f"no knob named {args.name!r} in the catalog", suggestion=hint)
     rows = _evidence(knob)
     if args.format == "json":

@@ -43,13 +43,23 @@ def build_parser() -> Parser:
     )
     p.add_argument("--failure-domains", type=int, metavar="N", help="hosts (or racks) for the EC width check")
     # facts the catalog's dependency rules (FT401/FT402) need but a file cannot tell
-    p.add_argument("--tuned-profile", metavar="NAME", help="tuned profile the hosts run (or include), e.g. "
-                   "latency-performance: reports sysctl lines it already sets")
+    p.add_argument(
+        "--tuned-profile",
+        metavar="NAME",
+        help="tuned profile the hosts run (or include), e.g. "
+        "latency-performance: reports sysctl lines it already sets",
+    )
     p.add_argument("--sockets", type=int, metavar="N", help="CPU sockets (NUMA nodes) per host")
-    p.add_argument("--kernel-clients", action="store_true",
-                   help="clients use the kernel RBD/CephFS drivers, which ignore ceph.conf [client] settings")
-    p.add_argument("--existing-cluster", action="store_true",
-                   help="the file is for a running cluster: report options only read when pools are created")
+    p.add_argument(
+        "--kernel-clients",
+        action="store_true",
+        help="clients use the kernel RBD/CephFS drivers, which ignore ceph.conf [client] settings",
+    )
+    p.add_argument(
+        "--existing-cluster",
+        action="store_true",
+        help="the file is for a running cluster: report options only read when pools are created",
+    )
     return p
 
 
@@ -94,9 +104,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         context["ram_bytes"] = int(args.ram * (1 << 30))
     if args.failure_domains:
         context["failure_domains"] = args.failure_domains
-    facts = {"tuned_include": args.tuned_profile, "sockets": args.sockets,
-             "ceph_clients": "kernel" if args.kernel_clients else None,
-             "cluster": "existing" if args.existing_cluster else None}
+    facts = {
+        "tuned_include": args.tuned_profile,
+        "sockets": args.sockets,
+        "ceph_clients": "kernel" if args.kernel_clients else None,
+        "cluster": "existing" if args.existing_cluster else None,
+    }
     context.update({k: v for k, v in facts.items() if v is not None})
     findings = lint_paths(
         args.files,

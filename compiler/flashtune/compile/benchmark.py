@@ -16,9 +16,14 @@ from typing import Any
 
 from flashtune.model import Derived
 
-_SHORT: dict[str, Callable[[Any], str]] = {"op_size": lambda v: f"{int(v) // 1024}k", "rwmixread": lambda v: f"read{v}",
-          "size": lambda v: f"obj{v}", "clients": lambda v: f"clients{v}", "numjobs": lambda v: f"jobs{v}",
-          "mode": str}  # fmt: skip
+_SHORT: dict[str, Callable[[Any], str]] = {
+    "op_size": lambda v: f"{int(v) // 1024}k",
+    "rwmixread": lambda v: f"read{v}",
+    "size": lambda v: f"obj{v}",
+    "clients": lambda v: f"clients{v}",
+    "numjobs": lambda v: f"jobs{v}",
+    "mode": str,
+}
 
 
 def case_name(case: dict[str, Any]) -> str:
@@ -37,9 +42,12 @@ def vol_size_mb(ctx: dict[str, Any], volumes_per_client: int) -> Derived:
     cache = ctx["osds"] * ctx["osd_memory_target"]
     per = 2 * cache / (ctx["clients"] * volumes_per_client)
     gib = max(10, math.ceil(per / (1 << 30)))
-    return Derived(gib * 1024, f"2 x cluster cache ({ctx['osds']} OSDs x {ctx['osd_memory_target'] / (1 << 30):.2f} GiB) "
-                   f"/ ({ctx['clients']} clients x {volumes_per_client} volumes) = {gib} GiB per volume",
-                   {"osds": ctx["osds"], "clients": ctx["clients"]})  # fmt: skip
+    return Derived(
+        gib * 1024,
+        f"2 x cluster cache ({ctx['osds']} OSDs x {ctx['osd_memory_target'] / (1 << 30):.2f} GiB) "
+        f"/ ({ctx['clients']} clients x {volumes_per_client} volumes) = {gib} GiB per volume",
+        {"osds": ctx["osds"], "clients": ctx["clients"]},
+    )
 
 
 def _hosts(prefix: str, n: int) -> list[str]:
@@ -50,11 +58,16 @@ def cluster_section(ctx: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any
     """The `cluster:` block: placeholder host names (replace with yours) and the existing cluster; the
     profiles' `cbt.yaml: cluster:` values (user, iterations) come in through `extra`."""
     cluster: dict[str, Any] = {
-        "head": "client01", "clients": _hosts("client", ctx["clients"]),
-        "osds": _hosts("osd", ctx["nodes"]), "mons": {"mon01": {"a": "mon01:6789"}},
-        "osds_per_node": ctx["osds_per_node"], "use_existing": True, "clusterid": "ceph",
-        "conf_file": "/etc/ceph/ceph.conf", "tmp_dir": "/tmp/cbt",
-    }  # fmt: skip
+        "head": "client01",
+        "clients": _hosts("client", ctx["clients"]),
+        "osds": _hosts("osd", ctx["nodes"]),
+        "mons": {"mon01": {"a": "mon01:6789"}},
+        "osds_per_node": ctx["osds_per_node"],
+        "use_existing": True,
+        "clusterid": "ceph",
+        "conf_file": "/etc/ceph/ceph.conf",
+        "tmp_dir": "/tmp/cbt",
+    }
     cluster.update(extra)
     return cluster
 
@@ -69,14 +82,19 @@ def pool_profiles(ctx: dict[str, Any]) -> dict[str, Any]:
         k, m = ec.value.k, ec.value.m
         name = f"ec{k}{m}"
         out["erasure_profiles"] = {name: {"erasure_k": k, "erasure_m": m}}
-        profiles["rbd-ec-data"] = {"pg_size": ctx["pg_num_ec"], "pgp_size": ctx["pg_num_ec"],
-                                   "replication": "erasure", "erasure_profile": name,
-                                   "ec_overwrites": True}  # fmt: skip
+        profiles["rbd-ec-data"] = {
+            "pg_size": ctx["pg_num_ec"],
+            "pgp_size": ctx["pg_num_ec"],
+            "replication": "erasure",
+            "erasure_profile": name,
+            "ec_overwrites": True,
+        }
     return out
 
 
-def documents(plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any]
-              ) -> tuple[dict[str, dict[str, Any]], list[str], dict[str, Derived]]:  # fmt: skip
+def documents(
+    plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], list[str], dict[str, Derived]]:
     """file name -> CBT document, the case names, and the derived values used (for the manifest)."""
     module = str(plan["module"])
     settings = dict(plan.get("settings") or {})
@@ -126,9 +144,16 @@ def documents(plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str
 def _endpoints(module: str, ctx: dict[str, Any]) -> dict[str, Any]:
     if module == "hsbench":
         # CBT knows no RGW URL or S3 user on an existing cluster: both must be given (placeholders here)
-        return {"s3": {"driver": "s3", "endpoints_per_client": 1, "access_key": "REPLACE-WITH-ACCESS-KEY",
-                       "secret_key": "REPLACE-WITH-SECRET-KEY", "user": "cbt",
-                       "urls": ["http://rgw01:8080"]}}  # fmt: skip
+        return {
+            "s3": {
+                "driver": "s3",
+                "endpoints_per_client": 1,
+                "access_key": "REPLACE-WITH-ACCESS-KEY",
+                "secret_key": "REPLACE-WITH-SECRET-KEY",
+                "user": "cbt",
+                "urls": ["http://rgw01:8080"],
+            }
+        }
     # the kernel client, which HPC sites mount scratch with (ceph-fuse would measure a different client); it
     # reads no ceph.conf [client] settings, which is why the scratch profile sets none
     return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1}}

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from flashtune.model import Setting
 
 
-
 def catalog_name(file: str, key: str) -> str:
     """udev writes sysfs attributes as queue/<name>; the catalog names the attribute itself."""
     return key.removeprefix("queue/") if file == "udev.rules" else key
@@ -26,8 +25,10 @@ def catalog_name(file: str, key: str) -> str:
 def facts(bundle: Any) -> dict[str, Any]:
     """What the compiler knows about the deployment the files are for."""
     ctx = bundle.shape
-    include = next((s.value for s in bundle.settings if (s.file, s.section, s.key) == ("tuned.conf", "main", "include")),
-                   None)  # fmt: skip
+    include = next(
+        (s.value for s in bundle.settings if (s.file, s.section, s.key) == ("tuned.conf", "main", "include")),
+        None,
+    )
     return {
         # the release's default store, from the catalog's osd_objectstore facts (as lint-config uses)
         "objectstore": load_catalog().default_objectstore(bundle.request.ceph_release) or "bluestore",
@@ -49,8 +50,9 @@ def _knob(catalog: Any, s: Setting) -> Knob | None:
     return k if isinstance(k, Knob) else None
 
 
-def find_dead(settings: list[Setting], catalog: Any, facts_: dict[str, Any],
-              releases: dict[str, str | None]) -> list[tuple[Setting, Dead]]:  # fmt: skip
+def find_dead(
+    settings: list[Setting], catalog: Any, facts_: dict[str, Any], releases: dict[str, str | None]
+) -> list[tuple[Setting, Dead]]:
     """Settings that a catalog dependency makes dead, with the reason; repeated until nothing changes,
     because dropping one value can make another fall back to its default."""
     live = list(settings)
@@ -63,8 +65,9 @@ def find_dead(settings: list[Setting], catalog: Any, facts_: dict[str, Any],
         dropped.append(found)
 
 
-def _first_dead(live: list[Setting], catalog: Any, facts_: dict[str, Any],
-                releases: dict[str, str | None]) -> tuple[Setting, Dead] | None:  # fmt: skip
+def _first_dead(
+    live: list[Setting], catalog: Any, facts_: dict[str, Any], releases: dict[str, str | None]
+) -> tuple[Setting, Dead] | None:
     values = {(s.file, catalog_name(s.file, s.key)): s.value for s in live}
     for s in live:
         knob = _knob(catalog, s)
@@ -93,9 +96,17 @@ def drop_dead(bundle: Any, catalog: Any) -> None:
     gone = {id(s) for s, _ in dead}
     bundle.settings[:] = [s for s in bundle.settings if id(s) not in gone]
     for s, d in dead:
-        bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key, "value": s.value,
-                               "why": f"a no-op here ({d.kind}): {d.why} Dead because {d.condition}.",
-                               "kind": d.kind, "source": d.source})  # fmt: skip
+        bundle.omitted.append(
+            {
+                "file": s.file,
+                "section": s.section,
+                "key": s.key,
+                "value": s.value,
+                "why": f"a no-op here ({d.kind}): {d.why} Dead because {d.condition}.",
+                "kind": d.kind,
+                "source": d.source,
+            }
+        )
 
 
 def unset_omissions(chain: list[Any]) -> list[dict[str, Any]]:
@@ -112,6 +123,12 @@ def unset_omissions(chain: list[Any]) -> list[dict[str, Any]]:
                 for key in keys:
                     if (file, section, key) in before:
                         why = prof.unset_why.get((file, section, key)) or "removed by a later layer"
-                        out.append({"file": file, "section": section, "key": key,
-                                    "why": f"unset by {prof.name}: {why}"})  # fmt: skip
+                        out.append(
+                            {
+                                "file": file,
+                                "section": section,
+                                "key": key,
+                                "why": f"unset by {prof.name}: {why}",
+                            }
+                        )
     return out

@@ -34,7 +34,9 @@ def central_files(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[s
 def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
     hw = bundle.hardware
     label = bundle.request.tier if bundle.request.hardware_file is None else hw.name
-    spec = cephadm.spec(hw, osds_per_data_device(bundle), service_id=f"flashtune-{label}", encrypted=_encrypted(bundle))
+    spec = cephadm.spec(
+        hw, osds_per_data_device(bundle), service_id=f"flashtune-{label}", encrypted=_encrypted(bundle)
+    )
     return cephadm.emit([spec], inputs)
 
 

@@ -30,44 +30,65 @@ def _pow2_nearest(n: float) -> int:
     return lo * 2 if n - lo > lo * 2 - n else lo
 
 
-def osds_per_device(device_type: str, cores: int, devices: int, rules: Mapping[str, Any], *,
-                    requested: int | None = None) -> Derived:
+def osds_per_device(
+    device_type: str, cores: int, devices: int, rules: Mapping[str, Any], *, requested: int | None = None
+) -> Derived:
     """OSDs per data device: the user's --osds-per-device if given (checked against the device type's
     maximum), else one, or `nvme_fast` (two) on NVMe when the node has `cores_per_nvme_osd` cores for each
     of those OSDs (the layout file's sources: the Reef OSDs-per-NVMe study, the 1 TiB/s cluster)."""
     limit = int(rules["max"].get(device_type, 1))
     if requested is not None:
         if not 1 <= requested <= limit:
-            raise UsageError(f"--osds-per-device {requested} is not possible on {device_type} devices "
-                             f"(1..{limit})", suggestion="several OSDs per SATA/SAS drive only contend for "
-                             "it; on NVMe use 1 or 2")
-        return Derived(requested, f"{requested} OSD(s) per {device_type} device (--osds-per-device)",
-                       {"device_type": device_type, "requested": requested})
+            raise UsageError(
+                f"--osds-per-device {requested} is not possible on {device_type} devices (1..{limit})",
+                suggestion="several OSDs per SATA/SAS drive only contend for it; on NVMe use 1 or 2",
+            )
+        return Derived(
+            requested,
+            f"{requested} OSD(s) per {device_type} device (--osds-per-device)",
+            {"device_type": device_type, "requested": requested},
+        )
     per_core = float(rules["cores_per_nvme_osd"])
     fast = int(rules["nvme_fast"])
     inputs = {"device_type": device_type, "cores": cores, "devices": devices}
     if device_type != "nvme":
-        return Derived(1, f"one OSD per {device_type} device: a second OSD would only contend for the drive",
-                       inputs)
+        return Derived(
+            1, f"one OSD per {device_type} device: a second OSD would only contend for the drive", inputs
+        )
     cores_per_device = cores / max(devices, 1)
     if cores_per_device >= fast * per_core:
-        return Derived(fast, f"{fast} OSDs per NVMe device: {cores} cores / {devices} devices = "
-                       f"{cores_per_device:.1f} cores per device, enough for {fast} OSDs at {per_core:g} "
-                       "cores each (very fast drives with cores to spare)", inputs)
-    return Derived(1, f"one OSD per NVMe device: {cores} cores / {devices} devices = {cores_per_device:.1f} "
-                   f"cores per device, below the {fast * per_core:g} that {fast} OSDs of {per_core:g} cores "
-                   "would need (one OSD per NVMe is current guidance since Pacific)", inputs)
+        return Derived(
+            fast,
+            f"{fast} OSDs per NVMe device: {cores} cores / {devices} devices = "
+            f"{cores_per_device:.1f} cores per device, enough for {fast} OSDs at {per_core:g} "
+            "cores each (very fast drives with cores to spare)",
+            inputs,
+        )
+    return Derived(
+        1,
+        f"one OSD per NVMe device: {cores} cores / {devices} devices = {cores_per_device:.1f} "
+        f"cores per device, below the {fast * per_core:g} that {fast} OSDs of {per_core:g} cores "
+        "would need (one OSD per NVMe is current guidance since Pacific)",
+        inputs,
+    )
 
 
-def osd_memory_target(ram_gib: float, osds: int, daemons_gib: Mapping[str, float], os_reserve_gib: float,
-                      rules: Mapping[str, Any]) -> Derived:
+def osd_memory_target(
+    ram_gib: float,
+    osds: int,
+    daemons_gib: Mapping[str, float],
+    os_reserve_gib: float,
+    rules: Mapping[str, Any],
+) -> Derived:
     """osd_memory_target from the node budget: what is left for OSDs under both rules of the layout file
     (cephadm's autotune ratio over the Ceph daemons; the hardware recommendations' headroom over everything),
     split among the node's OSDs, rounded down to 256 MiB. Below the useful floor it refuses (DataError)
     instead of emitting a value the OSD cannot keep."""
     if osds < 1:
-        raise DataError("the hardware has no data devices, so no OSDs to size memory for",
-                        suggestion="list data_devices in the hardware file")
+        raise DataError(
+            "the hardware has no data devices, so no OSDs to size memory for",
+            suggestion="list data_devices in the hardware file",
+        )
     others = sum(daemons_gib.values())
     ratio, headroom = float(rules["autotune_ratio"]), float(rules["headroom"])
     by_autotune = ratio * ram_gib - others
@@ -78,8 +99,15 @@ def osd_memory_target(ram_gib: float, osds: int, daemons_gib: Mapping[str, float
     value = int(max(per, 0) // (256 * MiB)) * 256 * MiB
     floor = float(rules["osd_memory_target_floor_gib"]) * GiB
     listing = ", ".join(f"{n} {g:g}" for n, g in daemons_gib.items()) or "none"
-    inputs = {"ram_gib": ram_gib, "osds_per_node": osds, "daemons_gib": dict(daemons_gib),
-              "os_reserve_gib": os_reserve_gib, "autotune_ratio": ratio, "headroom": headroom, "rule": rule}
+    inputs = {
+        "ram_gib": ram_gib,
+        "osds_per_node": osds,
+        "daemons_gib": dict(daemons_gib),
+        "os_reserve_gib": os_reserve_gib,
+        "autotune_ratio": ratio,
+        "headroom": headroom,
+        "rule": rule,
+    }
     if value < floor:
         raise DataError(
             f"{ram_gib:g} GiB RAM leaves {per / GiB:.2f} GiB per OSD for {osds} OSDs after the other daemons "
@@ -91,10 +119,16 @@ def osd_memory_target(ram_gib: float, osds: int, daemons_gib: Mapping[str, float
     if rule == "autotune":
         how = f"{ratio:g} x {ram_gib:g} GiB RAM (cephadm's autotune ratio) - {others:g} GiB other daemons"
     else:
-        how = (f"{1 - headroom:g} x {ram_gib:g} GiB RAM (20 % headroom) - {others:g} GiB other daemons - "
-               f"{os_reserve_gib:.2f} GiB OS incl. vm.min_free_kbytes")
-    return Derived(value, f"({how}) / {osds} OSDs = {value / GiB:.2f} GiB per OSD, rounded down to 256 MiB; "
-                   f"other daemons on the node: {listing} GiB", inputs)
+        how = (
+            f"{1 - headroom:g} x {ram_gib:g} GiB RAM (20 % headroom) - {others:g} GiB other daemons - "
+            f"{os_reserve_gib:.2f} GiB OS incl. vm.min_free_kbytes"
+        )
+    return Derived(
+        value,
+        f"({how}) / {osds} OSDs = {value / GiB:.2f} GiB per OSD, rounded down to 256 MiB; "
+        f"other daemons on the node: {listing} GiB",
+        inputs,
+    )
 
 
 def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int, max_per_osd: int) -> Derived:
@@ -107,18 +141,24 @@ def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int, max_
     while n > 1 and n * pool_size / osds > max_per_osd:
         n //= 2
         capped = f", halved to stay within {max_per_osd} PG replicas per OSD"
-    return Derived(n, f"{target_per_osd} PGs/OSD x {osds} OSDs x {share:g} of the data / size {pool_size} = "
-                   f"{raw:.0f}, nearest power of two {n}{capped}",
-                   {"osds": osds, "pool_size": pool_size, "share": share})
+    return Derived(
+        n,
+        f"{target_per_osd} PGs/OSD x {osds} OSDs x {share:g} of the data / size {pool_size} = "
+        f"{raw:.0f}, nearest power of two {n}{capped}",
+        {"osds": osds, "pool_size": pool_size, "share": share},
+    )
 
 
 def innodb_buffer_pool_size(ram_gib: float, *, share: float = 0.75) -> Derived:
     """InnoDB buffer pool for a dedicated database host: 75 % of RAM, in 128 MiB chunks (InnoDB's
     innodb_buffer_pool_chunk_size), at least 128 MiB."""
     value = max(1, int(ram_gib * GiB * share // (128 * MiB))) * 128 * MiB
-    return Derived(value, f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in 128 MiB chunks: "
-                   f"{value / GiB:.2f} GiB", {"db_ram_gib": ram_gib},
-                   ("sources/guide-mycnf",))
+    return Derived(
+        value,
+        f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in 128 MiB chunks: {value / GiB:.2f} GiB",
+        {"db_ram_gib": ram_gib},
+        ("sources/guide-mycnf",),
+    )
 
 
 def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
@@ -127,9 +167,12 @@ def socket_buffer_max(nic_gbps: float, *, rtt_ms: float = 1.0) -> Derived:
     so the file never lowers it)."""
     bdp = nic_gbps * 1e9 / 8 * rtt_ms / 1000
     value = max(32 * MiB, 1 << math.ceil(math.log2(4 * bdp)))
-    return Derived(value, f"4 x bandwidth-delay product of {nic_gbps:g} Gbit/s at {rtt_ms:g} ms "
-                   f"({bdp / MiB:.1f} MiB) as a power of two, at least 32 MiB: {value // MiB} MiB",
-                   {"nic_gbps": nic_gbps, "rtt_ms": rtt_ms})
+    return Derived(
+        value,
+        f"4 x bandwidth-delay product of {nic_gbps:g} Gbit/s at {rtt_ms:g} ms "
+        f"({bdp / MiB:.1f} MiB) as a power of two, at least 32 MiB: {value // MiB} MiB",
+        {"nic_gbps": nic_gbps, "rtt_ms": rtt_ms},
+    )
 
 
 def tcp_buffers(nic_gbps: float, default: int) -> Derived:
@@ -137,23 +180,34 @@ def tcp_buffers(nic_gbps: float, default: int) -> Derived:
     16384 write: net/ipv4/tcp.c), the maximum
     from socket_buffer_max so TCP autotuning may grow a socket up to it."""
     mx = socket_buffer_max(nic_gbps)
-    return Derived([4096, default, mx.value], f"min 4 KiB, default {default} B, max {mx.value // MiB} MiB "
-                   f"({mx.reason})", mx.inputs)
+    return Derived(
+        [4096, default, mx.value],
+        f"min 4 KiB, default {default} B, max {mx.value // MiB} MiB ({mx.reason})",
+        mx.inputs,
+    )
 
 
 def netdev_max_backlog(nic_gbps: float) -> Derived:
     """Packets queued per CPU before the stack drops them: 25000 per 10 Gbit/s (the seed's 300000 was for a
     4x10 + 40 GbE node), at least the kernel default 1000."""
     value = max(1000, int(25000 * nic_gbps / 10))
-    return Derived(value, f"25000 packets per 10 Gbit/s of the fastest port ({nic_gbps:g} Gbit/s): {value}",
-                   {"nic_gbps": nic_gbps}, ("sources/guide-sample-sysctl",))
+    return Derived(
+        value,
+        f"25000 packets per 10 Gbit/s of the fastest port ({nic_gbps:g} Gbit/s): {value}",
+        {"nic_gbps": nic_gbps},
+        ("sources/guide-sample-sysctl",),
+    )
 
 
 def rgw_thread_pool_size(cores: int) -> Derived:
     """RGW worker threads: 16 per core, as a power of two between 512 (Ceph's default: never lower it) and 1024."""
     value = min(1024, max(512, _pow2_nearest(16 * cores)))
-    return Derived(value, f"16 threads per core x {cores} cores, power of two within 512 (the default)..1024: {value}",
-                   {"cores": cores}, ("sources/guide-rgw",))
+    return Derived(
+        value,
+        f"16 threads per core x {cores} cores, power of two within 512 (the default)..1024: {value}",
+        {"cores": cores},
+        ("sources/guide-rgw",),
+    )
 
 
 def ec_plugin(release: str, rules: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,8 +218,9 @@ def ec_plugin(release: str, rules: Mapping[str, Any]) -> dict[str, Any]:
     return dict(rules["plugins"][-1])
 
 
-def ec_profile(nodes: int, release: str, rules: Mapping[str, Any], *,
-               requested: tuple[int, int] | None = None) -> Derived:
+def ec_profile(
+    nodes: int, release: str, rules: Mapping[str, Any], *, requested: tuple[int, int] | None = None
+) -> Derived:
     """k+m for host failure domains. Chosen automatically, the first layout of the layout file whose k+m
     leaves `spare_hosts` hosts free (so a failed host's chunks can be rebuilt elsewhere); --ec K+M by hand
     needs k+m hosts and is told when nothing is spare. Plugin and technique follow the release."""
@@ -175,30 +230,50 @@ def ec_profile(nodes: int, release: str, rules: Mapping[str, Any], *,
     if requested is not None:
         k, m = requested
         if k + m > nodes:
-            raise DataError(f"erasure coding {k}+{m} needs at least {k + m} hosts as failure domains, but "
-                            f"--nodes is {nodes}", suggestion="add nodes, choose a smaller k+m, or use --replication")
+            raise DataError(
+                f"erasure coding {k}+{m} needs at least {k + m} hosts as failure domains, but "
+                f"--nodes is {nodes}",
+                suggestion="add nodes, choose a smaller k+m, or use --replication",
+            )
         free = nodes - k - m
-        note = (f"; {free} spare host(s) to rebuild on" if free >= spare else
-                "; WARNING: no spare host, so a failed host's chunks cannot be rebuilt until it returns")
+        note = (
+            f"; {free} spare host(s) to rebuild on"
+            if free >= spare
+            else "; WARNING: no spare host, so a failed host's chunks cannot be rebuilt until it returns"
+        )
     else:
         fits = [(k, m) for k, m in rules["layouts"] if k + m + spare <= nodes]
         if not fits:
             k, m = min(rules["layouts"], key=lambda km: km[0] + km[1])
-            raise DataError(f"erasure coding needs at least {k + m + spare} hosts ({k}+{m} and {spare} spare), "
-                            f"but --nodes is {nodes}", suggestion="add nodes, or use --replication")
+            raise DataError(
+                f"erasure coding needs at least {k + m + spare} hosts ({k}+{m} and {spare} spare), "
+                f"but --nodes is {nodes}",
+                suggestion="add nodes, or use --replication",
+            )
         k, m = fits[0]
         note = f", leaving {nodes - k - m} spare host(s) to rebuild a failed host's chunks on"
-    p = ECProfile(k, m, str(plug["plugin"]), str(plug["technique"]), "host", stripe_unit=ec_stripe_unit(k).value)
-    return Derived(p, f"{k}+{m} on {nodes} hosts{note}; plugin {p.plugin} technique {p.technique} for "
-                   f"{release} ({plug.get('source', '')})", {"nodes": nodes, "release": release}, evidence)
+    p = ECProfile(
+        k, m, str(plug["plugin"]), str(plug["technique"]), "host", stripe_unit=ec_stripe_unit(k).value
+    )
+    return Derived(
+        p,
+        f"{k}+{m} on {nodes} hosts{note}; plugin {p.plugin} technique {p.technique} for "
+        f"{release} ({plug.get('source', '')})",
+        {"nodes": nodes, "release": release},
+        evidence,
+    )
 
 
 def ec_stripe_unit(k: int, *, stripe_width: int = 64 * KiB) -> Derived:
     """Per-chunk stripe unit so a full stripe is 64 KiB (seed 000: 64 KiB instead of 4 KiB cut OSD CPU by
     10 %+), in 4 KiB multiples."""
     unit = max(4 * KiB, (stripe_width // k) // (4 * KiB) * 4 * KiB)
-    return Derived(unit, f"64 KiB full stripe / k={k} = {unit // KiB} KiB per chunk (4 KiB multiples)",
-                   {"k": k}, ("sources/guide-ec",))
+    return Derived(
+        unit,
+        f"64 KiB full stripe / k={k} = {unit // KiB} KiB per chunk (4 KiB multiples)",
+        {"k": k},
+        ("sources/guide-ec",),
+    )
 
 
 def read_ahead_kb(device_type: str, workload: str) -> Derived:
@@ -206,19 +281,29 @@ def read_ahead_kb(device_type: str, workload: str) -> Derived:
     2048 vs 128 KiB), small for random-I/O flash where read-ahead only wastes bandwidth."""
     streaming = workload in ("scratch", "rgw")
     if device_type == "hdd" or streaming:
-        return Derived(2048 if device_type == "hdd" else 1024,
-                       "streaming reads benefit from read-ahead (seed: 128 -> 2048 KiB gave +163 % sequential read)",
-                       {"device_type": device_type, "workload": workload}, ("sources/guide-readahead",))
-    return Derived(128, "random small-block I/O on flash: keep the kernel default 128 KiB",
-                   {"device_type": device_type, "workload": workload})
+        return Derived(
+            2048 if device_type == "hdd" else 1024,
+            "streaming reads benefit from read-ahead (seed: 128 -> 2048 KiB gave +163 % sequential read)",
+            {"device_type": device_type, "workload": workload},
+            ("sources/guide-readahead",),
+        )
+    return Derived(
+        128,
+        "random small-block I/O on flash: keep the kernel default 128 KiB",
+        {"device_type": device_type, "workload": workload},
+    )
 
 
 def io_scheduler(device_type: str) -> Derived:
     """blk-mq scheduler: none for NVMe (its own queues), mq-deadline for SATA SSD and HDD. The seed's cfq
     was removed from Linux in 5.0."""
     value = "none" if device_type == "nvme" else "mq-deadline"
-    return Derived(value, f"{device_type}: {value} (cfq, which the 2017 guide named, is gone since Linux 5.0)",
-                   {"device_type": device_type}, ("sources/guide-kernel",))
+    return Derived(
+        value,
+        f"{device_type}: {value} (cfq, which the 2017 guide named, is gone since Linux 5.0)",
+        {"device_type": device_type},
+        ("sources/guide-kernel",),
+    )
 
 
 # ---- the registry profiles refer to ---------------------------------------------------------------
@@ -228,9 +313,11 @@ def io_scheduler(device_type: str) -> Derived:
 REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "osd_memory_target": lambda c: c["memory"],
     "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(c["db_ram_gib"]),
-    "ec_profile": lambda c: Derived(c["ec"].value.as_profile(), c["ec"].reason, c["ec"].inputs, c["ec"].evidence)
-    if c["ec"]
-    else Derived("", "replicated pools only", {}),
+    "ec_profile": lambda c: (
+        Derived(c["ec"].value.as_profile(), c["ec"].reason, c["ec"].inputs, c["ec"].evidence)
+        if c["ec"]
+        else Derived("", "replicated pools only", {})
+    ),
     "socket_buffer_max": lambda c: socket_buffer_max(c["nic_gbps"]),
     "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 131072),
     "tcp_wmem": lambda c: tcp_buffers(c["nic_gbps"], 16384),
@@ -238,9 +325,14 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["node_cores"]),
     "pg_num_data": lambda c: c["pg_num_derived"],
     "pool_size": lambda c: Derived(c["pool_size"], c["pool_reason"], {"protection": c["protection"]}),
-    "pool_min_size": lambda c: Derived(c["pool_min_size"], "one less than size for replicas (writes continue "
-                                       "with one copy missing); k+1 for erasure coding", {}),
-    "ec_stripe_unit": lambda c: ec_stripe_unit(c["ec"].value.k) if c["ec"] else Derived(4096, "replicated", {}),
+    "pool_min_size": lambda c: Derived(
+        c["pool_min_size"],
+        "one less than size for replicas (writes continue with one copy missing); k+1 for erasure coding",
+        {},
+    ),
+    "ec_stripe_unit": lambda c: (
+        ec_stripe_unit(c["ec"].value.k) if c["ec"] else Derived(4096, "replicated", {})
+    ),
     "read_ahead_kb": lambda c: read_ahead_kb(c["device_type"], c["workload"]),
     "io_scheduler": lambda c: io_scheduler(c["device_type"]),
 }

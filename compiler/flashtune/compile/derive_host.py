@@ -31,9 +31,13 @@ def kernel_min_free_kbytes(ram_gib: float) -> int:
 def vm_min_free_kbytes(ram_gib: float) -> Derived:
     kernel = kernel_min_free_kbytes(ram_gib)
     value = max(kernel, min(MIN_FREE_CAP_KIB, int(ram_gib * KiB_PER_GiB * MIN_FREE_SHARE)))
-    return Derived(value, f"1 % of the node's {ram_gib:g} GiB RAM, at most 4 GiB and never below the kernel's own "
-                   f"{kernel} KiB: {value} KiB ({value / KiB_PER_GiB:.2f} GiB kept free for atomic network and "
-                   "block allocations)", {"ram_gib": ram_gib})  # fmt: skip
+    return Derived(
+        value,
+        f"1 % of the node's {ram_gib:g} GiB RAM, at most 4 GiB and never below the kernel's own "
+        f"{kernel} KiB: {value} KiB ({value / KiB_PER_GiB:.2f} GiB kept free for atomic network and "
+        "block allocations)",
+        {"ram_gib": ram_gib},
+    )
 
 
 # Background flushing budget of InnoDB (pages/s) per OSD device class behind the RBD volume. The default 200 is
@@ -45,10 +49,17 @@ IO_CAPACITY = {"nvme": 4000, "sata-ssd": 2000}
 def innodb_io_capacity(device_type: str) -> Derived:
     value = IO_CAPACITY.get(device_type)
     if value is None:
-        return Derived("", f"{device_type} OSDs: InnoDB's default (200 pages/s) already matches disk-class storage",
-                       {"device_type": device_type})  # fmt: skip
-    return Derived(value, f"{value} pages/s of background flushing for an RBD volume on {device_type} OSDs "
-                   "(the default 200 is sized for one spinning disk)", {"device_type": device_type})  # fmt: skip
+        return Derived(
+            "",
+            f"{device_type} OSDs: InnoDB's default (200 pages/s) already matches disk-class storage",
+            {"device_type": device_type},
+        )
+    return Derived(
+        value,
+        f"{value} pages/s of background flushing for an RBD volume on {device_type} OSDs "
+        "(the default 200 is sized for one spinning disk)",
+        {"device_type": device_type},
+    )
 
 
 def innodb_io_capacity_max(device_type: str) -> Derived:
@@ -56,8 +67,11 @@ def innodb_io_capacity_max(device_type: str) -> Derived:
     if cap.value == "":
         return Derived("", cap.reason, cap.inputs)
     value = 2 * int(cap.value)
-    return Derived(value, f"twice innodb_io_capacity ({cap.value}): {value} pages/s when InnoDB falls behind",
-                   {"innodb_io_capacity": cap.value})  # fmt: skip
+    return Derived(
+        value,
+        f"twice innodb_io_capacity ({cap.value}): {value} pages/s when InnoDB falls behind",
+        {"innodb_io_capacity": cap.value},
+    )
 
 
 def innodb_flush_neighbors(device_type: str) -> Derived:
@@ -65,11 +79,17 @@ def innodb_flush_neighbors(device_type: str) -> Derived:
     sees an RBD disk as rotational, so MariaDB and MySQL 5.7 (default 1) would do it. On HDD OSDs the
     server's default stays: combining adjacent pages saves RADOS writes there."""
     if device_type == "hdd":
-        return Derived("", "HDD OSDs: the server's default stays (flushing neighbours together saves writes there)",
-                       {"device_type": device_type})  # fmt: skip
-    return Derived(0, f"0 on {device_type} OSDs: flash gains nothing from flushing neighbouring pages together, "
-                   "and a guest often sees an RBD disk as rotational, where MariaDB and MySQL 5.7 would do it",
-                   {"device_type": device_type})  # fmt: skip
+        return Derived(
+            "",
+            "HDD OSDs: the server's default stays (flushing neighbours together saves writes there)",
+            {"device_type": device_type},
+        )
+    return Derived(
+        0,
+        f"0 on {device_type} OSDs: flash gains nothing from flushing neighbouring pages together, "
+        "and a guest often sees an RBD disk as rotational, where MariaDB and MySQL 5.7 would do it",
+        {"device_type": device_type},
+    )
 
 
 # Redo log: a quarter of the buffer pool, in 64 MiB steps, within 64 MiB..4 GiB (a larger log absorbs write
@@ -80,18 +100,26 @@ def redo_total(buffer_pool_bytes: int) -> int:
 
 def innodb_redo_log_capacity(buffer_pool_bytes: int) -> Derived:
     value = redo_total(buffer_pool_bytes)
-    return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
-                   f"{value // MiB} MiB of redo in total (MySQL 8.0.30+ sizes redo with this variable alone)",
-                   {"innodb_buffer_pool_size": buffer_pool_bytes}, ("sources/guide-mycnf",))  # fmt: skip
+    return Derived(
+        value,
+        f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
+        f"{value // MiB} MiB of redo in total (MySQL 8.0.30+ sizes redo with this variable alone)",
+        {"innodb_buffer_pool_size": buffer_pool_bytes},
+        ("sources/guide-mycnf",),
+    )
 
 
 def innodb_log_file_size(buffer_pool_bytes: int, files: int) -> Derived:
     total = redo_total(buffer_pool_bytes)
     value = max(4 * MiB, total // files // MiB * MiB)
     each = f", {files} files of {value // MiB} MiB (innodb_log_files_in_group)" if files > 1 else ""
-    return Derived(value, f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
-                   f"{total // MiB} MiB of redo in total{each}", {"innodb_buffer_pool_size": buffer_pool_bytes,
-                   "files": files}, ("sources/guide-mycnf",))  # fmt: skip
+    return Derived(
+        value,
+        f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
+        f"{total // MiB} MiB of redo in total{each}",
+        {"innodb_buffer_pool_size": buffer_pool_bytes, "files": files},
+        ("sources/guide-mycnf",),
+    )
 
 
 # Servers that take a comma-separated list of listen addresses (MySQL 8.0.13+, WL#11652); MariaDB only from 11.x.
@@ -102,22 +130,34 @@ def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
     """The database's listen address(es), checked: never every interface unless opted in as unsafe."""
     parts = [a.strip() for a in address.split(",") if a.strip()]
     if len(parts) > 1 and flavour not in MULTI_ADDRESS:
-        raise UsageError(f"--db-bind-address {address!r}: {flavour} listens on one address only",
-                         suggestion="give one address (several need MySQL 8.0.13 or later)")
+        raise UsageError(
+            f"--db-bind-address {address!r}: {flavour} listens on one address only",
+            suggestion="give one address (several need MySQL 8.0.13 or later)",
+        )
     for a in parts or [""]:
         try:
             ip = ipaddress.ip_address(a)
         except ValueError:
-            raise UsageError(f"--db-bind-address {address!r}: {a!r} is not an IP address",
-                             suggestion="give the database network's address, e.g. --db-bind-address 10.0.1.5") from None
+            raise UsageError(
+                f"--db-bind-address {address!r}: {a!r} is not an IP address",
+                suggestion="give the database network's address, e.g. --db-bind-address 10.0.1.5",
+            ) from None
         if ip.is_unspecified:
-            raise UsageError(f"--db-bind-address {a} listens on every interface",
-                             suggestion="give the database network's address, or --allow-unsafe bind_address")
+            raise UsageError(
+                f"--db-bind-address {a} listens on every interface",
+                suggestion="give the database network's address, or --allow-unsafe bind_address",
+            )
     address = ",".join(parts)
     local = all(ipaddress.ip_address(a).is_loopback for a in parts)
-    why = ("loopback only, the safe default: give the database network's address with --db-bind-address so the "
-           "sysbench clients can connect" if local else f"the database network's address {address} (--db-bind-address)")
-    return Derived(address, f"listen on {why}; never on every interface by default", {"db_bind_address": address})
+    why = (
+        "loopback only, the safe default: give the database network's address with --db-bind-address so the "
+        "sysbench clients can connect"
+        if local
+        else f"the database network's address {address} (--db-bind-address)"
+    )
+    return Derived(
+        address, f"listen on {why}; never on every interface by default", {"db_bind_address": address}
+    )
 
 
 def _pool(c: dict[str, Any]) -> int:
@@ -132,6 +172,7 @@ REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
     "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
     "innodb_log_file_size": lambda c: innodb_log_file_size(_pool(c), 1),
     "innodb_log_file_size_two_files": lambda c: innodb_log_file_size(_pool(c), 2),
-    "db_bind_address": lambda c: bind_address(str(c.get("db_bind_address") or "127.0.0.1"),
-                                              str(c.get("mysql_flavour") or "mariadb-10.11")),
+    "db_bind_address": lambda c: bind_address(
+        str(c.get("db_bind_address") or "127.0.0.1"), str(c.get("mysql_flavour") or "mariadb-10.11")
+    ),
 }

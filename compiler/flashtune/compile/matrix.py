@@ -1,7 +1,7 @@
 """The checked-in compiled matrix (configs/): every tier x workload at the default Ceph release.
 
-    python -m flashtune.compile.matrix [DIR]      regenerate (what `make configs` runs)
-    python -m flashtune.compile.matrix --check    exit 1 and list what is stale
+python -m flashtune.compile.matrix [DIR]      regenerate (what `make configs` runs)
+python -m flashtune.compile.matrix --check    exit 1 and list what is stale
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ def stale(root: Path = CONFIGS) -> list[str]:
     """Files that are missing, different, or left over (relative paths); empty when up to date."""
     want = expected()
     have = {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != "README.md"}
-    bad = [name for name, text in want.items() if not (root / name).is_file() or (root / name).read_text() != text]
+    bad = [
+        name
+        for name, text in want.items()
+        if not (root / name).is_file() or (root / name).read_text() != text
+    ]
     return sorted(bad + sorted(have - set(want)))
 
 

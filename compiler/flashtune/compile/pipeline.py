@@ -1,7 +1,7 @@
 """The compile pipeline: inputs -> layered profile -> Settings (values with provenance) -> files -> checks.
 
-    data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (profile layers)
-    -> derive (pure functions) -> emit (one module per format) -> validate -> the CLI writes atomically.
+data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (profile layers)
+-> derive (pure functions) -> emit (one module per format) -> validate -> the CLI writes atomically.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
         names = ["base", f"device-{hw.data_type}", f"workload-{req.workload}", f"release-{req.ceph_release}"]
     # legacy mode reproduces the seed: of the flavour layers (current redo sizing) it takes only MariaDB's,
     # which removes what 10.11 no longer has
-    if req.workload == "mysql" and (req.ceph_release != LEGACY_RELEASE or req.mysql_flavour == "mariadb-10.11"):
+    if req.workload == "mysql" and (
+        req.ceph_release != LEGACY_RELEASE or req.mysql_flavour == "mariadb-10.11"
+    ):
         names.append(f"flavour-{req.mysql_flavour}")
     return names
 
@@ -74,8 +76,12 @@ def _daemon_memory(nl: layout.NodeLayout, merged: Any, catalog: Any, release: st
     return out
 
 
-def _node_osds(req: CompileRequest, hw: Hardware, chain: list[Profile], per_device: int | None,
-               ) -> tuple[int, Derived]:
+def _node_osds(
+    req: CompileRequest,
+    hw: Hardware,
+    chain: list[Profile],
+    per_device: int | None,
+) -> tuple[int, Derived]:
     """OSDs on one node and the per-device Derived of the largest device group."""
     rules = layout.osds_per_device_rules()
     fixed = (last(chain, "cluster") or {}).get("osds_per_device")
@@ -83,9 +89,13 @@ def _node_osds(req: CompileRequest, hw: Hardware, chain: list[Profile], per_devi
     for g in sorted(hw.data_devices, key=lambda g: -g.count):
         devices = sum(x.count for x in hw.data_devices if x.type == g.type)
         if fixed is not None:
-            d = Derived(int(fixed), f"{fixed} OSDs per device, as the reproduced 2017 setup ran (seed 000: four "
-                        "partitions per NVMe device were optimal on Jewel)", {"device_type": g.type},
-                        ("sources/guide-nvme-partitions",))
+            d = Derived(
+                int(fixed),
+                f"{fixed} OSDs per device, as the reproduced 2017 setup ran (seed 000: four "
+                "partitions per NVMe device were optimal on Jewel)",
+                {"device_type": g.type},
+                ("sources/guide-nvme-partitions",),
+            )
         else:
             d = osds_per_device(g.type, hw.node_cores, devices, rules, requested=per_device)
         total += d.value * g.count
@@ -94,8 +104,9 @@ def _node_osds(req: CompileRequest, hw: Hardware, chain: list[Profile], per_devi
     return total, main
 
 
-def _memory(req: CompileRequest, hw: Hardware, chain: list[Profile], merged: Any, catalog: Any
-            ) -> tuple[int, Derived, Derived, dict[str, float], layout.NodeLayout]:
+def _memory(
+    req: CompileRequest, hw: Hardware, chain: list[Profile], merged: Any, catalog: Any
+) -> tuple[int, Derived, Derived, dict[str, float], layout.NodeLayout]:
     """OSDs per node and osd_memory_target under the node budget. When derived OSDs per device leave too
     little memory, fall back to one OSD per device before refusing."""
     nl = layout.node_layout(req.workload, hw.layout)
@@ -111,8 +122,12 @@ def _memory(req: CompileRequest, hw: Hardware, chain: list[Profile], merged: Any
             raise
         osds_node, per_device = _node_osds(req, hw, chain, 1)
         mem = osd_memory_target(hw.ram_gib, osds_node, daemons, reserve, rules)
-        per_device = Derived(1, f"{per_device.reason}; one OSD per device, because more would leave each OSD "
-                             "less memory than its useful floor", per_device.inputs)
+        per_device = Derived(
+            1,
+            f"{per_device.reason}; one OSD per device, because more would leave each OSD "
+            "less memory than its useful floor",
+            per_device.inputs,
+        )
     return osds_node, per_device, mem, daemons, nl
 
 
@@ -128,11 +143,16 @@ def _block_db(hw: Hardware, workload: str, per_device: int) -> list[str]:
     want = float(rules["recommended"].get(workload, rules["minimum"]))
     where = f"block.db of {db_gb:.0f} GB per OSD is {share:.1%} of its {data_gb:.0f} GB data device"
     if share < float(rules["minimum"]):
-        raise DataError(f"{where}, below the {float(rules['minimum']):.0%} minimum ({rules['source']})",
-                        file=hw.source, suggestion="use a larger or a second DB device, or fewer OSDs per DB device")
+        raise DataError(
+            f"{where}, below the {float(rules['minimum']):.0%} minimum ({rules['source']})",
+            file=hw.source,
+            suggestion="use a larger or a second DB device, or fewer OSDs per DB device",
+        )
     if share < want:
-        return [f"{where}; {workload} wants at least {want:.0%} ({rules['source']}): RocksDB metadata will spill "
-                "over to the slow data device. Use a larger DB device for this workload."]
+        return [
+            f"{where}; {workload} wants at least {want:.0%} ({rules['source']}): RocksDB metadata will spill "
+            "over to the slow data device. Use a larger DB device for this workload."
+        ]
     return []
 
 
@@ -145,8 +165,10 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     if req.replication is not None and req.ec is not None:
         raise UsageError("choose either --replication or --ec, not both", suggestion="drop one of them")
     if req.osds_per_device is not None and req.ceph_release == LEGACY_RELEASE:
-        raise UsageError("the legacy mode reproduces the seed's 4 OSDs per NVMe device",
-                         suggestion="drop --osds-per-device, or compile for a current release")
+        raise UsageError(
+            "the legacy mode reproduces the seed's 4 OSDs per NVMe device",
+            suggestion="drop --osds-per-device, or compile for a current release",
+        )
     merged = merge(chain)
     osds_node, per_device, mem, daemons, nl = _memory(req, hw, chain, merged, catalog)
     osds = osds_node * nodes
@@ -155,15 +177,21 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     ec: Derived | None = None
     size = 3 if req.replication is None else req.replication
     if size < 2:
-        raise UsageError("--replication must be at least 2: one copy loses data with any failed device",
-                         suggestion="use --replication 3 (the default) or --ec K+M")
+        raise UsageError(
+            "--replication must be at least 2: one copy loses data with any failed device",
+            suggestion="use --replication 3 (the default) or --ec K+M",
+        )
     if req.ec is None and size > nodes:
-        raise UsageError(f"{size} replicas need {size} hosts (each copy on its own host) and the cluster has "
-                         f"{nodes}", suggestion=f"pass --nodes {size} or more, or a smaller --replication")
+        raise UsageError(
+            f"{size} replicas need {size} hosts (each copy on its own host) and the cluster has {nodes}",
+            suggestion=f"pass --nodes {size} or more, or a smaller --replication",
+        )
     if size == 2 and not {"osd_pool_default_size", "osd_pool_default_min_size"} <= req.allow_unsafe:
-        raise UsageError("--replication 2 keeps two copies: a second failure during recovery loses data "
-                         "(durability risk)", suggestion="to accept that, add --allow-unsafe osd_pool_default_size "
-                         "--allow-unsafe osd_pool_default_min_size")
+        raise UsageError(
+            "--replication 2 keeps two copies: a second failure during recovery loses data (durability risk)",
+            suggestion="to accept that, add --allow-unsafe osd_pool_default_size "
+            "--allow-unsafe osd_pool_default_min_size",
+        )
     reason = f"{size} replicas{' (--replication)' if req.replication else ' (the default for data safety)'}"
     if req.ec is not None:
         ec = ec_profile(nodes, req.ceph_release, rules, requested=req.ec)
@@ -175,21 +203,43 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     target = int(_catalog_default(catalog, "mon_target_pg_per_osd", req.ceph_release))
     max_pg = int(_catalog_default(catalog, "mon_max_pg_per_osd", req.ceph_release))
     pg = pg_num(osds, size, 0.9 if ec is None else 0.1, target_per_osd=target, max_per_osd=max_pg)
-    pg_ec = pg_num(osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg) if ec else None
+    pg_ec = (
+        pg_num(osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg) if ec else None
+    )
     shape: Shape = {
-        "ram_gib": hw.ram_gib, "cores": hw.cores, "node_cores": hw.node_cores, "nic_gbps": hw.nic_gbps,
+        "ram_gib": hw.ram_gib,
+        "cores": hw.cores,
+        "node_cores": hw.node_cores,
+        "nic_gbps": hw.nic_gbps,
         "sockets": hw.sockets,
-        "osds_per_device": per_device.value, "osds_per_device_reason": per_device.reason,
-        "osds_per_node": osds_node, "osds": osds, "nodes": nodes, "clients": clients,
-        "db_ram_gib": req.db_ram_gib or hw.client_ram_gib, "client_ram_gib": hw.client_ram_gib,
-        "db_bind_address": req.db_bind_address, "mysql_flavour": req.mysql_flavour,
-        "pool_size": size, "pool_min_size": size - 1, "pool_reason": reason,
+        "osds_per_device": per_device.value,
+        "osds_per_device_reason": per_device.reason,
+        "osds_per_node": osds_node,
+        "osds": osds,
+        "nodes": nodes,
+        "clients": clients,
+        "db_ram_gib": req.db_ram_gib or hw.client_ram_gib,
+        "client_ram_gib": hw.client_ram_gib,
+        "db_bind_address": req.db_bind_address,
+        "mysql_flavour": req.mysql_flavour,
+        "pool_size": size,
+        "pool_min_size": size - 1,
+        "pool_reason": reason,
         "protection_reason": ec.reason if ec else reason,
-        "protection": "erasure" if ec else "replication", "ec": ec,
-        "device_type": hw.data_type, "workload": req.workload, "release": req.ceph_release,
-        "memory": mem, "osd_memory_target": mem.value, "daemons_gib": daemons,
-        "os_reserve_gib": nl.os_reserve_gib, "pg_target_per_osd": target, "pg_max_per_osd": max_pg,
-        "pg_num": pg.value, "pg_num_derived": pg, "pg_num_ec": pg_ec.value if pg_ec else 0,
+        "protection": "erasure" if ec else "replication",
+        "ec": ec,
+        "device_type": hw.data_type,
+        "workload": req.workload,
+        "release": req.ceph_release,
+        "memory": mem,
+        "osd_memory_target": mem.value,
+        "daemons_gib": daemons,
+        "os_reserve_gib": nl.os_reserve_gib,
+        "pg_target_per_osd": target,
+        "pg_max_per_osd": max_pg,
+        "pg_num": pg.value,
+        "pg_num_derived": pg,
+        "pg_num_ec": pg_ec.value if pg_ec else 0,
         "warnings": _block_db(hw, req.workload, per_device.value),
     }
     if ec is not None and "WARNING" in ec.reason:
@@ -217,7 +267,14 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
 
     def replicated(name: str, app: str, share: float) -> dict[str, Any]:
         pg = pg_num(osds, size, share, target_per_osd=target, max_per_osd=max_pg).value
-        return {"name": name, "application": app, "type": "replicated", "size": size, "pg_num": pg, "share": share}
+        return {
+            "name": name,
+            "application": app,
+            "type": "replicated",
+            "size": size,
+            "pg_num": pg,
+            "share": share,
+        }
 
     for p in layout.pools_for(req.workload):
         name, app, share = str(p["name"]), str(p["application"]), float(p.get("share", 0.05))
@@ -227,9 +284,18 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
         if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
             out.append(replicated(name, app, round(1 - share, 3)))
             name = str(p["ec_pool"])
-        out.append({"name": name, "application": app, "type": "erasure", "profile": ec.value.profile_name,
-                    "pg_num": shape["pg_num_ec"], "share": share,
-                    "ec_overwrites": app in ("rbd", "cephfs"), "ec_optimizations": optimize})
+        out.append(
+            {
+                "name": name,
+                "application": app,
+                "type": "erasure",
+                "profile": ec.value.profile_name,
+                "pg_num": shape["pg_num_ec"],
+                "share": share,
+                "ec_overwrites": app in ("rbd", "cephfs"),
+                "ec_optimizations": optimize,
+            }
+        )
     return out
 
 
@@ -259,8 +325,9 @@ def _resolve_value(raw: Any, ctx: Shape, where: str) -> tuple[Any, str, tuple[st
         name = str(raw["derive"])
         fn = REGISTRY.get(name)
         if fn is None:
-            raise DataError(f"{where}: unknown derivation {name!r}",
-                            suggestion=f"known: {', '.join(sorted(REGISTRY))}")
+            raise DataError(
+                f"{where}: unknown derivation {name!r}", suggestion=f"known: {', '.join(sorted(REGISTRY))}"
+            )
         d = fn(ctx)
         return d.value, f"derive:{name}", d.evidence, d.inputs, d.reason
     if isinstance(raw, dict) and "value" in raw:
@@ -270,13 +337,22 @@ def _resolve_value(raw: Any, ctx: Shape, where: str) -> tuple[Any, str, tuple[st
 
 def compile_bundle(req: CompileRequest) -> Bundle:
     if req.workload not in WORKLOADS:
-        raise UsageError(f"unknown workload {req.workload!r}", suggestion=f"choose one of {', '.join(WORKLOADS)}")
+        raise UsageError(
+            f"unknown workload {req.workload!r}", suggestion=f"choose one of {', '.join(WORKLOADS)}"
+        )
     hw = load_hardware(req.hardware_file) if req.hardware_file else load_tier(req.tier or "iops")
     chain = compose(layer_names(req, hw))
     catalog = load_catalog()
     shape = cluster_shape(req, hw, chain, catalog)
-    bundle = Bundle(request=req, hardware=hw, settings=[], layers=[p.name for p in chain], shape=shape,
-                    legacy=req.ceph_release == LEGACY_RELEASE, warnings=list(shape["warnings"]))
+    bundle = Bundle(
+        request=req,
+        hardware=hw,
+        settings=[],
+        layers=[p.name for p in chain],
+        shape=shape,
+        legacy=req.ceph_release == LEGACY_RELEASE,
+        warnings=list(shape["warnings"]),
+    )
     merged = _settings(bundle, chain, catalog)
     validate_settings(bundle, catalog)
     dead.drop_dead(bundle, catalog)
@@ -302,12 +378,16 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
     """Profile values (and opted-in unsafe values) with their provenance, into bundle.settings."""
     req = bundle.request
     unsafe = merge(chain, part="unsafe")
-    derived = {key for (_, _, key), (raw, _) in merge(chain).items() if isinstance(raw, dict) and "derive" in raw}
+    derived = {
+        key for (_, _, key), (raw, _) in merge(chain).items() if isinstance(raw, dict) and "derive" in raw
+    }
     unknown = sorted(k for k in req.allow_unsafe if k not in {key for (_, _, key) in unsafe} | derived)
     if unknown:
         offered = sorted({key for (_, _, key) in unsafe})
-        raise UsageError(f"--allow-unsafe {unknown[0]}: this profile has no unsafe value for it",
-                         suggestion=f"knobs with an unsafe alternative here: {', '.join(offered)}")
+        raise UsageError(
+            f"--allow-unsafe {unknown[0]}: this profile has no unsafe value for it",
+            suggestion=f"knobs with an unsafe alternative here: {', '.join(offered)}",
+        )
     merged = merge(chain)
     if not bundle.legacy:  # legacy mode lists its differences from the seed instead
         bundle.omitted.extend(dead.unset_omissions(chain))
@@ -316,30 +396,54 @@ def _settings(bundle: Bundle, chain: list[Profile], catalog: Any) -> Any:
         if key in req.allow_unsafe:
             forced[(file, section, key)] = (raw, layer)
             for other, v in (raw.get("also") or {}).items():
-                merged[(file, section, str(other))] = ({"value": v, "why": f"goes with the unsafe {key}"}, layer)
+                merged[(file, section, str(other))] = (
+                    {"value": v, "why": f"goes with the unsafe {key}"},
+                    layer,
+                )
     # an opted-in unsafe value replaces the safe one of the same key (e.g. bind_address)
-    for (file, section, key), (raw, layer) in [*((k, v) for k, v in merged.items() if k not in forced),
-                                               *forced.items()]:
+    for (file, section, key), (raw, layer) in [
+        *((k, v) for k, v in merged.items() if k not in forced),
+        *forced.items(),
+    ]:
         if file == "cbt.yaml":
             continue
         opt_in = (file, section, key) in forced
-        value, rule, evidence, inputs, why = _resolve_value(raw, bundle.shape, f"{layer}: {file} [{section}] {key}")
+        value, rule, evidence, inputs, why = _resolve_value(
+            raw, bundle.shape, f"{layer}: {file} [{section}] {key}"
+        )
         if value is None or value == "":
-            bundle.omitted.append({"file": file, "section": section, "key": key, "why": why or "no value here"})
+            bundle.omitted.append(
+                {"file": file, "section": section, "key": key, "why": why or "no value here"}
+            )
             continue
         knob = _knob(catalog, key, formats.domain_of(file))
-        risk = knob.value_safety(value)[0] if knob and rule.startswith("derive:") and key in req.allow_unsafe else "safe"
+        risk = (
+            knob.value_safety(value)[0]
+            if knob and rule.startswith("derive:") and key in req.allow_unsafe
+            else "safe"
+        )
         if risk != "safe" and not opt_in:  # a derived value made unsafe by the command line (--replication 2)
             opt_in, raw = True, {**raw, "safety": risk}
         rationale = knob.rationale if knob else ""
         safety = str(raw.get("safety", "safe")) if opt_in else (knob.safety if knob else "safe")
         release = formats.release_of(file, req.ceph_release, req.mysql_flavour)
-        bundle.settings.append(Setting(
-            file=file, section=section, key=key, value=value, rule=rule or f"profile:{layer}",
-            rationale=rationale, why=why, evidence=evidence or (knob.evidence if knob else ()),
-            safety=safety if opt_in else "safe", unsafe_opt_in=opt_in, inputs=inputs,
-            release_facts=_release_facts(knob, release), notes=(f"unsafe ({safety}): {why}",) if opt_in else (),
-        ))
+        bundle.settings.append(
+            Setting(
+                file=file,
+                section=section,
+                key=key,
+                value=value,
+                rule=rule or f"profile:{layer}",
+                rationale=rationale,
+                why=why,
+                evidence=evidence or (knob.evidence if knob else ()),
+                safety=safety if opt_in else "safe",
+                unsafe_opt_in=opt_in,
+                inputs=inputs,
+                release_facts=_release_facts(knob, release),
+                notes=(f"unsafe ({safety}): {why}",) if opt_in else (),
+            )
+        )
     return merged
 
 
@@ -354,7 +458,11 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
     plan = last(chain, "benchmark")
     if not plan:
         return
-    extra = {key: raw for (file, section, key), (raw, _) in merged.items() if file == "cbt.yaml" and section == "cluster"}
+    extra = {
+        key: raw
+        for (file, section, key), (raw, _) in merged.items()
+        if file == "cbt.yaml" and section == "cluster"
+    }
     docs, cases, derived = benchmark.documents(plan, bundle.shape, extra)
     bundle.cases = cases
     bundle.derived.update(derived)

@@ -20,8 +20,19 @@ from flashtune.yamlio import line_of, load_yaml
 
 # file -> section -> key -> value
 Layer = dict[str, dict[str, dict[str, Any]]]
-_FIELDS = {"name", "include", "settings", "unsafe", "unset", "benchmark", "protection", "differences", "cbt",
-           "source", "cluster"}  # fmt: skip
+_FIELDS = {
+    "name",
+    "include",
+    "settings",
+    "unsafe",
+    "unset",
+    "benchmark",
+    "protection",
+    "differences",
+    "cbt",
+    "source",
+    "cluster",
+}
 _CLUSTER_FIELDS = {"osds_per_device"}
 
 
@@ -48,17 +59,21 @@ def _layer(node: Any, path: Path, what: str, lines: dict[tuple[str, str, str], i
     if node is None:
         return {}
     if not isinstance(node, dict):
-        raise DataError(f"'{what}' must map file -> section -> key: value", file=str(path), line=line_of(node))
+        raise DataError(
+            f"'{what}' must map file -> section -> key: value", file=str(path), line=line_of(node)
+        )
     out: Layer = {}
     for f, secs in node.items():
         if not isinstance(secs, dict):
-            raise DataError(f"'{what}.{f}' must map section -> key: value", file=str(path),
-                            line=line_of(node, f))  # fmt: skip
+            raise DataError(
+                f"'{what}.{f}' must map section -> key: value", file=str(path), line=line_of(node, f)
+            )
         out[str(f)] = {}
         for s, kv in secs.items():
             if kv is not None and not isinstance(kv, dict):
-                raise DataError(f"'{what}.{f}.{s}' must map key: value", file=str(path),
-                                line=line_of(secs, s))  # fmt: skip
+                raise DataError(
+                    f"'{what}.{f}.{s}' must map key: value", file=str(path), line=line_of(secs, s)
+                )
             out[str(f)][str(s)] = dict(kv or {})
             if lines is not None:
                 for k in kv or {}:
@@ -79,46 +94,75 @@ def _read_profile(name: str, d: Path | None) -> Profile:
     path = d / f"{name}.yaml" if d is not None else Path(data_label(rel))
     if not (path.exists() if d is not None else has_data(rel)):
         known = sorted(p.stem for p in d.glob("*.yaml")) if d is not None else data_names("profiles")
-        raise DataError(f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}")
+        raise DataError(
+            f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
+        )
     doc = load_yaml(path) if d is not None else load_data(rel)
     if not isinstance(doc, dict) or "settings" not in doc:
-        raise DataError("a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc))
+        raise DataError(
+            "a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc)
+        )
     for key in doc:
         if key not in _FIELDS:
-            raise DataError(f"unknown profile field {key!r}", file=str(path), line=line_of(doc, key),
-                            suggestion=f"known fields: {', '.join(sorted(_FIELDS))}")  # fmt: skip
+            raise DataError(
+                f"unknown profile field {key!r}",
+                file=str(path),
+                line=line_of(doc, key),
+                suggestion=f"known fields: {', '.join(sorted(_FIELDS))}",
+            )
     lines: dict[tuple[str, str, str], int] = {}
     unset_raw = doc.get("unset") or {}
     # unset: file -> section -> [key, ...] or {key: why}
-    unset = {str(f): {str(s): [str(k) for k in (keys or [])] for s, keys in (secs or {}).items()}
-             for f, secs in unset_raw.items()}  # fmt: skip
-    unset_why = {(str(f), str(s), str(k)): " ".join(str(w).split())
-                 for f, secs in unset_raw.items() for s, keys in (secs or {}).items()
-                 if isinstance(keys, dict) for k, w in keys.items() if w}  # fmt: skip
+    unset = {
+        str(f): {str(s): [str(k) for k in (keys or [])] for s, keys in (secs or {}).items()}
+        for f, secs in unset_raw.items()
+    }
+    unset_why = {
+        (str(f), str(s), str(k)): " ".join(str(w).split())
+        for f, secs in unset_raw.items()
+        for s, keys in (secs or {}).items()
+        if isinstance(keys, dict)
+        for k, w in keys.items()
+        if w
+    }
     prot = doc.get("protection")
     if prot is not None and prot not in ("replication", "erasure"):
-        raise DataError(f"protection {prot!r} is not replication or erasure", file=str(path),
-                        line=line_of(doc, "protection"))  # fmt: skip
+        raise DataError(
+            f"protection {prot!r} is not replication or erasure",
+            file=str(path),
+            line=line_of(doc, "protection"),
+        )
     cluster = doc.get("cluster")
     if cluster is not None and (not isinstance(cluster, dict) or set(cluster) - _CLUSTER_FIELDS):
-        raise DataError(f"'cluster' may only set {', '.join(sorted(_CLUSTER_FIELDS))}", file=str(path),
-                        line=line_of(doc, "cluster"))  # fmt: skip
+        raise DataError(
+            f"'cluster' may only set {', '.join(sorted(_CLUSTER_FIELDS))}",
+            file=str(path),
+            line=line_of(doc, "cluster"),
+        )
     return Profile(
-        name=str(doc.get("name", name)), path=path, settings=_layer(doc.get("settings"), path, "settings", lines),
-        unsafe=_layer(doc.get("unsafe"), path, "unsafe"), unset=unset, unset_why=unset_why,
+        name=str(doc.get("name", name)),
+        path=path,
+        settings=_layer(doc.get("settings"), path, "settings", lines),
+        unsafe=_layer(doc.get("unsafe"), path, "unsafe"),
+        unset=unset,
+        unset_why=unset_why,
         benchmark=dict(doc["benchmark"]) if isinstance(doc.get("benchmark"), dict) else None,
-        protection=prot, differences=[dict(x) for x in doc.get("differences") or []],
-        cbt=dict(doc["cbt"]) if isinstance(doc.get("cbt"), dict) else None, lines=lines,
+        protection=prot,
+        differences=[dict(x) for x in doc.get("differences") or []],
+        cbt=dict(doc["cbt"]) if isinstance(doc.get("cbt"), dict) else None,
+        lines=lines,
         cluster=dict(cluster) if cluster else None,
         include=(inc,) if isinstance(inc := doc.get("include"), str) else tuple(str(x) for x in inc or ()),
-    )  # fmt: skip
+    )
 
 
 def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
     """The chain of layers for a profile, outermost include first."""
     if name in _seen:
-        raise DataError(f"profile include loop: {' -> '.join((*_seen, name))}",
-                        file=str(read_profile(name, directory).path))
+        raise DataError(
+            f"profile include loop: {' -> '.join((*_seen, name))}",
+            file=str(read_profile(name, directory).path),
+        )
     prof = read_profile(name, directory)
     chain: list[Profile] = []
     for parent in prof.include:

@@ -46,30 +46,59 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
         own = not (knob is not None and s.evidence == knob.evidence)  # the catalog checks its own refs
         dangling = [ref for ref in s.evidence if own and resolve(ref) is None]
         if dangling:
-            raise DataError(f"evidence {dangling[0]!r} of {s.key} names no row of data/datapackage.json",
-                            file=where[0], line=where[1], suggestion="use '<resource>/<id>', e.g. sources/guide-osd")  # fmt: skip
+            raise DataError(
+                f"evidence {dangling[0]!r} of {s.key} names no row of data/datapackage.json",
+                file=where[0],
+                line=where[1],
+                suggestion="use '<resource>/<id>', e.g. sources/guide-osd",
+            )
         if s.file == "ceph.conf" and ceph_names is not None and s.key not in ceph_names:
-            raise DataError(f"ceph.conf key {s.key!r} does not exist in Ceph {req.ceph_release}",
-                            file=where[0], line=where[1],
-                            suggestion="fix the profile (Ceph ignores unknown keys silently)")  # fmt: skip
-        if (s.file == "my.cnf" and s.section == "mysqld" and mysql_names is not None
-                and not s.key.startswith("!")
-                and mysql_option(mysql_key(s.key)[0], mysql_names.__contains__)[0] not in mysql_names):  # fmt: skip
-            raise DataError(f"my.cnf option {s.key!r} does not exist in {req.mysql_flavour}", file=where[0],
-                            line=where[1], suggestion="fix the profile or its flavour layer")  # fmt: skip
+            raise DataError(
+                f"ceph.conf key {s.key!r} does not exist in Ceph {req.ceph_release}",
+                file=where[0],
+                line=where[1],
+                suggestion="fix the profile (Ceph ignores unknown keys silently)",
+            )
+        if (
+            s.file == "my.cnf"
+            and s.section == "mysqld"
+            and mysql_names is not None
+            and not s.key.startswith("!")
+            and mysql_option(mysql_key(s.key)[0], mysql_names.__contains__)[0] not in mysql_names
+        ):
+            raise DataError(
+                f"my.cnf option {s.key!r} does not exist in {req.mysql_flavour}",
+                file=where[0],
+                line=where[1],
+                suggestion="fix the profile or its flavour layer",
+            )
         if knob is not None and domain in ("ceph", "mysql") and not knob.exists_in(release):
-            raise DataError(f"{s.key!r} does not exist in {release}", file=where[0], line=where[1],
-                            suggestion=f"move it to a release-/flavour- layer that has it"
-                            f"{f'; renamed to {knob.renamed_to}' if knob.renamed_to else ''}")  # fmt: skip
+            raise DataError(
+                f"{s.key!r} does not exist in {release}",
+                file=where[0],
+                line=where[1],
+                suggestion=f"move it to a release-/flavour- layer that has it"
+                f"{f'; renamed to {knob.renamed_to}' if knob.renamed_to else ''}",
+            )
         if knob is not None and not s.unsafe_opt_in and knob.unsafe(s.value):
-            raise DataError(f"{s.key} = {s.value} is {knob.safety if knob.safety != 'safe' else 'unsafe'} "
-                            "and may only be emitted with --allow-unsafe", file=where[0], line=where[1],
-                            suggestion="move the value under 'unsafe:' in the profile")  # fmt: skip
+            raise DataError(
+                f"{s.key} = {s.value} is {knob.safety if knob.safety != 'safe' else 'unsafe'} "
+                "and may only be emitted with --allow-unsafe",
+                file=where[0],
+                line=where[1],
+                suggestion="move the value under 'unsafe:' in the profile",
+            )
         if knob is not None and not bundle.legacy and not s.unsafe_opt_in:
             default = knob.default_for(release)
             if knob.is_default(s.value, release):
-                bundle.omitted.append({"file": s.file, "section": s.section, "key": s.key,
-                                       "why": f"equals the {release} default ({default}): a no-op line"})  # fmt: skip
+                bundle.omitted.append(
+                    {
+                        "file": s.file,
+                        "section": s.section,
+                        "key": s.key,
+                        "why": f"equals the {release} default ({default}): a no-op line",
+                    }
+                )
                 continue
         kept.append(s)
     bundle.settings[:] = kept
@@ -99,15 +128,29 @@ def validate_bundle(bundle: Bundle) -> None:
             if name.endswith(".json"):
                 json.loads(text)
             continue
-        ctx = {"ram_bytes": int(_host_ram_gib(bundle, fmt.host) * GiB), "failure_domains": bundle.shape["nodes"]}
+        ctx = {
+            "ram_bytes": int(_host_ram_gib(bundle, fmt.host) * GiB),
+            "failure_domains": bundle.shape["nodes"],
+        }
         plan = bundle.plans.get(name) if fmt.lint_kind == "cbt.yaml" else None
         doc = from_plan(plan, text, name) if plan is not None else None  # no YAML parser at start-up
-        findings = lint_text(text, fmt.lint_kind, filename=name, ceph_release=req.ceph_release,
-                             mysql_flavour=req.mysql_flavour, context=ctx, doc=doc)
+        findings = lint_text(
+            text,
+            fmt.lint_kind,
+            filename=name,
+            ceph_release=req.ceph_release,
+            mysql_flavour=req.mysql_flavour,
+            context=ctx,
+            doc=doc,
+        )
         errors = [f for f in findings if f.severity == "error" and f.key not in allowed]
         if errors and not bundle.legacy:
             f = errors[0]
-            raise DataError(f"the compiled {name} fails its own lint check: {f.code} {f.message}", file=name,
-                            line=f.line, suggestion="this is a flashtune bug; please report the command line")  # fmt: skip
+            raise DataError(
+                f"the compiled {name} fails its own lint check: {f.code} {f.message}",
+                file=name,
+                line=f.line,
+                suggestion="this is a flashtune bug; please report the command line",
+            )
         report[name] = [f"{f.severity} {f.code} {f.key}: {f.message}" for f in findings]
     bundle.lint = report

@@ -21,7 +21,9 @@ def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
         if row is None:
             out.append({"ref": ref, "resolved": False})
             continue
-        where = {k: row[k] for k in ("seed_file", "section", "locator", "line_start", "line_end") if row.get(k)}
+        where = {
+            k: row[k] for k in ("seed_file", "section", "locator", "line_start", "line_end") if row.get(k)
+        }
         out.append({"ref": ref, "resolved": True, **where})
     return out
 
@@ -44,32 +46,59 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "generated_by": {"tool": "flashtune compile-config", "version": __version__},
         "inputs": dict(inputs),
-        "hardware": {"name": hw.name, "source": hw.source, "cores": hw.cores, "sockets": hw.sockets,
-                     "ram_gib": hw.ram_gib, "nic_gbps": hw.nic_gbps,
-                     "data_devices": [_devices(g) for g in hw.data_devices],
-                     "db_devices": [_devices(g) for g in hw.db_devices]},
+        "hardware": {
+            "name": hw.name,
+            "source": hw.source,
+            "cores": hw.cores,
+            "sockets": hw.sockets,
+            "ram_gib": hw.ram_gib,
+            "nic_gbps": hw.nic_gbps,
+            "data_devices": [_devices(g) for g in hw.data_devices],
+            "db_devices": [_devices(g) for g in hw.db_devices],
+        },
         "cluster": bundle.cluster_facts(),
         "memory_budget_gib": {name: round(gib, 3) for name, gib in bundle.memory_budget()},
         "warnings": bundle.warnings,
         "layers": bundle.layers,
         "legacy": bundle.legacy,
-        "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(bundle.files.items())
-                  if name not in ("explain.md", "manifest.json")},
+        "files": {
+            name: hashlib.sha256(text.encode()).hexdigest()
+            for name, text in sorted(bundle.files.items())
+            if name not in ("explain.md", "manifest.json")
+        },
         "settings": [
-            {"file": s.file, "section": s.section, "key": s.key, "value": _jsonable(s.value), "rule": s.rule,
-             "why": s.why, "rationale": s.rationale, "inputs": {k: _jsonable(v) for k, v in s.inputs.items()},
-             "evidence": evidence(s.evidence), "release_facts": list(s.release_facts), "safety": s.safety,
-             "unsafe_opt_in": s.unsafe_opt_in, "notes": list(s.notes)}
+            {
+                "file": s.file,
+                "section": s.section,
+                "key": s.key,
+                "value": _jsonable(s.value),
+                "rule": s.rule,
+                "why": s.why,
+                "rationale": s.rationale,
+                "inputs": {k: _jsonable(v) for k, v in s.inputs.items()},
+                "evidence": evidence(s.evidence),
+                "release_facts": list(s.release_facts),
+                "safety": s.safety,
+                "unsafe_opt_in": s.unsafe_opt_in,
+                "notes": list(s.notes),
+            }
             for s in bundle.settings
         ],
-        "derived": {k: {"value": _jsonable(d.value), "reason": d.reason, "inputs": d.inputs,
-                        "evidence": evidence(d.evidence)} for k, d in bundle.derived.items()},
+        "derived": {
+            k: {
+                "value": _jsonable(d.value),
+                "reason": d.reason,
+                "inputs": d.inputs,
+                "evidence": evidence(d.evidence),
+            }
+            for k, d in bundle.derived.items()
+        },
         "omitted": bundle.omitted,
         "differences_from_seed": bundle.differences,
         "benchmark_cases": bundle.cases,
         "envelope": bundle.envelope,
         "lint": bundle.lint,
-    }  # fmt: skip
+    }
 
 
 def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:

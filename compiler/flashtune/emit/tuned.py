@@ -13,7 +13,10 @@ def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
     sections: dict[str, list[Setting]] = {}
     for s in settings:
         sections.setdefault(s.section, []).append(s)
-    out = [header("#", inputs), "# Install as /etc/tuned/flashtune/tuned.conf, then: tuned-adm profile flashtune\n"]
+    out = [
+        header("#", inputs),
+        "# Install as /etc/tuned/flashtune/tuned.conf, then: tuned-adm profile flashtune\n",
+    ]
     for name in sorted(sections, key=lambda n: (n != "main", n)):
         out.append(f"\n[{name}]\n")
         out.extend(f"{s.key}={render_scalar(s.value)}\n" for s in sections[name])

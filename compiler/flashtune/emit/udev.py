@@ -20,8 +20,11 @@ def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
     by_type: dict[str, list[Setting]] = {}
     for s in settings:
         by_type.setdefault(s.section, []).append(s)
-    out = [header("#", inputs), "# Install as /etc/udev/rules.d/60-flashtune-blockdev.rules, then:\n",
-           "#   udevadm control --reload && udevadm trigger --subsystem-match=block\n"]  # fmt: skip
+    out = [
+        header("#", inputs),
+        "# Install as /etc/udev/rules.d/60-flashtune-blockdev.rules, then:\n",
+        "#   udevadm control --reload && udevadm trigger --subsystem-match=block\n",
+    ]
     for dev, items in by_type.items():
         attrs = ", ".join(f'ATTR{{{s.key}}}="{render_scalar(s.value)}"' for s in items)
         out.append(f'ACTION=="add|change", SUBSYSTEM=="block", {MATCH[dev]}, {attrs}\n')

@@ -132,7 +132,9 @@ class CephLinter:
                 finally:
                     self.ctx = ctx
                 ctx.suggestions_left = rec.suggestions_left
-                got = memo[mk] = [(f, (f.line, f.column) == (e.value_line, e.value_column)) for f in rec.findings]
+                got = memo[mk] = [
+                    (f, (f.line, f.column) == (e.value_line, e.value_column)) for f in rec.findings
+                ]
             for f, on_value in got:
                 ctx.add(e, f.severity, f.code, f.key, f.message, f.suggestion, on_value=on_value)
 

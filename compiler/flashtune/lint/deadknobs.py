@@ -87,9 +87,21 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
 
 def _report(ctx: Context, e: Entry, kind: str, why: str, condition: str, source: str) -> None:
     if kind == "create-only":
-        ctx.add(e, "info", "FT402", e.key, f"{e.key}: {why} (here {condition}; {source})",
-                "change existing pools and profiles with ceph osd pool set / erasure-code-profile set")
+        ctx.add(
+            e,
+            "info",
+            "FT402",
+            e.key,
+            f"{e.key}: {why} (here {condition}; {source})",
+            "change existing pools and profiles with ceph osd pool set / erasure-code-profile set",
+        )
         return
     what = "lowers what the system already sets" if kind == "lowers" else "does nothing here"
-    ctx.add(e, "warning", "FT401", e.key, f"{e.key} = {e.value} {what}: {why} (because {condition}; {source})",
-            "delete the line" if kind != "requires" else "delete the line, or change the setting it depends on")
+    ctx.add(
+        e,
+        "warning",
+        "FT401",
+        e.key,
+        f"{e.key} = {e.value} {what}: {why} (because {condition}; {source})",
+        "delete the line" if kind != "requires" else "delete the line, or change the setting it depends on",
+    )

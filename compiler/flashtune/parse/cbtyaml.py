@@ -89,7 +89,9 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
                 "this line is indented deeper than the key above it, which already has a value; "
                 "indent both under the same parent (e.g. two spaces under 'cluster:')"
             )
-        raise ConfSyntaxError(e.message, file=filename, line=e.line, column=e.column, suggestion=hint) from None
+        raise ConfSyntaxError(
+            e.message, file=filename, line=e.line, column=e.column, suggestion=hint
+        ) from None
     except MarkedYAMLError as e:  # a value CBT's safe_load would refuse too (unknown tag, bad timestamp)
         mark = e.problem_mark or e.context_mark
         raise ConfSyntaxError(

@@ -279,7 +279,9 @@ class _Scanner:
             return i + 1, line_no + 1
         key_line, key_col = line_no, col(i)
         kchars: list[str] = []
-        escaped = False  # `\ = x` is a key Ceph accepts although it normalises to nothing (probed, ceph-conf 16.2)
+        escaped = (
+            False  # `\ = x` is a key Ceph accepts although it normalises to nothing (probed, ceph-conf 16.2)
+        )
         while True:
             c = text[i] if i < n else "\n"
             if c == "\\" and i + 1 < n and text[i + 1] == "\n":

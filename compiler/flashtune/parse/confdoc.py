@@ -59,7 +59,9 @@ class ConfDoc:
     problems: list[ConfSyntaxError] = field(default_factory=list)  # lines the tool skips but goes on (sysctl)
     line_count: int = 0
     documents: int = 1  # YAML documents in the file (CBT reads only one)
-    _effective: tuple[int, dict[str, dict[str, Entry]]] | None = field(default=None, repr=False, compare=False)
+    _effective: tuple[int, dict[str, dict[str, Entry]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def section_names(self) -> list[str]:
         """Distinct sections in first-seen order (repeated sections merge, as in Ceph and MySQL)."""
