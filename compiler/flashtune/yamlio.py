@@ -50,16 +50,14 @@ class Lines:
         return self.keys[i]
 
 
-class YDict(dict[Any, Any]):
-    """A mapping from a YAML file; `lc` gives its lines.
+class _Positioned:
+    """`lc` (the lines of a loaded YAML node) for YDict and YList: from the data snapshot the positions arrive
+    as a flat list (`_raw`), turned into Lines only when a line is asked for: most loaded nodes never are."""
 
-    From the data snapshot the positions arrive as a flat list (`_raw`), turned into Lines only when a
-    line is asked for: most loaded mappings never are.
-    """
+    __slots__ = ()  # the slots `_lc` and `_raw` are the subclasses' (a mixin's slots would clash with dict's)
 
-    __slots__ = ("_lc", "_raw")
-    _lc: Lines | None
-    _raw: Any
+    def _position_keys(self) -> list[Any]:
+        raise NotImplementedError
 
     @property
     def lc(self) -> Lines:
@@ -69,37 +67,36 @@ class YDict(dict[Any, Any]):
             if raw is None:
                 raise AttributeError("lc")
             pos = raw[2]
-            lc = Lines(raw[0], raw[1], {k: (pos[2 * i], pos[2 * i + 1]) for i, k in enumerate(self)})
-            self._lc = lc
+            keys = self._position_keys()
+            lc = Lines(raw[0], raw[1], {k: (pos[2 * i], pos[2 * i + 1]) for i, k in enumerate(keys)})
+            setattr(self, "_lc", lc)  # noqa: B010 (a subclass slot)
         return lc
 
     @lc.setter
     def lc(self, value: Lines) -> None:
-        self._lc = value
+        setattr(self, "_lc", value)  # noqa: B010 (a subclass slot)
 
 
-class YList(list[Any]):
-    """A sequence from a YAML file; `lc` gives its lines (built on demand, as for YDict)."""
+class YDict(_Positioned, dict[Any, Any]):
+    """A mapping from a YAML file; `lc` gives its lines (keys in file order)."""
 
     __slots__ = ("_lc", "_raw")
     _lc: Lines | None
     _raw: Any
 
-    @property
-    def lc(self) -> Lines:
-        lc: Lines | None = getattr(self, "_lc", None)
-        if lc is None:
-            raw = getattr(self, "_raw", None)
-            if raw is None:
-                raise AttributeError("lc")
-            pos = raw[2]
-            lc = Lines(raw[0], raw[1], {i: (pos[2 * i], pos[2 * i + 1]) for i in range(len(self))})
-            self._lc = lc
-        return lc
+    def _position_keys(self) -> list[Any]:
+        return list(self)
 
-    @lc.setter
-    def lc(self, value: Lines) -> None:
-        self._lc = value
+
+class YList(_Positioned, list[Any]):
+    """A sequence from a YAML file; `lc` gives its lines (by index)."""
+
+    __slots__ = ("_lc", "_raw")
+    _lc: Lines | None
+    _raw: Any
+
+    def _position_keys(self) -> list[Any]:
+        return list(range(len(self)))
 
 
 def _loader_class(schema: str) -> Any:
