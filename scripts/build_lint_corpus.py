@@ -1,10 +1,14 @@
 """Build tests/fixtures/lint-corpus/ from public configs: keep only the settings (sections, keys, values, line
 layout), drop every comment, and record where each file came from.
 
-    python scripts/build_lint_corpus.py SELECTION.yaml --mirrors DIR
-SELECTION lists {kind, repo, path, commit}; DIR holds bare or normal git clones as DIR/<owner>+<name>/repo.
+    python scripts/build_lint_corpus.py SELECTION.yaml --mirrors DIR [--raw DIR] [--append]
+SELECTION lists {kind, repo, path, commit} and optionally the release the file states or implies
+(`ceph_release`, `mysql`: the test lints the file for it, with `release_why` saying where it comes from).
+--mirrors holds bare or normal git clones as DIR/<owner>+<name>/repo; a file whose repository is too large to
+clone is read from --raw DIR/<owner>+<name>/<path> instead (saved from the repository at that commit).
 Comment lines become empty lines (so line numbers stay those of the original) and trailing comments are cut
-where the format has them. The manifest (manifest.yaml) keeps repo, path, commit and the stored file name.
+where the format has them. The manifest (manifest.yaml) keeps repo, path, commit and the stored file name;
+--append keeps its rows and numbers the new files after them.
 """
 
 from __future__ import annotations
@@ -60,36 +64,46 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("selection", type=Path)
     ap.add_argument("--mirrors", type=Path, required=True)
+    ap.add_argument("--raw", type=Path)
+    ap.add_argument("--append", action="store_true")
     args = ap.parse_args(argv)
     import yaml
 
     rows = yaml.safe_load(args.selection.read_text())
-    manifest = []
+    manifest: list[dict[str, str]] = []
+    if args.append:
+        manifest = list(yaml.safe_load((OUT / "manifest.yaml").read_text(encoding="utf-8"))["files"])
     counters: dict[str, int] = {}
+    for m in manifest:
+        counters[m["kind"]] = max(counters.get(m["kind"], 0), int(m["id"].rsplit("-", 1)[1]))
     for row in rows:
         kind = row["kind"]
         counters[kind] = counters.get(kind, 0) + 1
         ident = f"{DIRS[kind]}-{counters[kind]:02d}"
-        repo_dir = args.mirrors / row["repo"].replace("/", "+", 1) / "repo"
-        raw = subprocess.run(
-            ["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"],
-            capture_output=True,
-            check=True,
-        ).stdout.decode("utf-8", "replace")
+        owner_name = row["repo"].replace("/", "+", 1)
+        repo_dir = args.mirrors / owner_name / "repo"
+        if repo_dir.is_dir():
+            raw = subprocess.run(
+                ["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"],
+                capture_output=True,
+                check=True,
+            ).stdout.decode("utf-8", "replace")
+        else:
+            raw = (args.raw / owner_name / row["path"]).read_text(encoding="utf-8")
         name = f"{ident}-{Path(row['path']).name}"
         dest = OUT / DIRS[kind] / name
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(strip_comments(raw, kind), encoding="utf-8")
-        manifest.append(
-            {
-                "id": ident,
-                "file": f"{DIRS[kind]}/{name}",
-                "kind": kind,
-                "repo": row["repo"],
-                "path": row["path"],
-                "commit": row["commit"],
-            }
-        )
+        entry = {
+            "id": ident,
+            "file": f"{DIRS[kind]}/{name}",
+            "kind": kind,
+            "repo": row["repo"],
+            "path": row["path"],
+            "commit": row["commit"],
+        }
+        entry.update({k: row[k] for k in ("ceph_release", "mysql", "release_why") if k in row})
+        manifest.append(entry)
     header = (
         "# Public configs kept as settings only (comments removed, line numbers kept), with provenance.\n"
         "# Built by scripts/build_lint_corpus.py; judged findings are in judged.yaml.\n"

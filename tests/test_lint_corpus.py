@@ -40,10 +40,21 @@ def finding_id(rel: str, f: Finding) -> str:
     return f"{rel}:{f.line}:{f.code}:{f.key}"
 
 
+def release_args(m: dict[str, Any]) -> dict[str, str]:
+    """The release a file states or implies (manifest `ceph_release` / `mysql`), as a user would pass it."""
+    out = {}
+    if "ceph_release" in m:
+        out["ceph_release"] = str(m["ceph_release"])
+    if "mysql" in m:
+        out["mysql_flavour"] = str(m["mysql"])
+    return out
+
+
 @functools.cache
 def findings() -> dict[str, list[Finding]]:
-    """file (relative to the corpus) -> findings, linted as a user would: kind detected, default release."""
-    return {m["file"]: lint_file(CORPUS / m["file"]) for m in MANIFEST}
+    """file (relative to the corpus) -> findings, linted as a user would: kind detected, the release the file
+    states (else the default)."""
+    return {m["file"]: lint_file(CORPUS / m["file"], **release_args(m)) for m in MANIFEST}
 
 
 def test_corpus_is_large_varied_and_sourced() -> None:

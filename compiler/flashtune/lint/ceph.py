@@ -69,6 +69,14 @@ def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
 
 
 @cache
+def _renamed() -> dict[str, dict[str, str]]:
+    """old name -> {new, since}: upstream renames of options the catalog does not hold (rules.yaml)."""
+    return {
+        str(r["old"]): {k: str(v) for k, v in r.items()} for r in ruledata.rules()["ceph"]["renamed_options"]
+    }
+
+
+@cache
 def _suggest_pool(release: str) -> frozenset[str]:
     """The names a did-you-mean may offer for this release: its option list plus the catalog's Ceph knobs."""
     pool = set(ceph_option_names(release) or all_ceph_option_names())
@@ -180,6 +188,18 @@ class CephLinter:
             if key.startswith(self.filestore_prefixes):  # uncatalogued FileStore keys, by name
                 self.noop(e, self.catalog.component_status("filestore", self.release, self.objectstore))
             self.value_rule(e)
+            return
+        renamed = _renamed().get(key)
+        if renamed is not None and _release_at_or_after(self.release, renamed["since"]):
+            self.ctx.add(
+                e,
+                "error",
+                "FT103",
+                key,
+                f"{key} was renamed to {renamed['new']} in {renamed['since']}; Ceph {self.release} "
+                "silently ignores the old name",
+                f"{renamed['new']} = {e.value}",
+            )
             return
         last = last_ceph_release_with(key)
         if last is not None and self.names is not None and ceph_index(last) < ceph_index(self.release):

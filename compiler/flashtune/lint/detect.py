@@ -41,7 +41,7 @@ def kind_from_name(path: str | Path) -> str | None:
         return "cbt.yaml"
     if name.endswith(".json"):
         return "ceph-config.json"
-    if "sysctl" in name or p.startswith("/etc/sysctl.d/"):
+    if "sysctl" in name or "sysctl.d" in Path(p).parts[:-1]:  # any sysctl.d folder (/etc, /usr/lib, /run)
         return "sysctl.conf"
     if name.endswith(".cnf") or name in ("my.cnf", "mariadb.cnf"):
         return "my.cnf"

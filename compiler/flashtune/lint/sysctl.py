@@ -7,6 +7,7 @@ from the machine running the linter: the file may be meant for another host.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from functools import cache
 from typing import Any
@@ -50,9 +51,39 @@ def _forms(key: str) -> tuple[str, ...]:
     return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
+@cache
+def _glob_matches(pattern: str) -> bool:
+    """Does a sysctl.d glob (systemd-sysctl, glob(7)) match a name of some kernel? Names of per-device keys
+    are listed as `net.ipv4.conf.*.x`, so the pattern is also tried with its device part as `*`."""
+    lists, ranges, _, _ = name_data()
+    names = {n for ns in lists.values() for n in ns} | set(ranges)
+    pats = {pattern, *_forms(pattern)[1:]}
+    return any(fnmatch.fnmatchcase(n, p) for p in pats for n in names)
+
+
+def check_glob(e: Entry, ctx: Context) -> None:
+    """A glob key sets every matching sysctl (systemd-sysctl only; procps `sysctl -p` takes it literally)."""
+    if _glob_matches(e.key):
+        return
+    ctx.add(
+        e,
+        "warning",
+        "FT101",
+        e.key,
+        f"the pattern {e.key} matches no sysctl of any kernel flashtune knows: the line sets nothing",
+        "check the pattern against `sysctl -a`",
+    )
+
+
 def check_name(e: Entry, ctx: Context, *, catalogued: bool = False) -> None:
     """Is the key a sysctl of some kernel? catalogued: the knob catalog knows it exists (on some kernels), so
     only whether this kernel list has it is said."""
+    if _GLOB.search(e.key):
+        check_glob(e, ctx)
+        return
     lists, ranges, modules, complete = name_data()
     soft = "ignore-errors" in e.flags
     forms = _forms(e.key)
@@ -136,12 +167,45 @@ def trailing_comment(e: Entry, ctx: Context) -> Entry:
     )
 
 
+def quoted_value(e: Entry, ctx: Context) -> Entry:
+    """procps `sysctl -p` does not unquote: `kernel.core_pattern = "/dev/null"` writes the quotes too (its
+    --dry-run echoes them), so a number is refused and a path or name gets quote characters. Report it, and
+    check the value inside the quotes."""
+    v = e.value or ""
+    ctx.add(
+        e,
+        "warning",
+        "FT204",
+        e.key,
+        f"{e.key} = {v}: sysctl.conf has no quoting; `sysctl -p` writes the quote characters to the kernel "
+        "with the value",
+        f"write {e.key} = {v[1:-1]}",
+        on_value=True,
+    )
+    return Entry(
+        e.section,
+        e.key,
+        e.raw_key,
+        v[1:-1],
+        e.line,
+        e.column,
+        e.value_line,
+        e.value_column,
+        e.quoted,
+        e.flags,
+    )
+
+
 def lint(doc: ConfDoc, ctx: Context) -> None:
     catalog = load_catalog()
     check_duplicates(doc, ctx, what="file")
     for e in doc.entries:
+        if "glob-exclude" in e.flags:
+            continue  # `-key` alone: only keeps glob patterns off that key, sets nothing and cannot fail
         if e.value and "#" in e.value:
             e = trailing_comment(e, ctx)
+        if e.value and len(e.value) >= 2 and e.value[0] == e.value[-1] and e.value[0] in "\"'":
+            e = quoted_value(e, ctx)
         knob = catalog.get(e.key, "sysctl")
         if knob is None:
             check_name(e, ctx)

@@ -5,7 +5,12 @@
 - keys use `.` or `/` as separator: `net/ipv4/ip_forward` is `net.ipv4.ip_forward` (a `.` inside a
   slash-style key is part of a name, e.g. an interface `eth0.100`, and is kept as `/` in the dotted form).
 - values may hold several numbers (`kernel.sem = 250 32000 100 128`); the kernel splits on blanks.
-- a line without `=` is skipped by sysctl with a warning; here it is a problem recorded on the document.
+- a line without `=` is skipped by sysctl with a warning; here it is a problem recorded on the document,
+  except `-key` alone: systemd-sysctl's sysctl.d(5) reads it as "no glob pattern in these files sets this key"
+  (man/sysctl.d.xml, the `-net.ipv4.conf.all.rp_filter` lines of systemd's own 50-default.conf); it becomes an
+  entry without a value, flagged `glob-exclude`.
+- keys may be glob(7) patterns in sysctl.d (`net.ipv4.conf.*.rp_filter`): kept as written, the linter matches
+  them against the name lists.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, content_lines
 
 _WS = BLANKS
+_EXCLUDE = ("ignore-errors", "glob-exclude")
 
 
 def normalize_key(raw: str) -> str:
@@ -27,6 +33,12 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
     doc = ConfDoc(kind="sysctl.conf", filename=filename)
     for no, lead, body in content_lines(text):
         eq = body.find("=")
+        if eq < 0 and body.startswith("-") and body[1:].strip(_WS) and not any(c in body for c in _WS):
+            raw = body[1:]
+            doc.entries.append(
+                Entry("", normalize_key(raw), raw, None, no, lead + 2, no, lead + 2, flags=_EXCLUDE)
+            )
+            continue
         if eq < 0:
             doc.problems.append(
                 ConfSyntaxError(
@@ -69,5 +81,8 @@ def render(doc: ConfDoc) -> str:
     out = []
     for e in doc.entries:
         prefix = "-" if "ignore-errors" in e.flags else ""
+        if "glob-exclude" in e.flags:
+            out.append(f"-{e.key}\n")
+            continue
         out.append(f"{prefix}{e.key} = {e.value or ''}\n")
     return "".join(out)
