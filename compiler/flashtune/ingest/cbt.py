@@ -94,7 +94,7 @@ def parse(path: Path, *, bin_ms: int | None = None, stats: Stats | None = None) 
 def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.DataFrame:
     import pandas as pd
 
-    from flashtune.ingest import fio, radosbench
+    from flashtune.ingest import fio, fionormal, radosbench
     from flashtune.ingest.schema import conform
     from flashtune.ingest.textio import head_text
 
@@ -127,6 +127,8 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
                 head = head_text(f, 200_000)
                 if '"fio version"' in head:
                     df = fio.parse_json(f)
+                elif fionormal.looks_like(head):  # CBT before fio's JSON: `fio --output` normal text
+                    df = fionormal.parse(f)
                 elif radosbench.looks_like(head):
                     df = radosbench.parse(f)
             if df is None or df.empty:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,7 @@ def _ddir_bs(bs: str | None, ddir: str) -> int | None:
     if not bs:
         return None
     parts = bs.split(",")
-    idx = DDIRS.index(ddir)
+    idx = DDIRS.index(ddir) if ddir in DDIRS else 0
     pick = parts[idx] if idx < len(parts) and parts[idx] else parts[0]
     return parse_size(pick)
 
@@ -122,7 +123,7 @@ def parse_json(path: Path) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     plus = False
     for k, (doc, first_line) in enumerate(docs, start=1):
-        got, was_plus = _report_rows(path, doc, first_line)
+        got, was_plus = report_rows(path, doc, first_line)
         if len(docs) > 1:
             for r in got:
                 r["run"] = str(k)
@@ -172,7 +173,53 @@ def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:
     return 1.0, "assumed: fio 3 units (no version, io/bw/runtime inconclusive)"
 
 
-def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list[dict[str, Any]], bool]:
+def job_labels(jobs: list[Any]) -> list[str]:
+    """A distinct test name per job: fio repeats a job's name for each of its `numjobs` clones (without
+    group_reporting) and for each server in client/server mode. Clones get `.N` (1-based, in report order,
+    as fio numbers their logs); a job of a multi-server run gets `@host` (`@host:port` where hosts repeat);
+    fio's own aggregate keeps its name "All clients"."""
+    dicts = [j if isinstance(j, dict) else {} for j in jobs]
+    servers = {(j.get("hostname"), j.get("port")) for j in dicts if j.get("hostname") and not _all_clients(j)}
+    hostnames = Counter(h for h, _ in servers)
+    names: list[str] = []
+    for j in dicts:
+        name = str(j.get("jobname", ""))
+        if len(servers) > 1 and j.get("hostname") and not _all_clients(j):
+            host = str(j["hostname"])
+            name += f"@{host}" + (f":{j.get('port')}" if hostnames[host] > 1 else "")
+        names.append(name)
+    counts = Counter(names)
+    seen: Counter[str] = Counter()
+    for i, n in enumerate(names):
+        if counts[n] > 1:
+            seen[n] += 1
+            names[i] = f"{n}.{seen[n]}"
+    return names
+
+
+def _job_key(job: dict[str, Any]) -> tuple[str, str, str]:
+    return str(job.get("jobname", "")), str(job.get("hostname", "")), str(job.get("port", ""))
+
+
+def _all_clients(job: dict[str, Any]) -> bool:
+    return job.get("jobname") == ALL_CLIENTS
+
+
+ALL_CLIENTS = "All clients"  # fio's aggregate of every server's jobs in client/server mode
+# Directions a report can hold: `mixed` is unified_rw_reporting's one block for all directions.
+REPORT_DDIRS: tuple[str, ...] = (*DDIRS, "mixed")
+
+
+def report_rows(
+    path: Path,
+    doc: dict[str, Any],
+    first_line: int,
+    *,
+    io_unit: tuple[float, str] | None = None,
+    lat_basis: str | None = None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Rows of one fio report given as fio's JSON object. The terse and normal readers build the same
+    object from their text, then pass the unit of its `io_bytes` and how latency units were known."""
     jobs = doc.get("jobs", doc.get("client_stats"))
     if not isinstance(jobs, list):
         raise bad_input(
@@ -181,12 +228,25 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
             line=first_line,
             hint="this does not look like fio --output-format=json output",
         )
-    io_factor, io_basis = _io_bytes_unit(doc, jobs)
+    io_factor, io_basis = io_unit or _io_bytes_unit(doc, jobs)
     version = fio_version(str(doc.get("fio version", "")))
     glob_opts = {str(k): str(v) for k, v in (doc.get("global options") or {}).items()}
     plus = False
     rows: list[dict[str, Any]] = []
-    for job in jobs:
+    labels = job_labels(jobs)
+    # how many entries each job has on its server: more than one are numjobs clones reported one by one
+    entries = Counter(_job_key(j) for j in jobs if isinstance(j, dict))
+    servers = {
+        (j.get("hostname"), j.get("port"))
+        for j in jobs
+        if isinstance(j, dict) and j.get("hostname") and not _all_clients(j)
+    }
+    workloads = {
+        (j.get("job options") or {}).get("rw", glob_opts.get("rw"))
+        for j in jobs
+        if isinstance(j, dict) and not _all_clients(j)
+    }
+    for job, label in zip(jobs, labels, strict=True):
         if not isinstance(job, dict):
             continue
         opts = dict(glob_opts)
@@ -196,23 +256,33 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
         known = bool(opts)
         engine = opts.get("ioengine", "psync" if known else None)
         depth = (1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)) if known else None
-        grouped = opts.get("group_reporting", "0") not in ("0", "")
+        # group_reporting: a flag (fio prints "1", "" or, given on the command line, nothing); one report
+        # entry for a job with numjobs > 1 can only be the group's sum
+        numjobs = as_int(opts.get("numjobs")) or 1
+        grouped = opts.get("group_reporting", "0") != "0" or (numjobs > 1 and entries[_job_key(job)] == 1)
         did = [
             d
-            for d in DDIRS
+            for d in REPORT_DDIRS
             if isinstance(job.get(d), dict)
             and (as_int(job[d].get("total_ios")) or as_int(job[d].get("io_bytes")))
         ]
         workload = opts.get("rw", opts.get("readwrite", "read" if known else None))
-        if workload is None and {"read", "write"} <= set(did):
+        threads = (numjobs if grouped else 1) if known else None
+        if _all_clients(job):
+            # the sum over every server's jobs: one pattern only if they all ran the same; the job count
+            # is in the normal output's header (`jobs=N`), which the normal reader passes as numjobs
+            workload = str(next(iter(workloads))) if len(workloads) == 1 and None not in workloads else None
+            threads = as_int((job.get("job options") or {}).get("numjobs"))
+        elif workload is None and {"read", "write"} <= set(did):
             workload = "rw"  # both directions did I/O: a mixed job, pattern unknown
         base = {
             "tool": "fio",
-            "test": str(job.get("jobname", "")),
+            "test": label,
             "workload": workload,
             "interface": engine,
             "iodepth": depth,
-            "threads": ((as_int(opts.get("numjobs")) or 1) if grouped else 1) if known else None,
+            "threads": threads,
+            "clients": (len(servers) if _all_clients(job) else 1) if job.get("hostname") else None,
             "source": str(path),
         }
         for ddir in did:
@@ -245,7 +315,9 @@ def _report_rows(path: Path, doc: dict[str, Any], first_line: int) -> tuple[list
                 if block is None or not as_int(block.get("N", 1)):
                     continue
                 basis = (
-                    "stated: *_ns keys (fio 3)"
+                    lat_basis
+                    if lat_basis
+                    else "stated: *_ns keys (fio 3)"
                     if scale == 1e-6
                     else f"stated: fio-{version[0]}.{version[1]} (µs)"
                     if version

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
-from flashtune.ingest import cbt, fio, ior, iozone, radosbench, sysbench
+from flashtune.ingest import cbt, fio, fionormal, fioterse, ior, iozone, radosbench, sysbench
 from flashtune.ingest.common import bad_input
 
 FORMATS: tuple[str, ...] = (
@@ -15,6 +15,8 @@ FORMATS: tuple[str, ...] = (
     "directory",
     "fio-log",
     "fio-json",
+    "fio-normal",
+    "fio-terse",
     "ior",
     "iozone",
     "rados-bench",
@@ -62,13 +64,10 @@ def detect(path: Path) -> str:
         decode(read_bytes(path), path, limit=SNIFF_BYTES * 64)  # names binary content
     if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
         return "fio-json"
-    if re.search(r"^fio-\d", text, re.M) and "(groupid=" in text:
-        raise UnknownFormat(
-            "fio's human-readable (normal) output; flashtune reads fio's JSON",
-            file=str(path),
-            line=1,
-            suggestion="re-run fio with --output-format=json (or json,normal) --output=FILE",
-        )
+    if fionormal.looks_like(text):
+        return "fio-normal"
+    if fioterse.looks_like(text):
+        return "fio-terse"
     if sysbench.looks_like(text):
         return "sysbench"
     if ior.looks_like(text):
@@ -89,6 +88,6 @@ def detect(path: Path) -> str:
         "cannot tell which tool wrote this file",
         file=str(path),
         line=1,
-        suggestion="supported: fio JSON/JSON+ and its logs, IOR, IOzone, rados bench, sysbench "
+        suggestion="supported: fio JSON/JSON+, normal and terse output and its logs, IOR, IOzone, rados bench, sysbench "
         "output, and CBT archive directories",
     )

@@ -61,7 +61,17 @@ class Collected:
 def _load_file(
     p: Path, kind: str, *, raw: bool, bin_ms: int | None, stats: Stats | None, workers: int | None
 ) -> pd.DataFrame:
-    from flashtune.ingest import auto_workers, cbt, fio, ior, iozone, radosbench, sysbench
+    from flashtune.ingest import (
+        auto_workers,
+        cbt,
+        fio,
+        fionormal,
+        fioterse,
+        ior,
+        iozone,
+        radosbench,
+        sysbench,
+    )
     from flashtune.ingest.schema import conform
 
     if kind == "cbt":
@@ -71,6 +81,8 @@ def _load_file(
         return conform(fio.parse_log(p, raw=raw, bin_ms=bin_ms, stats=stats, workers=n))
     parser = {
         "fio-json": fio.parse_json,
+        "fio-normal": fionormal.parse,
+        "fio-terse": fioterse.parse,
         "ior": ior.parse,
         "iozone": iozone.parse,
         "rados-bench": radosbench.parse,

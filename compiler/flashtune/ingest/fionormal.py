@@ -1,0 +1,248 @@
+"""fio's human-readable (normal) output, fio 2.0 to 3.x, read into the JSON layout and then through
+fio.py's row builder.
+
+Two generations of the per-direction line (fio's stat.c show_ddir_status):
+* fio 2.x: `read : io=23592KB, bw=402583B/s, iops=98, runt= 60008msec`. Sizes use kb_base, 1024 unless the
+  job set 1000, so `KB` is 1024 bytes (checked on real outputs: io / runt = bw only with 1024).
+* fio 3.x: `read: IOPS=22.1k, BW=86.5MiB/s (90.7MB/s)(87.4MiB/1011msec)`: units are explicit (KiB/MiB
+  binary, kB/MB decimal); fio's "All clients" block prints `BW=191Mi (200M)`, the same units without B/s.
+  Figures are rounded to three or four digits (the JSON has the exact ones).
+Latency lines name their unit per line (`clat (usec)`, `slat (nsec)`, `lat (msec)`); a `k`/`K`/`M` suffix
+on a latency or IOPS figure is a power of 1000. `bw (  KiB/s): min=...` and `iops : min=...` are the
+per-sample statistics. The job's pattern, block sizes, engine and depth come from the description lines
+fio prints before the run (`name: (g=0): rw=randread, bs=(R) 4096B-4096B, ..., ioengine=libaio,
+iodepth=32`); in client/server mode those carry a `<host> ` prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from flashtune.ingest.common import as_float, bad_input, read_output, results_frame
+from flashtune.units import IEC, SI
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_HEADER = re.compile(r"^(?P<name>\S.*?): \(groupid=(?P<gid>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)")
+_DESC = re.compile(
+    r"^(?:<[^>]*> )?(?P<name>\S.*?): \(g=\d+\): rw=(?P<rw>\w+), bs=(?P<bs>.*?), ioengine=(?P<engine>[^,\s]+),"
+    r" iodepth=(?P<depth>\d+)"
+)
+_NUM = r"[\d.]+[kKmMgG]?"
+_DIR3 = re.compile(
+    rf"^\s+(?P<ddir>read|write|trim|mixed)\s*: IOPS=(?P<iops>{_NUM}), BW=(?P<bw>[\d.]+)(?P<bwu>[kKMGTP]?i?)B?(?:/s)?"
+    r" \([^)]*\)\((?P<io>[\d.]+)(?P<iou>[kKMGTP]?i?)B/(?P<rt>\d+)msec\)"
+)
+_DIR2 = re.compile(
+    r"^\s+(?P<ddir>read|write|trim|mixed)\s*: io=(?P<io>[\d.]+)(?P<iou>[KMGTP]?)B, bw=(?P<bw>[\d.]+)(?P<bwu>[KMGTP]?)B/s,"
+    rf" iops=(?P<iops>{_NUM})\s*, runt=\s*(?P<rt>\d+)msec"
+)
+_LAT = re.compile(
+    rf"^\s+(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>{_NUM})\s*, max=\s*(?P<max>{_NUM})"
+    rf"\s*, avg=\s*(?P<avg>{_NUM})\s*, stdev=\s*(?P<dev>{_NUM})"
+)
+_PCT_HEAD = re.compile(r"^\s+(?P<kind>\w+) percentiles \((?P<unit>nsec|usec|msec)\)")
+_PCT = re.compile(r"(?P<p>\d+\.\d+)th=\[\s*(?P<v>\d+)\]")
+_BW = re.compile(
+    r"^\s+bw \(\s*(?P<unit>[kKMGT]?i?B)\s*/s\)\s*: min=\s*(?P<min>[\d.]+)\s*, max=\s*(?P<max>[\d.]+)\s*,"
+    r" per=\s*[\d.]+%\s*, avg=\s*(?P<avg>[\d.]+)\s*, stdev=\s*(?P<dev>[\d.]+)"
+)
+_IOPS = re.compile(
+    r"^\s+iops\s*: min=\s*(?P<min>[\d.]+)\s*, max=\s*(?P<max>[\d.]+)\s*, avg=\s*[\d.]+\s*, stdev=\s*(?P<dev>[\d.]+)"
+)
+_CPU = re.compile(r"^\s+cpu\s*: usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%")
+_ISSUED = re.compile(r"^\s+issued")
+_VERSION = re.compile(
+    r"^(?:fio-|.*\bfio=fio-)?(?P<v>\d+\.\d+[\w.-]*)\s*$|\bfio=fio-(?P<v2>\d+\.\d+[\w.-]*)", re.M
+)
+_TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
+_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
+
+
+def looks_like(text: str) -> bool:
+    """A job report (`name: (groupid=0, jobs=1): err=`), or fio's description lines before the run
+    (`name: (g=0): rw=...`), so an output cut before the first report is named as fio's."""
+    return bool(re.search(r"^\S.*: \(groupid=\d+, jobs=\d+\): err=", text, re.M)) or bool(
+        re.search(r"^(?:<[^>]*> )?\S.*: \(g=\d+\): rw=\w+, bs=", text, re.M)
+    )
+
+
+def _count(text: str) -> float | None:
+    """'22.1k' -> 22100.0, '1068.6K' -> 1068600.0, '98' -> 98.0 (fio's num2str: powers of 1000)."""
+    m = re.fullmatch(r"([\d.]+)([kKmMgG]?)", text.strip())
+    if not m:
+        return None
+    v = as_float(m.group(1))
+    return None if v is None else v * _SUFFIX[m.group(2)]
+
+
+def _bytes(value: str, unit: str, *, fio3: bool) -> float | None:
+    """A size with fio's unit prefix -> bytes. fio 3: `Ki`/`Mi` binary, `k`/`M` decimal; fio 2: binary."""
+    v = as_float(value)
+    if v is None:
+        return None
+    prefix = unit.rstrip("i").lower()
+    binary = unit.endswith("i") or not fio3
+    return v * (IEC if binary else SI)[prefix]
+
+
+def _bs_option(spec: str) -> str:
+    """Description `bs=` -> fio's `bs` option form `read,write,trim` ('' where a range is given)."""
+    spec = spec.strip()
+    if spec.startswith("(R)"):  # fio 3: (R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B
+        parts = [p.split(")", 1)[-1].strip() for p in spec.split(",")]
+    else:  # fio 2: 4K-4K/4K-4K/4K-4K or 512-64K/512-64K
+        parts = spec.split("/")
+    sizes = []
+    for p in parts:
+        lo, _, hi = p.partition("-")
+        sizes.append(lo if lo == hi or not hi else "")
+    return ",".join(sizes)
+
+
+def parse(path: Path) -> pd.DataFrame:
+    from flashtune.ingest.fio import ALL_CLIENTS, fio_version, report_rows
+
+    text = read_output(path)
+    lines = text.splitlines()
+    m = _VERSION.search("\n".join(ln for ln in lines[:200] if not ln.startswith(" ")))
+    version = (m.group("v") or m.group("v2")) if m else ""
+    desc: dict[str, dict[str, str]] = {}
+    jobs: list[dict[str, Any]] = []
+    starts: list[int] = []
+    job: dict[str, Any] | None = None
+    ddir: dict[str, Any] | None = None
+    pct: dict[str, float] | None = None
+    pct_unit = 1.0
+    layouts: set[str] = set()
+    hosts = blocks = 0
+    for no, line in enumerate(lines, start=1):
+        if line.startswith("hostname=") and "fio=" in line:
+            hosts += 1
+        blocks += line.startswith("Run status group")
+        if (d := _DESC.match(line)) is not None:
+            desc.setdefault(
+                d.group("name"),
+                {
+                    "rw": d.group("rw"),
+                    "bs": _bs_option(d.group("bs")),
+                    "ioengine": d.group("engine"),
+                    "iodepth": d.group("depth"),
+                },
+            )
+            continue
+        if (h := _HEADER.match(line)) is not None:
+            name = h.group("name")
+            opts = dict(desc.get(name, {}))
+            jobs_n = int(h.group("jobs"))
+            if jobs_n > 1 or name == ALL_CLIENTS:
+                opts.update(numjobs=str(jobs_n), group_reporting="1")
+            job = {"jobname": name, "groupid": h.group("gid"), "error": h.group("err"), "job options": opts}
+            if name == ALL_CLIENTS or hosts > 1:
+                # client/server mode: each server's jobs come as one block ending in its `Run status`;
+                # the normal output does not name the server, so blocks are numbered
+                job["hostname"] = "all" if name == ALL_CLIENTS else f"server{blocks + 1}"
+            jobs.append(job)
+            starts.append(no)
+            ddir = pct = None
+            continue
+        if job is None:
+            continue
+        if not line.startswith((" ", "\t")):
+            job = ddir = pct = None  # Run status group, Disk stats: summaries of what was read already
+            continue
+        if (g := _DIR3.match(line)) is not None or (g := _DIR2.match(line)) is not None:
+            fio3 = g.re is _DIR3
+            layouts.add("3" if fio3 else "2")
+            io = _bytes(g.group("io"), g.group("iou"), fio3=fio3)
+            bw = _bytes(g.group("bw"), g.group("bwu"), fio3=fio3)
+            rt = as_float(g.group("rt"))
+            if not fio3 and io is not None and rt:
+                # fio 2 prints io exactly (KB) but bw through num2str, which drops digits (75348KB in
+                # 60329 ms printed as 1248.1KB/s): io / runtime is the figure fio rounded
+                bw = io * 1000 / rt
+            ddir = {
+                "io_bytes": io,
+                "total_ios": 1 if io else 0,
+                "bw": bw / 1024 if bw is not None else None,
+                "iops": _count(g.group("iops")),
+                "runtime": rt,
+            }
+            job[g.group("ddir")] = ddir
+            pct = None
+            continue
+        if ddir is not None and (lat := _LAT.match(line)) is not None:
+            scale = _TO_US[lat.group("unit")]
+            vals = {k: _count(lat.group(g)) for k, g in (("min", "min"), ("max", "max"), ("mean", "avg"))}
+            vals["stddev"] = _count(lat.group("dev"))
+            block = {k: v * scale if v is not None else None for k, v in vals.items()}
+            block["N"] = 1
+            ddir[lat.group("kind")] = block
+            pct = None
+            continue
+        if (ph := _PCT_HEAD.match(line)) is not None:
+            target = ddir.get(ph.group("kind")) if ddir is not None else None
+            pct = target.setdefault("percentile", {}) if isinstance(target, dict) else None
+            pct_unit = _TO_US[ph.group("unit")]
+            continue
+        if line.lstrip().startswith("|"):
+            if pct is not None:
+                for p in _PCT.finditer(line):
+                    pct[p.group("p")] = float(p.group("v")) * pct_unit
+            continue
+        pct = None
+        if ddir is not None and (b := _BW.match(line)) is not None:
+            unit = b.group("unit")
+            kib = _bytes("1", unit[:-1], fio3="3" in layouts) or 1024.0
+            for key, grp in (("bw_min", "min"), ("bw_max", "max"), ("bw_dev", "dev")):
+                v = as_float(b.group(grp))
+                ddir[key] = v * kib / 1024 if v is not None else None
+        elif ddir is not None and (i := _IOPS.match(line)) is not None:
+            ddir.update(
+                iops_min=as_float(i.group("min")),
+                iops_max=as_float(i.group("max")),
+                iops_stddev=as_float(i.group("dev")),
+            )
+        elif (c := _CPU.match(line)) is not None:
+            job.update(usr_cpu=as_float(c.group("usr")), sys_cpu=as_float(c.group("sys")))
+        elif _ISSUED.match(line):
+            job["_complete"] = True
+    if not jobs:
+        raise bad_input(
+            path,
+            "fio normal output without any job report (`name: (groupid=0, jobs=1): err= 0: ...`)",
+            line=len(lines) or 1,
+            hint="the run stopped before reporting; re-run fio, preferably with --output-format=json",
+        )
+    for k, j in enumerate(jobs):
+        if not j.pop("_complete", False):
+            raise bad_input(
+                path,
+                f"fio's report of job {j['jobname']!r} ends before its `issued` line (cut off?)",
+                line=len(lines) if k == len(jobs) - 1 else starts[k + 1] - 1,
+                hint="keep fio's whole output; re-run with --output=FILE",
+            )
+    got = fio_version(f"fio-{version}") if version else None
+    layout = "fio 3" if layouts == {"3"} else "fio 2" if layouts == {"2"} else "fio 2 and 3"
+    stated = f"fio-{version}" if version else f"the {layout} layout"
+    if got and (got[0] >= 3) != (layout == "fio 3"):
+        stated = f"the {layout} layout (version line says fio-{version})"
+    sizes = "KB = 1024 B, kb_base default" if "2" in layouts else "KiB/MiB binary, kB/MB decimal"
+    rows, _plus = report_rows(
+        path,
+        {"fio version": f"fio-{version}" if version else "", "jobs": jobs},
+        starts[0],
+        io_unit=(1.0, f"stated: {stated} normal output ({sizes})"),
+        lat_basis=f"stated: unit printed on each line, {stated}",
+    )
+    return results_frame(
+        path,
+        rows,
+        "fio-normal",
+        line=starts[0],
+        problem="fio normal output holds no job that did any I/O",
+        hint="the run failed before doing I/O: fix the job file and re-run",
+    )
