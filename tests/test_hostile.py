@@ -303,6 +303,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
         ("nodes: 5", "nodes: 5\n  protection: {erasure: [4]}", "'erasure' must be [k, m]"),
         ("nodes: 5", "nodes: 5\n  protection: {mirror: 2}", "'protection' must be"),
         ("name: iops", "name: iops\nsoftware: gpfs", "software 'gpfs' is not ceph or lustre"),
+        ("name: iops", "name: iops\nobjectstore: [bluestore]", "is not bluestore or filestore"),
     ],
 )
 def test_nonsense_envelope_fields_in_a_hardware_file(tmp_path: Path, old: str, new: str, says: str) -> None:

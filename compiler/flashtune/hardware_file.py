@@ -6,6 +6,7 @@ field means the same and fails the same way (one line with file:line) everywhere
 
     name, source, description
     software: ceph | lustre                # default ceph (the envelope's CPU costs are Ceph's)
+    objectstore: bluestore | filestore     # optional: the OSDs' store (the envelope's CPU cost per op)
     node:
       sockets: 2                           # default 1
       cores: 22                            # cores PER SOCKET (node_cores = cores x sockets)
@@ -40,6 +41,7 @@ from flashtune.yamlio import line_of
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")
 SOFTWARE = ("ceph", "lustre")
+OBJECTSTORES = ("bluestore", "filestore")
 DRIVE_FIGURES = ("read_iops", "write_iops", "read_mb_s", "write_mb_s")
 # Upper bounds far beyond any real machine: a value past them is a typo or a unit mix-up (GB for TB, ...)
 LIMITS = {
@@ -261,6 +263,13 @@ def read_hardware(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
         raise DataError(
             f"software {software!r} is not ceph or lustre", file=str(path), line=line_of(doc, "software")
         )
+    store = doc.get("objectstore")
+    if store is not None and store not in OBJECTSTORES:
+        raise DataError(
+            f"objectstore {store!r} is not bluestore or filestore",
+            file=str(path),
+            line=line_of(doc, "objectstore"),
+        )
     link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
     layout = doc.get("layout")
@@ -285,6 +294,7 @@ def read_hardware(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
         gateway_gbps=_num(gw, "nic_gbps", path) if gw else 0.0,
         protection=_protection(cluster, path),
         software=str(software),
+        objectstore=None if store is None else str(store),
     )
 
 

@@ -107,6 +107,7 @@ class Hardware:
     gateway_gbps: float = 0.0
     protection: Protection | None = None  # None: the file does not say
     software: str = "ceph"  # ceph | lustre
+    objectstore: str | None = None  # bluestore | filestore; None: the file does not say
 
     @property
     def node_cores(self) -> int:

@@ -128,8 +128,14 @@ def run(args: argparse.Namespace) -> int:
                     "bottleneck_predicted",
                     "bottleneck_stated",
                     "goal_met",
+                    "in_study_constants",
                 ],
             )
+            for r in rows:
+                if r["missing_fact"]:
+                    print(
+                        f"\n{r['headline']} ({r['error_pct']:+} %): missing from the source: {r['missing_fact']}"
+                    )
         return 0
     cluster = _cluster(args)
     if args.results:

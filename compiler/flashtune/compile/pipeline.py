@@ -359,7 +359,9 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     inputs = {**req.echo(), "flashtune": __version__}
     if req.benchmarks:
         _benchmarks(bundle, chain, merged)
-    bundle.envelope = envelope_bundle.for_bundle(hw, shape, bundle.plans)
+    bundle.envelope = envelope_bundle.for_bundle(
+        hw, shape, bundle.plans, catalog.default_objectstore(req.ceph_release)
+    )
     formats.render(bundle, "config", inputs)
     formats.render(bundle, "plan", inputs)
     bundle.differences = [d for p in chain for d in p.differences if _applies(d, req)]

@@ -13,7 +13,7 @@ from typing import Any
 
 from flashtune.envelope.hardware import cluster_from
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
-from flashtune.envelope.report import NOTE, case_dict, constants, shape
+from flashtune.envelope.report import NOTE, case_dict, constants, cpu_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
 
@@ -62,9 +62,10 @@ def plan_replication(doc: Mapping[str, Any]) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size >= 1 else None
 
 
-def cluster_for(hw: Hardware, shape_facts: Mapping[str, Any]) -> Cluster:
-    """The hardware's cluster with the compiled shape: nodes, clients and the pools' protection."""
-    c = cluster_from(hw)
+def cluster_for(hw: Hardware, shape_facts: Mapping[str, Any], objectstore: str | None = None) -> Cluster:
+    """The hardware's cluster with the compiled shape: nodes, clients, the pools' protection and the release's
+    object store."""
+    c = cluster_from(hw, objectstore)
     ec = shape_facts.get("ec")
     if ec is not None:
         prot = Protection("erasure", 1, int(ec.value.k), int(ec.value.m))
@@ -74,9 +75,12 @@ def cluster_for(hw: Hardware, shape_facts: Mapping[str, Any]) -> Cluster:
 
 
 def for_bundle(
-    hw: Hardware, shape_facts: Mapping[str, Any], plans: Mapping[str, Mapping[str, Any]]
+    hw: Hardware,
+    shape_facts: Mapping[str, Any],
+    plans: Mapping[str, Mapping[str, Any]],
+    objectstore: str | None = None,
 ) -> dict[str, Any]:
-    c = cluster_for(hw, shape_facts)
+    c = cluster_for(hw, shape_facts, objectstore)
     k = constants()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():
@@ -98,7 +102,7 @@ def for_bundle(
             "message_overhead_bytes": k.message_overhead_bytes,
             **{f"cpu_{n}_cycles": (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), NOTE],
     }
 
 

@@ -3,6 +3,8 @@ reader of its fields, performance fields included) turned into the model's per-n
 
 Missing per-drive figures come from data/envelope/devices.yaml by device type; a missing cpu_ghz is
 DEFAULT_GHZ (with a note); NIC ports add up per role (public + both carry clients, cluster replication).
+The object store is the one a compiled bundle's release deploys, else the file's, else BlueStore; a
+FileStore node without db_devices keeps its journals on the data drives.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from flashtune.paths import data_dir
 from flashtune.yamlio import line_of, load_yaml
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
+DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default
 
 
 def envelope_dir() -> Path:
@@ -56,8 +59,11 @@ def _drives(hw: Hardware) -> tuple[Drives, ...]:
     return tuple(out)
 
 
-def cluster_from(hw: Hardware) -> Cluster:
-    """The envelope's Cluster of a Hardware (the file's shape: nodes, clients, protection as written)."""
+def cluster_from(hw: Hardware, objectstore: str | None = None) -> Cluster:
+    """The envelope's Cluster of a Hardware (the file's shape: nodes, clients, protection as written).
+
+    objectstore: the store a compiled release deploys (it wins over the file's `objectstore:`)."""
+    store = objectstore or hw.objectstore or DEFAULT_OBJECTSTORE
     total = dict.fromkeys(NIC_ROLES, 0.0)
     for n in hw.nics:
         total[n.role] += n.count * n.speed_gbps
@@ -80,6 +86,8 @@ def cluster_from(hw: Hardware) -> Cluster:
         gateways=hw.gateways,
         gateway_gbps=hw.gateway_gbps,
         software=hw.software,
+        objectstore=store,
+        journal_on_data=store == "filestore" and not hw.db_devices,
         notes=tuple(notes),
     )
 

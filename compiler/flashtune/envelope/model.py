@@ -9,8 +9,12 @@ it their headroom. Every per-I/O demand below follows from where the bytes of on
 - network: bytes on the client ports, on the storage nodes' public ports (to and from clients) and on
   their cluster ports (replica copies: size - 1 per write; EC: the chunks other OSDs store, (k+m-1)/k per
   write, and the k-1 chunks a primary gathers per read), in and out counted separately (full duplex);
-- CPU: cycles per OSD operation plus cycles per byte an OSD moves (media + network), calibrated in
-  flashtune.envelope.calibrate from the published measurements.
+- CPU: cycles per OSD operation (by object store: FileStore and BlueStore run different write and read
+  paths) plus cycles per byte an OSD moves (media + network), calibrated in flashtune.envelope.calibrate
+  from the published measurements.
+
+FileStore writes every byte twice on the data drive when its journal shares that drive (journal first,
+then the file system): the media term counts both writes, the CPU's per-op term one OSD operation.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ RESOURCE_CLASS = {
 }
 TIE = 0.01  # resources within 1 % of the smallest ceiling are named together
 SMALL_READ_BYTES = 4096  # EC reads smaller than k x this touch one chunk only
+OBJECTSTORES = ("bluestore", "filestore")
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class Cluster:
     gateways: int = 0  # object gateways between clients and OSDs (RGW); 0 = clients talk to OSDs
     gateway_gbps: float = 0.0
     software: str = "ceph"  # CPU costs are calibrated for Ceph OSDs only
+    objectstore: str = "bluestore"  # selects the CPU cost per OSD operation
+    journal_on_data: bool = False  # FileStore with its journal on the data drive: each write lands twice
     notes: tuple[str, ...] = ()
 
     @property
@@ -105,12 +112,24 @@ class Case:
 
 @dataclass(frozen=True)
 class CpuCosts:
-    """Cycles per OSD operation and per byte an OSD moves, by direction of the client I/O; None = unknown."""
+    """Cycles per OSD operation (per object store) and per byte an OSD moves, by direction; None = unknown.
 
-    read_op: float | None = None
-    write_op: float | None = None
+    The per-byte costs (messenger copies and checksums, erasure coding) are shared by both object stores;
+    the per-operation costs are the object store's transaction path and are kept apart.
+    """
+
+    read_op_filestore: float | None = None
+    read_op_bluestore: float | None = None
+    write_op_filestore: float | None = None
+    write_op_bluestore: float | None = None
     read_byte: float | None = None
     write_byte: float | None = None
+
+    def op(self, write: bool, objectstore: str) -> float | None:
+        return getattr(self, f"{'write' if write else 'read'}_op_{objectstore}")  # type: ignore[no-any-return]
+
+    def byte(self, write: bool) -> float | None:
+        return self.write_byte if write else self.read_byte
 
 
 @dataclass(frozen=True)
@@ -120,6 +139,9 @@ class Constants:
     net_efficiency: float  # share of line rate that carries payload at saturation
     message_overhead_bytes: float  # protocol bytes per message on top of its payload
     cpu: CpuCosts = field(default_factory=CpuCosts)
+    # constants fitted only from results limited by another resource: upper bounds on a cost, so the
+    # ceiling they give is a lower bound
+    bounds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,9 +176,12 @@ def _media_ops(p: Protection, write: bool, size: float) -> list[tuple[float, flo
 def demand(c: Cluster, write: bool, size: float) -> Demand:
     p = c.protection
     ops = _media_ops(p, write, size)
+    n_ops = sum(n for n, _ in ops)  # OSD operations (the CPU's per-op term)
     if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
         ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b) for n, b in ops]
-    n_ops = sum(n for n, _ in ops)
+        n_ops = sum(n for n, _ in ops)
+    if write and c.journal_on_data:  # FileStore: journal write + file-system write on the same drive
+        ops = [(2 * n, b) for n, b in ops]
     media_bytes = sum(n * b for n, b in ops)
     slowest = max((max(g.op_seconds(write, b) for g in c.drives) * n for n, b in ops), default=0.0)
     if p.kind == "erasure":
@@ -204,7 +229,7 @@ def cpu_cycles(c: Cluster, case: Case, costs: CpuCosts) -> float | None:
     for write, share in ((False, case.read_fraction), (True, 1 - case.read_fraction)):
         if share <= 0:
             continue
-        op, per_byte = (costs.write_op, costs.write_byte) if write else (costs.read_op, costs.read_byte)
+        op, per_byte = costs.op(write, c.objectstore), costs.byte(write)
         if op is None or per_byte is None:
             return None
         d = demand(c, write, case.block_size)

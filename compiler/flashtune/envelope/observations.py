@@ -14,7 +14,16 @@ from flashtune.errors import DataError
 from flashtune.yamlio import line_of, load_yaml
 
 BOTTLENECKS = ("media", "network", "cpu", "none")
-CONSTANTS = ("net_efficiency", "cpu.read_op", "cpu.read_byte", "cpu.write_op", "cpu.write_byte")
+# cpu.<direction>_op_<objectstore>: cycles per OSD operation of that store; cpu.<direction>_byte: shared
+CONSTANTS = (
+    "net_efficiency",
+    "cpu.read_op_filestore",
+    "cpu.read_op_bluestore",
+    "cpu.read_byte",
+    "cpu.write_op_filestore",
+    "cpu.write_op_bluestore",
+    "cpu.write_byte",
+)
 # unit as printed -> (factor to IOPS, factor to MB/s); one of the two is None
 UNITS: dict[str, tuple[float | None, float | None]] = {
     "IOPS": (1.0, None),
@@ -41,8 +50,10 @@ class Headline:
     why_no_goal: str
     calibrates: str | None
     busy: float | None  # share of the calibrated resource in use (1.0 = saturated)
+    bound: bool  # the resource was not the limit: the observation gives an upper bound on the constant
     expected_miss: bool  # a goal headline the model is known not to meet (why_miss says why)
     why_miss: str
+    missing: str  # for a miss: the fact the source does not give that the prediction would need
     line: int | None
 
     @property
@@ -132,8 +143,10 @@ def headlines() -> tuple[Headline, ...]:
                 why_no_goal=str(h.get("why_no_goal", "")),
                 calibrates=str(cal["constant"]) if cal else None,
                 busy=_busy(h, row, where),
+                bound=bool(cal.get("bound", False)),
                 expected_miss=h.get("expected") == "miss",
                 why_miss=" ".join(str(h.get("why_miss", "")).split()),
+                missing=" ".join(str(h.get("missing", "")).split()),
                 line=line_of(h),
             )
         )

@@ -66,7 +66,12 @@ def stored_constants() -> Constants | None:
     if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(index.get("sources", {})):
         return None
     k = doc["constants"]
-    return Constants(float(k["net_efficiency"]), float(k["message_overhead_bytes"]), CpuCosts(**k["cpu"]))
+    return Constants(
+        float(k["net_efficiency"]),
+        float(k["message_overhead_bytes"]),
+        CpuCosts(**k["cpu"]),
+        tuple(k.get("bounds", ())),
+    )
 
 
 def fitted_document() -> str:
@@ -82,6 +87,26 @@ def fitted_document() -> str:
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
+def cpu_notes(c: Cluster, k: Constants) -> list[str]:
+    """Which directions get no CPU ceiling because no published measurement calibrates their cost."""
+    if c.software != "ceph":
+        return [f"no CPU ceiling: the CPU costs are calibrated on Ceph OSDs, not {c.software}"]
+    out = []
+    for write, name in ((False, "reads"), (True, "writes")):
+        direction = "write" if write else "read"
+        if k.cpu.op(write, c.objectstore) is None or k.cpu.byte(write) is None:
+            out.append(
+                f"no CPU ceiling for {c.objectstore} {name}: no published CPU-bound {c.objectstore} "
+                f"result calibrates its cost per operation (a cost from the other object store does not carry over)"
+            )
+        elif f"cpu.{direction}_op_{c.objectstore}" in k.bounds:
+            out.append(
+                f"the CPU ceiling of {c.objectstore} {name} is a lower bound: its cost per operation comes from a "
+                f"published result the network limited, so the CPU needed at most that much"
+            )
+    return out
+
+
 def shape(c: Cluster) -> str:
     net = f"{c.public_gbps:g} Gb/s public" + (
         f" + {c.cluster_gbps:g} Gb/s cluster" if c.cluster_gbps else " (shared)"
@@ -89,7 +114,8 @@ def shape(c: Cluster) -> str:
     drives = ", ".join(f"{g.count} x {g.model or g.type}" for g in c.drives)
     return (
         f"{c.nodes} nodes x ({c.sockets} x {c.cores} cores @ {c.ghz:g} GHz, {drives}, {net}), "
-        f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}"
+        f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
+        + (" (journal on the data drives)" if c.journal_on_data else "")
     )
 
 
@@ -122,7 +148,7 @@ def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[
             "message_overhead_bytes": k.message_overhead_bytes,
             "cpu_cycles": {n: (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), NOTE],
     }
 
 

@@ -59,7 +59,16 @@ class Row:
             "goal_met": self.met if h.goal else None,
             "in_study_constants": ", ".join(self.in_study),
             "note": h.why_no_goal or h.why_miss,
+            "missing_fact": h.missing or None,
         }
+
+
+def _applies(constant: str, direction: tuple[str, ...], objectstore: str) -> bool:
+    """Does a headline of these directions on this object store use the constant?"""
+    if constant == "net_efficiency":
+        return True
+    name = constant.split(".", 1)[1]
+    return name.split("_")[0] in direction and (name.split("_")[1] != "op" or name.endswith(objectstore))
 
 
 def validation() -> list[Row]:
@@ -72,9 +81,7 @@ def validation() -> list[Row]:
         f = fits[h.study]
         c = cluster_for(h)
         direction = {1.0: ("read",), 0.0: ("write",)}.get(h.case.read_fraction, ("read", "write"))
-        used = tuple(
-            n for n in f.in_study if n == "net_efficiency" or n.split(".", 1)[1].split("_")[0] in direction
-        )
+        used = tuple(n for n in f.in_study if _applies(n, direction, c.objectstore))
         rows.append(Row(h, envelope(c, h.case, f.constants), envelope(c, h.case, full.constants), used))
     return rows
 
