@@ -42,6 +42,17 @@ def device_defaults() -> dict[str, dict[str, Any]]:
     return {str(k): dict(v) for k, v in types.items()}
 
 
+@cache
+def filestore_journal_writes() -> float:
+    """constants.yaml's filestore_journal_writes: a co-located FileStore journal's write multiple."""
+    path = envelope_dir() / "constants.yaml"
+    doc = load_yaml(path)
+    entry = doc.get("filestore_journal_writes") if isinstance(doc, dict) else None
+    value = entry.get("value") if isinstance(entry, dict) else None
+    line = line_of(entry, "value") if isinstance(entry, dict) else 1
+    return number(value, "filestore_journal_writes", str(path), line, minimum=1, inclusive=True, limit=10)
+
+
 def _drives(hw: Hardware) -> tuple[Drives, ...]:
     defaults = device_defaults()
     out = []
@@ -87,7 +98,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None) -> Cluster:
         gateway_gbps=hw.gateway_gbps,
         software=hw.software,
         objectstore=store,
-        journal_on_data=store == "filestore" and not hw.db_devices,
+        media_writes=filestore_journal_writes() if store == "filestore" and not hw.db_devices else 1.0,
         notes=tuple(notes),
     )
 

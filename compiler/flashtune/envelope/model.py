@@ -84,7 +84,8 @@ class Cluster:
     gateway_gbps: float = 0.0
     software: str = "ceph"  # CPU costs are calibrated for Ceph OSDs only
     objectstore: str = "bluestore"  # selects the CPU cost per OSD operation
-    journal_on_data: bool = False  # FileStore with its journal on the data drive: each write lands twice
+    # FileStore with its journal on the data drive: times each write lands there (constants.yaml), else 1
+    media_writes: float = 1.0
     notes: tuple[str, ...] = ()
 
     @property
@@ -180,8 +181,8 @@ def demand(c: Cluster, write: bool, size: float) -> Demand:
     if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
         ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b) for n, b in ops]
         n_ops = sum(n for n, _ in ops)
-    if write and c.journal_on_data:  # FileStore: journal write + file-system write on the same drive
-        ops = [(2 * n, b) for n, b in ops]
+    if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
+        ops = [(c.media_writes * n, b) for n, b in ops]
     media_bytes = sum(n * b for n, b in ops)
     slowest = max((max(g.op_seconds(write, b) for g in c.drives) * n for n, b in ops), default=0.0)
     if p.kind == "erasure":

@@ -115,7 +115,7 @@ def shape(c: Cluster) -> str:
     return (
         f"{c.nodes} nodes x ({c.sockets} x {c.cores} cores @ {c.ghz:g} GHz, {drives}, {net}), "
         f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
-        + (" (journal on the data drives)" if c.journal_on_data else "")
+        + (" (journal on the data drives)" if c.media_writes != 1 else "")
     )
 
 
