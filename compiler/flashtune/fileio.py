@@ -325,8 +325,8 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
             _write_new(dest, text.encode("utf-8"), sync=replace)  # replacing: the new data is on disk first
             written.append(out / name)
         mode = 0o777 & ~_umask()
-        for d in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
-            d.chmod(mode)  # _new_dir makes 0700; the output folder is an ordinary folder
+        for root, _, _ in os.walk(tmp):  # (not Path.rglob: its pattern machinery costs start-up time)
+            os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
         if replace:
             if _exchange(tmp, out):
                 shutil.rmtree(tmp)  # now the old folder

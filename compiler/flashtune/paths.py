@@ -67,7 +67,11 @@ def compiled(path: str | Path) -> Path | None:
 
 def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
     """Stems of the files `<folder>/*<suffix>` in the data, sorted."""
-    return sorted(p.name[: -len(suffix)] for p in (data_dir() / folder).glob(f"*{suffix}"))
+    try:  # (listdir, not Path.glob: the glob's pattern machinery costs every CLI start-up)
+        names = os.listdir(data_dir() / folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(n[: -len(suffix)] for n in names if n.endswith(suffix))
 
 
 def data_label(rel: str) -> str:

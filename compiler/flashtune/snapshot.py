@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,18 +99,38 @@ def decode(text: str) -> Any:
 # --- building ----------------------------------------------------------------------------------------------
 
 
+def _entries(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(name relative to the data folder, directory entry) of every source file, in os.walk's order: a
+    folder's files by name, then its subfolders by name. Plain strings and scandir, no Path objects: a
+    source checkout runs this check on every CLI start."""
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    subdirs = []
+    for e in entries:
+        if e.is_dir():
+            if not e.name.startswith((".", "__")) and not e.is_symlink():  # os.walk does not follow links
+                subdirs.append(e)
+        elif not e.name.startswith((".", "#")) and not e.name.endswith(("~", ".pyc")):
+            yield prefix + e.name, e
+    for d in subdirs:
+        yield from _entries(d.path, f"{prefix}{d.name}/")
+
+
 def _sources(data: Path) -> Iterator[tuple[str, Path]]:
-    for root, dirs, files in os.walk(data):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-        for name in sorted(files):
-            if not name.startswith((".", "#")) and not name.endswith(("~", ".pyc")):
-                path = Path(root) / name
-                yield path.relative_to(data).as_posix(), path
+    for rel, entry in _entries(str(data)):
+        yield rel, Path(entry.path)
 
 
-def _stamp(path: Path, *, crc: bool = True) -> Stamp:
+def _crc(path: str | Path) -> int:
+    import zlib  # here: only a changed source needs it, and it costs every CLI start-up
+
+    with open(path, "rb") as f:
+        return zlib.crc32(f.read())
+
+
+def _stamp(path: Path) -> Stamp:
     st = path.stat()
-    return [st.st_size, st.st_mtime_ns, zlib.crc32(path.read_bytes()) if crc else -1]
+    return [st.st_size, st.st_mtime_ns, _crc(path)]
 
 
 def compile_file(rel: str, path: Path) -> tuple[str, bytes]:
@@ -146,13 +165,13 @@ def stale(data: Path, out: Path) -> tuple[list[str], dict[str, Stamp], bool]:
     old: dict[str, Stamp] = index.get("sources", {})
     now: dict[str, Stamp] = {}
     changed: list[str] = []
-    for rel, path in _sources(data):
-        stamp = _stamp(path, crc=False)
+    for rel, entry in _entries(str(data)):
+        st = entry.stat()
         prev = old.get(rel)
-        if prev is not None and prev[:2] == stamp[:2]:
+        if prev is not None and prev[0] == st.st_size and prev[1] == st.st_mtime_ns:
             now[rel] = prev
             continue
-        stamp = _stamp(path)
+        stamp = [st.st_size, st.st_mtime_ns, _crc(entry.path)]
         now[rel] = stamp
         if prev is None or prev[0] != stamp[0] or prev[2] != stamp[2]:
             changed.append(rel)

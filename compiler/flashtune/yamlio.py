@@ -287,36 +287,37 @@ def _syntax_hint(problem: str) -> str:
     return "fix the YAML syntax (indentation, quoting, ':' after keys)"
 
 
-# YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) for plain scalars
-_NULL = re.compile(r"(?:~|null|Null|NULL)?")
+# YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) for plain scalars; patterns, not
+# compiled ones: re compiles (and caches) them on first use, which reading the data snapshot never reaches
+_NULL = r"(?:~|null|Null|NULL)?"
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_INT = re.compile(r"[-+]?[0-9]+")
-_INT_OCT = re.compile(r"0o[0-7]+")
-_INT_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_INF = re.compile(r"([-+]?)\.(?:inf|Inf|INF)")
-_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
+_INT = r"[-+]?[0-9]+"
+_INT_OCT = r"0o[0-7]+"
+_INT_HEX = r"0x[0-9a-fA-F]+"
+_FLOAT = r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+_INF = r"([-+]?)\.(?:inf|Inf|INF)"
+_NAN = r"\.(?:nan|NaN|NAN)"
 _CORE_TAGS = {"str", "int", "float", "bool", "null"}
 
 
 def _core_scalar(node: Any, filename: str) -> Any:
     v: str = node.value
     if getattr(node, "plain", False):
-        if _NULL.fullmatch(v):
+        if re.fullmatch(_NULL, v):
             return None
         if v in _BOOL:
             return _BOOL[v]
-        if _INT.fullmatch(v):
+        if re.fullmatch(_INT, v):
             return int(v)
-        if _INT_OCT.fullmatch(v):
+        if re.fullmatch(_INT_OCT, v):
             return int(v[2:], 8)
-        if _INT_HEX.fullmatch(v):
+        if re.fullmatch(_INT_HEX, v):
             return int(v[2:], 16)
-        if _FLOAT.fullmatch(v):
+        if re.fullmatch(_FLOAT, v):
             return float(v)
-        if m := _INF.fullmatch(v):
+        if m := re.fullmatch(_INF, v):
             return -math.inf if m.group(1) == "-" else math.inf
-        if _NAN.fullmatch(v):
+        if re.fullmatch(_NAN, v):
             return math.nan
         return v
     tag = str(node.tag).removeprefix("tag:yaml.org,2002:")

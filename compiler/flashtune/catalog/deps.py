@@ -225,9 +225,9 @@ def dead_reason(
     return None
 
 
-_URL = re.compile(r"^(https?://\S+|[\w.-]+/[\w.-]+:\S+|tests/\S+)$")
+_URL = r"^(https?://\S+|[\w.-]+/[\w.-]+:\S+|tests/\S+)$"  # compiled on first use (re caches it)
 
 
 def source_ok(source: str) -> bool:
     """A source is a URL, an upstream 'owner/repo:path' or a test 'tests/<file>::<name>'."""
-    return bool(_URL.match(source))
+    return bool(re.match(_URL, source))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -95,6 +94,8 @@ def _knob(raw: Any, path: Path) -> Knob:
             )
     for key in raw:
         if key not in _KNOWN:
+            import difflib  # here: only an error needs it, and it costs every CLI start-up
+
             close = difflib.get_close_matches(str(key), sorted(_KNOWN), n=1)
             raise DataError(
                 f"knob {name!r} has unknown field {key!r}",
@@ -276,6 +277,8 @@ class Catalog:
         names = sorted(
             {k.name for k in self if (domain is None or k.domain == domain) and not k.misspelling_of}
         )
+        import difflib  # here: only a did-you-mean needs it, and it costs every CLI start-up
+
         return difflib.get_close_matches(name, names, n=n, cutoff=0.6)
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from flashtune import __version__
 from flashtune.model import Bundle, DeviceGroup
+
+try:  # CPython's own SHA-256: hashlib would first load OpenSSL's libcrypto, a few ms of compile-config's start-up
+    from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:  # other interpreters, and CPython 3.12+ (where it is _sha2)
+    from hashlib import sha256
 
 
 def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -62,7 +66,7 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "layers": bundle.layers,
         "legacy": bundle.legacy,
         "files": {
-            name: hashlib.sha256(text.encode()).hexdigest()
+            name: sha256(text.encode()).hexdigest()
             for name, text in sorted(bundle.files.items())
             if name not in ("explain.md", "manifest.json")
         },

@@ -1,0 +1,81 @@
+"""compile-config's start-up stays lean: a cold compile imports only what it uses.
+
+The time itself is measured in bench/bench_compile.py (a ratio against `python -c pass` in the same run); these
+tests catch the regressions that would silently bring the cost back: a module imported at the top that only an
+error path, another CLI or a changed data file needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# Never needed by a compile that succeeds: each costs start-up time (OpenSSL's libcrypto behind hashlib, the
+# did-you-mean matcher, tempfile's `random`, the YAML parsers the data snapshot replaces) or belongs to another CLI.
+NOT_ON_THE_COMPILE_PATH = (
+    "hashlib",
+    "_hashlib",
+    "difflib",
+    "tempfile",
+    "random",
+    "uuid",
+    "platform",
+    "subprocess",
+    "ctypes",
+    "pickle",
+    "yaml",
+    "ruamel",
+    "flashtune.ingest",
+    "flashtune.lint.suggest",
+    "flashtune.lint.detect",
+    "flashtune.catalog.card",
+    "flashtune.compile.fleet",
+    "flashtune.compile.plan",
+    "flashtune.nb",
+)
+
+
+def _compile_modules(out: Path, *args: str) -> tuple[int, list[str]]:
+    """(exit code, modules imported) of one compile-config run in a fresh interpreter."""
+    code = (
+        "import json, sys\n"
+        "from flashtune.cli.compile import main\n"
+        f"rc = main([*{list(args)!r}, '--out', {str(out)!r}])\n"
+        "print(json.dumps([rc, sorted(sys.modules)]))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy(), check=False
+    )
+    assert r.returncode == 0, r.stderr
+    rc, modules = json.loads(r.stdout.splitlines()[-1])
+    return rc, modules
+
+
+def test_a_cold_compile_imports_only_what_it_uses(tmp_path: Path) -> None:
+    rc, modules = _compile_modules(tmp_path / "o", "--tier", "iops", "--workload", "mysql")
+    assert rc == 0 and (tmp_path / "o" / "manifest.json").is_file()
+    loaded = [m for m in modules if m in NOT_ON_THE_COMPILE_PATH or m.split(".")[0] in ("yaml", "ruamel")]
+    loaded += [m for m in modules if m.startswith(("flashtune.ingest.", "flashtune.envelope.calibrate"))]
+    assert loaded == [], f"imported on the compile path: {loaded}"
+    assert "flashtune.lint.ceph" in modules  # the check itself: the emitted files are still linted
+
+
+def test_the_yaml_scalar_patterns_are_compiled_only_when_yaml_is_parsed() -> None:
+    """Reading the data snapshot never resolves a YAML scalar, so the compile path compiles none of them."""
+    code = (
+        "import re\n"
+        "import flashtune.yamlio as y\n"
+        "from flashtune.catalog import load_catalog\n"
+        "load_catalog().get('osd_memory_target', 'ceph')\n"
+        "pats = [getattr(y, n) for n in ('_NULL', '_INT', '_INT_OCT', '_INT_HEX', '_FLOAT', '_INF', '_NAN')]\n"
+        "hit = [p for p in pats if any(k[1] == p for k in re._cache)]\n"
+        "y.parse_yaml('a: 0x1f\\nb: .inf\\n')\n"
+        "after = [p for p in pats if any(k[1] == p for k in re._cache)]\n"
+        "print(len(hit), len(after) > 0)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "True"]
