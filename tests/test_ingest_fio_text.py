@@ -189,3 +189,45 @@ def test_cut_corpus_files_never_crash(tmp_path: Path, keep: float) -> None:
         except FlashtuneError as e:
             assert e.file, (src, e)
             assert e.line or e.suggestion, (src, e)
+
+
+@pytest.mark.fio
+def test_histogram_log_percentiles_equal_the_json_of_the_same_run(tmp_path: Path) -> None:
+    """fio's JSON percentiles come from the same buckets as its histogram log: p99 over the logged
+    intervals must land in or next to the JSON's bucket (the last partial interval is not logged, so allow
+    two buckets, 1/32 of the value each, and a count short by that interval; a unit slip is 1000x)."""
+    if shutil.which("fio") is None:
+        pytest.fail("fio is not installed: run scripts/install-system-deps.sh")
+    subprocess.run(
+        [
+            "fio",
+            "--name=h",
+            "--rw=randrw",
+            "--bs=4k",
+            f"--filename={tmp_path / 'data'}",
+            "--size=16m",
+            "--runtime=2",
+            "--time_based=1",
+            "--ioengine=psync",
+            f"--write_hist_log={tmp_path / 'h'}",
+            "--log_hist_msec=100",
+            "--output-format=json",
+            f"--output={tmp_path / 'h.json'}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    doc = json.loads((tmp_path / "h.json").read_text())["jobs"][0]
+    log = tmp_path / "h_clat_hist.1.log"
+    assert len(log.read_text().splitlines()[0].split(",")) == 3 + 1856  # fio 3: 29 x 64 buckets
+    df = load(log)
+    assert set(df["format"]) == {"fio-hist-log"}
+    for op in ("read", "write"):
+        st = doc[op]
+        count = _one(df, metric="clat", stat="count", op=op)
+        assert 0.7 * st["total_ios"] <= count <= st["total_ios"]
+        hist = df[(df["metric"] == "clat_histogram") & (df["op"] == op)]
+        assert hist["value"].sum() == count
+        p99 = _one(df, metric="clat", stat="p99", op=op)
+        assert p99 == pytest.approx(st["clat_ns"]["percentile"]["99.000000"] / 1e6, rel=1 / 16)

@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--format",
         dest="fmt",
         metavar="FMT",
-        help="skip detection: cbt, fio-log, fio-json, fio-normal, fio-terse, ior, iozone, rados-bench or sysbench",
+        help="skip detection: cbt, fio-log, fio-hist-log, fio-json, fio-normal, fio-terse, ior, iozone, rados-bench or sysbench",
     )
     p.add_argument("--raw", action="store_true", help="fio logs: keep every sample instead of time bins")
     p.add_argument("--bin-ms", type=int, metavar="MS", help="fio logs: time-bin width (default: automatic)")

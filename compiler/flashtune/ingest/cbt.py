@@ -94,7 +94,7 @@ def parse(path: Path, *, bin_ms: int | None = None, stats: Stats | None = None) 
 def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.DataFrame:
     import pandas as pd
 
-    from flashtune.ingest import fio, fionormal, radosbench
+    from flashtune.ingest import fio, fiohist, fionormal, radosbench
     from flashtune.ingest.schema import conform
     from flashtune.ingest.textio import head_text
 
@@ -121,6 +121,8 @@ def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.Dat
             df: pd.DataFrame | None = None
             if fio.log_info(f) is not None:
                 df = fio.parse_log(f, bin_ms=bin_ms, stats=stats)
+            elif fiohist.is_hist_log(f):
+                df = fiohist.parse(f)
             elif f in fio_json:
                 df = fio.parse_json(f)
             elif (m := _OUTPUT.match(f.name)) and (f.parent, m.group("vol")) not in have_json:

@@ -7,13 +7,14 @@ import re
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
-from flashtune.ingest import cbt, fio, fionormal, fioterse, ior, iozone, radosbench, sysbench
+from flashtune.ingest import cbt, fio, fiohist, fionormal, fioterse, ior, iozone, radosbench, sysbench
 from flashtune.ingest.common import bad_input
 
 FORMATS: tuple[str, ...] = (
     "cbt",
     "directory",
     "fio-log",
+    "fio-hist-log",
     "fio-json",
     "fio-normal",
     "fio-terse",
@@ -48,6 +49,8 @@ def detect(path: Path) -> str:
         )
     if fio.log_info(path) is not None:
         return "fio-log"
+    if fiohist.is_hist_log(path):
+        return "fio-hist-log"
     from flashtune.ingest.common import read_bytes
     from flashtune.ingest.textio import decode, head_text
 
@@ -80,7 +83,8 @@ def detect(path: Path) -> str:
         raise bad_input(
             path,
             "looks like a fio log, but its name does not say which one",
-            hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log so the metric is known",
+            hint="keep fio's name PREFIX_{bw,iops,lat,clat,slat}.JOB.log (histogram logs: "
+            "PREFIX_clat_hist.JOB.log) so the metric is known",
         )
     if text.lstrip().startswith("{") and "jobs" in text:
         return "fio-json"

@@ -59,7 +59,10 @@ _INTERVAL = re.compile(
 )
 
 
-_BANNER = re.compile(r"^sysbench \d+\.\d+[^\n]*(?:multi-threaded system evaluation benchmark|\(using )", re.M)
+# a launcher may put a word or two before the banner (PerfKitBenchmarker's per-CPU runs: `CPU 0 sysbench 1.0.11`)
+_BANNER = re.compile(
+    r"^(?:\S+ ){0,3}?sysbench \d+\.\d+[^\n]*(?:multi-threaded system evaluation benchmark|\(using )", re.M
+)
 # sysbench 0.5 / early 1.0 interval lines: "[   5s] threads: 64, tps: 4829.91, reads/s: 67739.61, writes/s: 0.00,
 # response time: 18.77ms (99%)[, errors: 0.00, reconnects:  0.00]" (0.5 also "reads:"/"writes:")
 _INTERVAL_05 = re.compile(r"^\[\s*([0-9.]+)s\s*\]\s+threads:\s*(\d+),\s*(.*)$")

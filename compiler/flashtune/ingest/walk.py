@@ -65,6 +65,7 @@ def _load_file(
         auto_workers,
         cbt,
         fio,
+        fiohist,
         fionormal,
         fioterse,
         ior,
@@ -81,6 +82,7 @@ def _load_file(
         return conform(fio.parse_log(p, raw=raw, bin_ms=bin_ms, stats=stats, workers=n))
     parser = {
         "fio-json": fio.parse_json,
+        "fio-hist-log": fiohist.parse,
         "fio-normal": fionormal.parse,
         "fio-terse": fioterse.parse,
         "ior": ior.parse,
