@@ -88,3 +88,109 @@ def test_ceph_upstream_rename_outside_the_catalog(
 def test_kind_from_any_sysctl_d_folder() -> None:
     for path in ("/usr/lib/sysctl.d/50-default.conf", "/run/sysctl.d/x.conf", "repo/sysctl.d/10-net.conf"):
         assert detect_kind(path, "") == "sysctl.conf", path
+
+
+SIZE_FORMS = [
+    "7",
+    "7K",
+    "7Ki",
+    "7KB",
+    "7KiB",
+    "7k",
+    "7kB",
+    "7M",
+    "7MiB",
+    "7G",
+    "7Gi",
+    "7GiB",
+    "7T",
+    "7P",
+    "7B",
+    "7BB",
+]
+SIZE_FORMS += ["7Bi", "7 K", " 7K ", "7.5K", "7e3", "-7K", "+7K", "07K", "7KK", "7b", "0x7"]
+INT_FORMS = ["7", "7K", "7k", "7Ki", "7KB", "+7", "-7", " 7 ", "7.5", "7e3", "0x7", "07", "7M", "7E"]
+
+
+@pytest.mark.ceph
+def test_ceph_sizes_and_integers_read_as_ceph_conf_reads_them(tmp_path: Path) -> None:
+    """Public configs write sizes as 4K, 64k, 1GiB, 128MiB: lint-config accepts exactly the forms ceph-conf
+    16.2.15 takes, with the same number (a refused form makes Ceph use the default, which is also checked)."""
+    from flashtune.lint.values import ceph_value
+    from support.lint_oracles import CEPH_ENV
+
+    def ceph_reads(option: str, text: str) -> str:
+        f = tmp_path / "c.conf"
+        f.write_text(f"[global]\n{option} = {text}\n")
+        r = subprocess.run(
+            ["ceph-conf", "-c", str(f), "--name", "osd.0", "--show-config-value", option],
+            capture_output=True,
+            text=True,
+            env=CEPH_ENV,
+            timeout=30,
+        )
+        return r.stdout.strip()
+
+    for option, type_, default, forms in (
+        ("bluestore_cache_size", "size", "0", SIZE_FORMS),
+        ("osd_op_num_threads_per_shard", "int", "0", INT_FORMS),
+    ):
+        for text in forms:
+            got = ceph_reads(option, text)
+            try:
+                ours: str | None = str(ceph_value(type_, text))
+            except ValueError:
+                ours = None
+            if ours is None:
+                assert got == default, (option, text, got)
+            else:
+                assert got == ours, (option, text, got, ours)
+
+
+def test_ceph_size_spellings_from_public_configs_are_reported() -> None:
+    for bad in ("64k", "1GiB", "128MiB", "1 G"):
+        assert codes(f"[osd]\nbluestore_cache_size = {bad}\n", "ceph.conf") == [
+            (2, "bluestore_cache_size", "FT201", "error")
+        ], bad
+    for good in ("64K", "4Ki", "1GB", "3G"):
+        assert codes(f"[osd]\nbluestore_cache_size = {good}\n", "ceph.conf") == [], good
+
+
+CBT_TWO_BLOCKS = """cluster:
+  user: u
+  head: h
+  clients: [c1]
+  osds: [o1, o2, o3]
+  iterations: 1
+  pool_profiles:
+    rbd: {pg_size: 64, pgp_size: 64, replication: 3}
+benchmarks:
+  librbdfio:
+    time: 300
+    mode: [read]
+    pool_profile: rbd
+  librbdfio:
+    time: 300
+    mode: [randread]
+    pool_profile: rbd
+"""
+
+
+def test_cbt_repeated_benchmark_block_is_one_finding_not_one_per_key() -> None:
+    """ceph/ceph-tools' tiering plan repeats `librbdfio:` three times: YAML keeps the last block only. That is one
+    duplicate per repeated block, not a duplicate for every key inside it."""
+    got = [(f.line, f.key, f.code) for f in lint_text(CBT_TWO_BLOCKS, "cbt.yaml")]
+    assert got == [(14, "librbdfio", "FT301")]
+    [f] = lint_text(CBT_TWO_BLOCKS, "cbt.yaml")
+    assert "replaces the whole block on line 10" in f.message
+    # a key repeated inside one block is still a duplicate
+    inner = CBT_TWO_BLOCKS.replace("    mode: [randread]\n", "    mode: [randread]\n    time: 60\n")
+    assert (17, "time", "FT301") in [(f.line, f.key, f.code) for f in lint_text(inner, "cbt.yaml")]
+
+
+def test_mycnf_command_line_dashes_in_a_file() -> None:
+    """`--max_connections = 200` in an option file: mariadbd 10.11 refuses '--max_connections' as an unknown
+    variable; the fix is the name without the dashes."""
+    [f] = lint_text("[mysqld]\n--max_connections = 200\n", "my.cnf")
+    assert (f.code, f.severity) == ("FT101", "error")
+    assert f.suggestion == "did you mean max_connections (without the leading '--')?"

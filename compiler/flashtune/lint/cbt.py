@@ -7,6 +7,7 @@ CBT drops unknown keys at every level and runs nothing (exit 0) when cluster.ite
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flashtune.lint import ruledata
@@ -35,6 +36,21 @@ def _type_ok(value: Any, type_: str) -> bool:
     return isinstance(value, _PY_TYPES.get(type_, (object,)))
 
 
+def _block_of(doc: ConfDoc) -> Callable[[Entry], int]:
+    """Entry -> the line of the mapping key it sits under. Two `librbdfio:` blocks under one `benchmarks:` share
+    the dotted path of their keys, but only the repeated `librbdfio` is a duplicate, not every key inside."""
+    blocks: dict[str, list[tuple[int, int, int]]] = {}
+    for e in doc.entries:
+        if e.node is not None and e.value is None and hasattr(e.node, "end_mark"):
+            path = f"{e.section}.{e.key}" if e.section else e.key
+            blocks.setdefault(path, []).append((e.node.start_mark.line + 1, e.node.end_mark.line + 1, e.line))
+
+    def scope(e: Entry) -> int:
+        return next((key_line for lo, hi, key_line in blocks.get(e.section, ()) if lo <= e.line <= hi), 0)
+
+    return scope
+
+
 class CbtLinter:
     def __init__(self, doc: ConfDoc, ctx: Context) -> None:
         self.doc = doc
@@ -53,7 +69,7 @@ class CbtLinter:
                 "but CBT loads its plan with yaml.safe_load (settings.py), which refuses more than one",
                 "keep one plan per file (the first document is linted here)",
             )
-        check_duplicates(self.doc, self.ctx, what="file")
+        check_duplicates(self.doc, self.ctx, what="file", scope=_block_of(self.doc))
         data = self.doc.data
         if data is None:
             return  # empty file: reported by the caller

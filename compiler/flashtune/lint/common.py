@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,25 +72,35 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
 
 
 def check_duplicates(
-    doc: ConfDoc, ctx: Context, what: str = "section", skip: frozenset[str] = frozenset()
+    doc: ConfDoc,
+    ctx: Context,
+    what: str = "section",
+    skip: frozenset[str] = frozenset(),
+    scope: Callable[[Entry], Hashable] | None = None,
 ) -> None:
     """The last occurrence wins in all four formats; earlier ones are silently dead (skip: list options,
-    where every line adds a value)."""
-    seen: dict[tuple[str, str], Entry] = {}
+    where every line adds a value; scope: what else besides the section makes two keys the same place, e.g. which
+    of two same-named YAML mappings they sit in)."""
+    seen: dict[tuple[str, str, Hashable], Entry] = {}
     for e in doc.entries:
         if e.key in skip:
             continue
-        k = (e.section, e.key)
+        k = (e.section, e.key, scope(e) if scope is not None else None)
         first = seen.get(k)
         if first is not None:
             where = f" in [{e.section}]" if e.section and what == "section" else ""
+            if e.value is None and e.node is not None and first.node is not None:
+                what_goes = f"this block replaces the whole block on line {first.line}, which is never read"
+            else:
+                what_goes = (
+                    f"this value ({e.value!r}) replaces the one on line {first.line} ({first.value!r})"
+                )
             ctx.add(
                 e,
                 "warning",
                 "FT301",
                 e.key,
-                f"duplicate key {e.key!r}{where}: this value ({e.value!r}) replaces the one on line "
-                f"{first.line} ({first.value!r})",
+                f"duplicate key {e.key!r}{where}: {what_goes}",
                 f"keep one {e.raw_key} line",
             )
         seen[k] = e

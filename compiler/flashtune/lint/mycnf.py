@@ -268,6 +268,11 @@ class MycnfLinter:
             )
             return
         close = ctx.suggest(name, self.names)
+        bare = e.raw_key.lstrip("-").strip()
+        if e.raw_key.startswith("--") and bare.replace("-", "_").lower() in self.names:
+            # mariadbd 10.11 reads `--max_connections = 200` in a file as a variable named '--max_connections'
+            # and refuses it ('unknown variable'); the command-line dashes do not belong in an option file
+            close = [f"{bare} (without the leading '--')"]
         ctx.add(
             e,
             "warning" if loose else "error",

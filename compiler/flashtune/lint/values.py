@@ -11,8 +11,12 @@ from flashtune.units import IEC as _IEC
 from flashtune.units import SECONDS
 from flashtune.units import SI as _SI
 
-_SIZE = re.compile(r"^(\d+)\s*([kmgtpe]?)(i?b?)$", re.I)
-_INT = re.compile(r"^([+-]?\d+)([kmgtpe]?)$", re.I)
+# Ceph's strict_iec_cast (sizes) and strict_si_cast (integers), src/common/strtol.cc, as ceph-conf 16.2.15 reads
+# them (tests/test_lint_world.py probes every form): upper-case prefixes only; a size's unit is at most two
+# characters of which only the first counts ("1KB", "1Ki", even "1Kx" are 1024; "1KiB", "64k", "1 K" fall back
+# to the default), "Bi" is refused; integers take one SI prefix (1K = 1000) and nothing after it.
+_SIZE = re.compile(r"^\+?(\d+)(?:([KMGTPEB])(.?))?$")
+_INT = re.compile(r"^([+-]?\d+)([KMGTPE]?)$")
 _DURATION = {k: v for k, v in SECONDS.items() if k != "week"}  # Ceph's duration parser has no weeks
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -44,7 +48,7 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
     if type_ in ("int", "uint"):
         m = _INT.match(t)
         if not m:
-            raise ValueError(f"{t!r} is not an integer")
+            raise ValueError(f"{t!r} is not an integer Ceph reads (digits, then at most one of K M G T P E)")
         v = int(m[1]) * _SI[m[2].lower()]
         if type_ == "uint" and v < 0:
             raise ValueError(f"{t!r} is negative but the option is unsigned")
@@ -53,9 +57,12 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
         return v
     if type_ == "size":
         m = _SIZE.match(t)
-        if not m:
-            raise ValueError(f"{t!r} is not a size (digits with an optional K/M/G/T suffix)")
-        v = int(m[1]) * _IEC[m[2].lower()]
+        if not m or (m[2] == "B" and m[3] == "i"):
+            raise ValueError(
+                f"{t!r} is not a size Ceph reads (digits, then an optional upper-case K/M/G/T/P/E, "
+                "optionally followed by i or B; no blank, no KiB)"
+            )
+        v = int(m[1]) * _IEC[(m[2] or "").lower().replace("b", "")]
         if v > UINT64_MAX:
             raise ValueError(f"{t!r} does not fit in 64 bits")
         return v
