@@ -194,3 +194,59 @@ def test_mycnf_command_line_dashes_in_a_file() -> None:
     [f] = lint_text("[mysqld]\n--max_connections = 200\n", "my.cnf")
     assert (f.code, f.severity) == ("FT101", "error")
     assert f.suggestion == "did you mean max_connections (without the leading '--')?"
+
+
+VERSIONED = """[mysqld]
+max_connections = 500
+
+[mysqld-5.7]
+query_cache_type = 0
+
+[mysqld-8.0]
+binlog_expire_logs_seconds = 604800
+replica_parallel_workers = 4
+
+[mariadb-10.6]
+innodb_buffer_pool_instances = 4
+"""
+
+
+@pytest.mark.parametrize("flavour", ["mysql-5.7", "mysql-8.0", "mariadb-10.11"])
+def test_mycnf_version_groups_are_checked_only_by_their_version(flavour: str) -> None:
+    """A file for several servers keeps each version's options in its own group; a server reads only its own, so
+    5.7-only options in [mysqld-5.7] are no finding for 8.0, nor 8.0's for MariaDB, nor [mariadb-10.6] for 10.11."""
+    assert codes(VERSIONED, "my.cnf", mysql_flavour=flavour) == []
+    # the same options in [mysqld], which every server reads, are findings for the servers that lack them
+    flat = VERSIONED.replace("[mysqld-5.7]", "").replace("[mysqld-8.0]", "").replace("[mariadb-10.6]", "")
+    assert codes(flat, "my.cnf", mysql_flavour=flavour) != []
+
+
+@pytest.mark.mariadb
+def test_mariadb_reads_the_groups_the_rules_say() -> None:
+    from flashtune.lint import ruledata
+
+    try:
+        r = subprocess.run(["mariadbd", "--help", "--verbose"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        pytest.skip("mariadbd is not installed")
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("The following groups are read:"))
+    assert line.split(":", 1)[1].split() == ruledata.rules()["mysql"]["groups_read"]["mariadb-10.11"]
+
+
+def test_procps_expands_globs_and_honours_exclusions(tmp_path: Path) -> None:
+    """The facts behind the glob rules, from procps (dry run, nothing written): a pattern is expanded, `-key`
+    alone keeps it off that key, and a pattern that matches nothing is no error."""
+    f = tmp_path / "g.conf"
+    f.write_text(SYSTEMD_RP_FILTER + "net.ipv4.conf.*.no_such_sysctl = 1\n")
+    try:
+        r = subprocess.run(["sysctl", "--dry-run", "-p", str(f)], capture_output=True, text=True, timeout=30)
+    except FileNotFoundError:
+        pytest.skip("procps sysctl is not installed")
+    assert r.returncode == 0, r.stderr
+    keys = [ln.split(" = ")[0] for ln in r.stdout.splitlines()]
+    assert "net.ipv4.conf.lo.rp_filter" in keys and "net.ipv4.conf.all.rp_filter" not in keys
+
+
+def test_sysctl_name_without_its_prefix_gets_the_full_name() -> None:
+    [f] = lint_text("ip_local_port_range = 9000 65500\n", "sysctl.conf")
+    assert (f.code, f.suggestion) == ("FT101", "did you mean net.ipv4.ip_local_port_range?")

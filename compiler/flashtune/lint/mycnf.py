@@ -31,6 +31,13 @@ def is_server_group(group: str, rules: dict[str, Any]) -> bool:
     return any(fnmatch.fnmatchcase(group, pat) for pat in rules["server_groups"])
 
 
+def reads_group(group: str, flavour: str, rules: dict[str, Any]) -> bool:
+    """Does this flavour's server read the group? [mysqld-5.7] is for 5.7 only, [mariadb-10.6] for 10.6 only:
+    options there are not this server's business (files written for several versions rely on that)."""
+    read = rules["groups_read"].get(flavour)
+    return group in read if read is not None else is_server_group(group, rules)
+
+
 @cache
 def _sorted_names(flavour: str) -> list[str]:
     return sorted(mysql_option_names(flavour) or ())
@@ -115,7 +122,7 @@ class MycnfLinter:
     def run(self) -> None:
         check_duplicates(self.doc, self.ctx, skip=self.repeatable)
         for e in self.doc.entries:
-            if is_server_group(e.section, self.rules):
+            if reads_group(e.section, self.flavour, self.rules):
                 self.entry(e)
 
     def known(self, name: str) -> bool:

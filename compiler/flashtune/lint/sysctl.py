@@ -46,6 +46,23 @@ def suggestion_pool() -> frozenset[str]:
     return frozenset(names | set(ranges))
 
 
+@cache
+def _by_last_part() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for n in suggestion_pool():
+        out.setdefault(n.rsplit(".", 1)[-1], []).append(n)
+    return out
+
+
+def _with_prefix(key: str) -> list[str]:
+    """`ip_local_port_range = ...` (the prefix left out, as in public Oracle tuning files): the one full name
+    that ends with it, if exactly one does."""
+    if "." in key:
+        return []
+    found = _by_last_part().get(key, [])
+    return found if len(found) == 1 else []
+
+
 def _forms(key: str) -> tuple[str, ...]:
     m = _PER_DEVICE.match(key)
     return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
@@ -65,7 +82,8 @@ def _glob_matches(pattern: str) -> bool:
 
 
 def check_glob(e: Entry, ctx: Context) -> None:
-    """A glob key sets every matching sysctl (systemd-sysctl only; procps `sysctl -p` takes it literally)."""
+    """A glob key sets every matching sysctl (systemd-sysctl and procps 4 expand it; a pattern that matches
+    nothing sets nothing and fails nothing, so it is a warning)."""
     if _glob_matches(e.key):
         return
     ctx.add(
@@ -136,7 +154,7 @@ def check_name(e: Entry, ctx: Context, *, catalogued: bool = False) -> None:
             "check `sysctl -a` on the target hosts",
         )
         return
-    close = ctx.suggest(e.key, suggestion_pool())
+    close = _with_prefix(e.key) or ctx.suggest(e.key, suggestion_pool())
     ctx.add(
         e,
         "warning" if soft else "error",

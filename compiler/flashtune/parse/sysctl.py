@@ -6,11 +6,10 @@
   slash-style key is part of a name, e.g. an interface `eth0.100`, and is kept as `/` in the dotted form).
 - values may hold several numbers (`kernel.sem = 250 32000 100 128`); the kernel splits on blanks.
 - a line without `=` is skipped by sysctl with a warning; here it is a problem recorded on the document,
-  except `-key` alone: systemd-sysctl's sysctl.d(5) reads it as "no glob pattern in these files sets this key"
-  (man/sysctl.d.xml, the `-net.ipv4.conf.all.rp_filter` lines of systemd's own 50-default.conf); it becomes an
-  entry without a value, flagged `glob-exclude`.
-- keys may be glob(7) patterns in sysctl.d (`net.ipv4.conf.*.rp_filter`): kept as written, the linter matches
-  them against the name lists.
+  except `-key` alone, which keeps glob patterns off that key (sysctl.d(5) in systemd's man/sysctl.d.xml; procps
+  4.0.2's `sysctl --dry-run -p` honours it too): an entry without a value, flagged `glob-exclude`.
+- keys may be glob(7) patterns (`net.ipv4.conf.*.rp_filter`), expanded by systemd-sysctl and procps 4 alike:
+  kept as written, the linter matches them against the name lists.
 """
 
 from __future__ import annotations
