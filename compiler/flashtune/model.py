@@ -7,10 +7,10 @@ import these types from here, and it imports nothing of flashtune but the releas
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flashtune.record import dataclass, field
 from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
 
 GiB = 1 << 30

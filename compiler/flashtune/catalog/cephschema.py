@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
+from flashtune.record import dataclass
 from flashtune.units import IEC, SECONDS
 
 INT_TYPES = ("int", "uint", "size", "secs", "millisecs")

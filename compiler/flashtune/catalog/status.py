@@ -6,9 +6,9 @@ them re-derives it from added/removed/renamed_to/misspelling_of/applies_to.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from flashtune.record import dataclass
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ from typing import Any
 
 from flashtune.cli.common import bounded_int
 from flashtune.errors import UsageError
+from flashtune.record import replace
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
 
@@ -72,8 +73,6 @@ def add_parser(sub: Any) -> None:
 
 
 def _cluster(args: argparse.Namespace) -> Any:
-    from dataclasses import replace
-
     from flashtune.envelope.hardware import load_cluster, tier_cluster
     from flashtune.model import Protection
 

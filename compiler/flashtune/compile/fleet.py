@@ -37,6 +37,7 @@ from flashtune.model import (
     LocalValue,
 )
 from flashtune.placement import placement
+from flashtune.record import replace
 from flashtune.yamlio import line_of, load_yaml
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
@@ -257,8 +258,6 @@ def compile_fleet(groups: list[HostGroup], workload: str, release: str, **reques
 
 def pools_script(fleet: Fleet, inputs: dict[str, Any]) -> str:
     """pools.sh for the whole fleet: the layout's pools, with PG counts for all of the fleet's OSDs."""
-    from dataclasses import replace
-
     from flashtune.compile.derive import pg_num
     from flashtune.compile.pipeline import pool_list
     from flashtune.emit import pools

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flashtune.compile.layout import check_override
 from flashtune.hardware_file import read_hardware, tier_doc, tier_names
 from flashtune.model import Hardware
+from flashtune.record import replace
 from flashtune.yamlio import load_yaml
 
 __all__ = ["hardware_from", "load_hardware", "load_tier", "tier_names"]

@@ -7,7 +7,6 @@ A tier or hardware file's own `layout:` mapping overrides `placement`, a daemon'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from flashtune.errors import DataError
 from flashtune.hardware_file import LIMITS, number
 from flashtune.paths import data_dir
+from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
 
 GiB = 1 << 30

@@ -9,13 +9,13 @@ and a literal `cbt`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.paths import data_label, data_names, has_data, load_data
+from flashtune.record import dataclass, field
 from flashtune.yamlio import line_of, load_yaml
 
 # file -> section -> key -> value

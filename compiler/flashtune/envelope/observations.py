@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -11,6 +10,7 @@ from flashtune import datapackage
 from flashtune.envelope.hardware import envelope_dir
 from flashtune.envelope.model import Case
 from flashtune.errors import DataError
+from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
 
 BOTTLENECKS = ("media", "network", "cpu", "none")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
+from flashtune.record import asdict
 
 if TYPE_CHECKING:
     from flashtune.envelope.calibrate import Fit
@@ -76,8 +77,6 @@ def stored_constants() -> Constants | None:
 
 def fitted_document() -> str:
     """fitted.json for the data in use: the fit and the CRCs of its inputs."""
-    from dataclasses import asdict
-
     from flashtune.envelope.calibrate import fit
     from flashtune.snapshot import read_index
 

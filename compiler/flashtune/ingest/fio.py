@@ -19,7 +19,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from flashtune.ingest.common import (
     results_frame,
 )
 from flashtune.ingest.schema import MiB, percentile_stat
+from flashtune.record import dataclass
 
 if TYPE_CHECKING:
     import numpy as np

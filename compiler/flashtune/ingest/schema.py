@@ -13,8 +13,9 @@ list the correspondences, e.g. subtest -> workload, bandwidth_MB_per_s -> metric
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from flashtune.record import dataclass
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flashtune.errors import FlashtuneError
+from flashtune.record import dataclass, field
 
 if TYPE_CHECKING:
     import pandas as pd

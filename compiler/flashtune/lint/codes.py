@@ -3,11 +3,11 @@ and a passing example), read from the `codes:` table of data/lint/rules.yaml, wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from flashtune.lint import ruledata
+from flashtune.record import dataclass, field
 
 
 @dataclass(frozen=True)

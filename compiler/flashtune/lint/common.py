@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from flashtune.catalog import Knob
 from flashtune.catalog.values import canon_value
 from flashtune.lint.findings import Finding
 from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.record import dataclass, field
 
 SUGGESTION_BUDGET = 200
 ValueParser = Callable[[str, str], "float | int | bool | None"]

@@ -1,0 +1,278 @@
+"""flashtune.record: every record class in the package behaves like the stdlib dataclass built from the same
+fields (constructor, defaults, eq/hash, repr, frozen, replace, asdict), and the compile path does not import
+`dataclasses` or `inspect` (the start-up cost the records exist to avoid)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import pkgutil
+import subprocess
+import sys
+from collections import namedtuple
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import flashtune
+from flashtune import record
+
+BIN = Path(sys.executable).parent
+
+
+def _record_classes() -> list[type]:
+    """Every class the record mechanism made, found by importing every flashtune module (so a new record class
+    is covered without naming it here)."""
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(flashtune.__path__, "flashtune."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and "__record_fields__" in vars(value):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[k] for k in sorted(found)]
+
+
+RECORDS = _record_classes()
+
+
+@functools.cache
+def twin(cls: type) -> type:
+    """The stdlib dataclass with cls's fields, defaults, options and bases (and none of its own methods)."""
+    spec = []
+    for f in record.fields(cls):
+        kw: dict[str, Any] = {"repr": f.repr, "compare": f.compare}
+        if f.default is not record.MISSING:
+            kw["default"] = f.default
+        if f.default_factory is not record.MISSING:
+            kw["default_factory"] = f.default_factory
+        spec.append((f.name, f.type, dataclasses.field(**kw)))
+    made = dataclasses.make_dataclass(
+        cls.__name__,
+        spec,
+        bases=cls.__bases__,
+        frozen=vars(cls)["__record_frozen__"],
+        slots="__slots__" in vars(cls),
+        namespace={"__module__": cls.__module__},
+    )
+    made.__qualname__ = cls.__qualname__
+    return made
+
+
+def names(cls: type) -> list[str]:
+    return [f.name for f in record.fields(cls)]
+
+
+def required(cls: type) -> list[str]:
+    return [
+        f.name
+        for f in record.fields(cls)
+        if f.default is record.MISSING and f.default_factory is record.MISSING
+    ]
+
+
+def values(cls: type, tag: str = "") -> list[Any]:
+    """One hashable, distinct value per field (records check no types at run time, like dataclasses)."""
+    return [(f"{tag}{name}", i) if i % 2 else f"{tag}{name}" for i, name in enumerate(names(cls))]
+
+
+def state(obj: object) -> list[Any]:
+    """The field values in field order (of a record or of its twin: the names are the same)."""
+    return [getattr(obj, name) for name in obj.__match_args__]  # type: ignore[attr-defined]
+
+
+def both(cls: type, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """(record instance, dataclass instance) from the same arguments, or the TypeError both raise."""
+    out = []
+    for c in (cls, twin(cls)):
+        try:
+            out.append(c(*args, **kwargs))
+        except TypeError as e:
+            out.append(e)
+    return out[0], out[1]
+
+
+def test_the_package_has_record_classes_and_no_stdlib_dataclasses() -> None:
+    assert len(RECORDS) >= 40
+    for info in pkgutil.walk_packages(flashtune.__path__, "flashtune."):
+        if info.name.endswith("__main__"):
+            continue
+        for value in vars(importlib.import_module(info.name)).values():
+            if isinstance(value, type) and value.__module__.startswith("flashtune"):
+                assert not dataclasses.is_dataclass(value), f"{value.__qualname__}: use flashtune.record"
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
+def test_constructor_takes_the_same_arguments(cls: type) -> None:
+    vals = values(cls)
+    n, req = len(vals), len(required(cls))
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        (tuple(vals), {}),  # all positional
+        ((), dict(zip(names(cls), vals, strict=True))),  # all keyword
+        (tuple(vals[:req]), {}),  # defaults apply
+        (tuple(vals[: n // 2]), dict(zip(names(cls)[n // 2 :], vals[n // 2 :], strict=True))),  # mixed
+        ((), dict(zip(names(cls)[req:], vals[req:], strict=True))),  # keywords only: required missing if any
+        ((*vals, "extra"), {}),  # too many
+        (tuple(vals), {"no_such_field": 1}),  # unknown keyword
+        (tuple(vals), {names(cls)[0]: 1}),  # twice
+    ]
+    if req:
+        calls.append((tuple(vals[: req - 1]), {}))  # one required missing
+    for args, kwargs in calls:
+        ours, theirs = both(cls, *args, **kwargs)
+        assert isinstance(ours, TypeError) == isinstance(theirs, TypeError), (args, kwargs, ours, theirs)
+        if not isinstance(ours, TypeError):
+            assert state(ours) == state(theirs)
+            assert isinstance(ours, cls)
+    assert getattr(cls, "__match_args__", None) == twin(cls).__match_args__  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
+def test_defaults_and_fresh_default_factories(cls: type) -> None:
+    req = values(cls)[: len(required(cls))]
+    a, b = cls(*req), cls(*req)
+    for f, g in zip(record.fields(cls), dataclasses.fields(twin(cls)), strict=True):
+        assert (f.name, f.default, f.default_factory, f.repr, f.compare) == (
+            g.name,
+            g.default if g.default is not dataclasses.MISSING else record.MISSING,
+            g.default_factory if g.default_factory is not dataclasses.MISSING else record.MISSING,
+            g.repr,
+            g.compare,
+        )
+        if f.default_factory is not record.MISSING:
+            assert getattr(a, f.name) == f.default_factory()
+            made = getattr(a, f.name)
+            if type(made).__hash__ is None:  # mutable: each instance gets its own
+                assert made is not getattr(b, f.name)
+        elif f.default is not record.MISSING:
+            assert getattr(a, f.name) == f.default
+            if "__slots__" not in vars(cls):  # dataclasses leave a plain default as the class attribute
+                assert vars(cls)[f.name] == f.default
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
+def test_eq_hash_and_repr_as_dataclasses(cls: type) -> None:
+    vals = values(cls)
+    ours, theirs = cls(*vals), twin(cls)(*vals)
+    assert repr(ours) == repr(theirs)
+    assert ours == cls(*vals) and not ours != cls(*vals)  # noqa: SIM202 (ne is what is tested)
+    assert ours != theirs and ours != tuple(vals)  # other classes are never equal
+    for i, f in enumerate(record.fields(cls)):
+        changed = [*vals[:i], ("changed", i), *vals[i + 1 :]]
+        assert (ours == cls(*changed)) == (theirs == twin(cls)(*changed)) == (not f.compare)
+    if twin(cls).__hash__ is None:
+        assert cls.__hash__ is None
+    else:
+        assert hash(ours) == hash(theirs) == hash(cls(*vals))
+    if not cls.__doc__ or cls.__doc__.startswith(f"{cls.__name__}("):  # no docstring: the generated one
+        assert cls.__doc__ == twin(cls).__doc__
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
+def test_frozen_as_dataclasses(cls: type) -> None:
+    vals = values(cls)
+    ours, theirs = cls(*vals), twin(cls)(*vals)
+    name = names(cls)[0]
+    if vars(cls)["__record_frozen__"]:
+        for obj, error in ((ours, record.FrozenInstanceError), (theirs, dataclasses.FrozenInstanceError)):
+            with pytest.raises(error, match=f"cannot assign to field '{name}'"):
+                setattr(obj, name, 1)
+            with pytest.raises(error, match=f"cannot delete field '{name}'"):
+                delattr(obj, name)
+            with pytest.raises(AttributeError):
+                obj.not_a_field = 1
+        assert issubclass(record.FrozenInstanceError, AttributeError)
+    else:
+        for obj in (ours, theirs):
+            setattr(obj, name, "new")
+            assert getattr(obj, name) == "new"
+        assert hasattr(ours, "__dict__") == hasattr(theirs, "__dict__")  # slots=True: no instance dict
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
+def test_replace_and_asdict_as_dataclasses(cls: type) -> None:
+    vals = values(cls)
+    Point = namedtuple("Point", "x y")  # asdict keeps a named tuple's type
+    ours_inner, theirs_inner = cls(*values(cls, "inner-")), twin(cls)(*values(cls, "inner-"))
+    nested = lambda inner: [inner, {"k": (inner, Point(inner, 1))}, {"set": frozenset({1})}]  # noqa: E731
+    ours = cls(nested(ours_inner), *vals[1:])
+    theirs = twin(cls)(nested(theirs_inner), *vals[1:])
+    got = record.asdict(ours)
+    assert got == dataclasses.asdict(theirs)
+    assert got[names(cls)[0]][1]["k"][1].__class__ is Point
+    assert got[names(cls)[0]] is not getattr(ours, names(cls)[0])  # copies, not the instance's own containers
+    for name in names(cls):
+        mine, stdlib = record.replace(ours, **{name: "new"}), dataclasses.replace(theirs, **{name: "new"})
+        assert repr(state(mine)) == repr(state(stdlib))  # repr: the nested instances are of two classes
+    assert state(record.replace(ours)) == state(ours)
+    with pytest.raises(TypeError):
+        record.replace(ours, no_such_field=1)
+    with pytest.raises(TypeError):
+        record.asdict(cls)  # a class, not an instance
+
+
+def test_definitions_dataclasses_refuse_are_refused() -> None:
+    with pytest.raises(ValueError, match="mutable default"):
+
+        @record.dataclass
+        class MutableDefault:
+            x: list[int] = []  # noqa: RUF012
+
+    with pytest.raises(TypeError, match="non-default argument 'y' follows default argument"):
+
+        @record.dataclass
+        class Order:
+            x: int = 0
+            y: int
+
+    with pytest.raises(TypeError, match="not supported"):
+
+        @record.dataclass(frozen=True)
+        class Base:
+            x: int
+
+        @record.dataclass(frozen=True)
+        class Child(Base):
+            y: int
+
+    with pytest.raises(TypeError):
+        record.dataclass(order=True)  # type: ignore[call-overload]
+
+
+def test_own_init_is_kept() -> None:
+    @record.dataclass
+    class Own:
+        x: int
+
+        def __init__(self, x: int) -> None:
+            self.x = x * 2
+
+    assert Own(2).x == 4
+    assert Own(2) == Own(2) and repr(Own(2)) == "test_own_init_is_kept.<locals>.Own(x=4)"
+
+
+def test_compile_imports_neither_dataclasses_nor_inspect(tmp_path: Path) -> None:
+    """A cold compile-config: `dataclasses` (exec per class) and `inspect` (~12 ms to import) stay out."""
+    code = (
+        "import sys\n"
+        "from flashtune.cli.compile import main\n"
+        f"rc = main(['--tier', 'iops', '--workload', 'mysql', '--out', {str(tmp_path / 'out')!r}])\n"
+        "print(rc, sorted({'dataclasses', 'inspect'} & set(sys.modules)))\n"
+    )
+    warm = [
+        str(BIN / "compile-config"),
+        "--tier",
+        "iops",
+        "--workload",
+        "mysql",
+        "--out",
+        str(tmp_path / "warm"),
+    ]
+    subprocess.run(warm, capture_output=True, check=True)  # a checkout's snapshot brought up to date first
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "0 []"
+    assert (tmp_path / "out" / "ceph.conf").is_file()
