@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from flashtune.envelope.model import (
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import GOAL, validation
 from flashtune.paths import data_dir, tiers_dir
+from flashtune.record import replace
 from flashtune.yamlio import load_yaml
 
 K = Constants(
