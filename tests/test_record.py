@@ -1,6 +1,6 @@
 """flashtune.record: every record class in the package behaves like the stdlib dataclass built from the same
-fields (constructor, defaults, eq/hash, repr, frozen, replace, asdict), and the compile path does not import
-`dataclasses` or `inspect` (the start-up cost the records exist to avoid)."""
+fields (constructor, defaults, eq/hash, repr, frozen, replace, asdict). That the compile path imports neither
+`dataclasses` nor `inspect` (the start-up cost records avoid) is checked in tests/test_startup.py."""
 
 from __future__ import annotations
 
@@ -8,18 +8,13 @@ import dataclasses
 import functools
 import importlib
 import pkgutil
-import subprocess
-import sys
 from collections import namedtuple
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import flashtune
 from flashtune import record
-
-BIN = Path(sys.executable).parent
 
 
 def _record_classes() -> list[type]:
@@ -252,27 +247,3 @@ def test_own_init_is_kept() -> None:
 
     assert Own(2).x == 4
     assert Own(2) == Own(2) and repr(Own(2)) == "test_own_init_is_kept.<locals>.Own(x=4)"
-
-
-def test_compile_imports_neither_dataclasses_nor_inspect(tmp_path: Path) -> None:
-    """A cold compile-config: `dataclasses` (exec per class) and `inspect` (~12 ms to import) stay out."""
-    code = (
-        "import sys\n"
-        "from flashtune.cli.compile import main\n"
-        f"rc = main(['--tier', 'iops', '--workload', 'mysql', '--out', {str(tmp_path / 'out')!r}])\n"
-        "print(rc, sorted({'dataclasses', 'inspect'} & set(sys.modules)))\n"
-    )
-    warm = [
-        str(BIN / "compile-config"),
-        "--tier",
-        "iops",
-        "--workload",
-        "mysql",
-        "--out",
-        str(tmp_path / "warm"),
-    ]
-    subprocess.run(warm, capture_output=True, check=True)  # a checkout's snapshot brought up to date first
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "0 []"
-    assert (tmp_path / "out" / "ceph.conf").is_file()
