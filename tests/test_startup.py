@@ -14,11 +14,15 @@ import sys
 from pathlib import Path
 
 # Never needed by a compile that succeeds: each costs start-up time (OpenSSL's libcrypto behind hashlib, the
-# did-you-mean matcher, tempfile's `random`, the YAML parsers the data snapshot replaces) or belongs to another CLI.
+# did-you-mean matcher, shutil with its compression modules, tempfile's `random`, the YAML parsers the data
+# snapshot replaces) or belongs to another CLI.
 NOT_ON_THE_COMPILE_PATH = (
     "hashlib",
     "_hashlib",
     "difflib",
+    "shutil",
+    "bz2",
+    "lzma",
     "tempfile",
     "random",
     "uuid",

@@ -269,6 +269,12 @@ def _new_dir(parent: Path, prefix: str, suffix: str) -> Path:
     raise FileExistsError(errno.EEXIST, "no unused temporary folder name", str(parent))
 
 
+def _rmtree(path: Path, *, ignore_errors: bool = False) -> None:
+    import shutil  # here: a new output folder (compile-config's usual case) never removes one
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
 def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) -> list[Path]:
     """Write `files` (relative name -> text) as the folder `out`, all at once.
 
@@ -276,8 +282,6 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
     refused unless it is empty, or `force` is given and it is an earlier flashtune output folder; then it is
     swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
     """
-    import shutil
-
     out = Path(out)
     if str(out) in ("", "."):
         raise UsageError("the output folder name is empty", suggestion="pass --out FOLDER (a new folder)")
@@ -329,18 +333,18 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
             os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
         if replace:
             if _exchange(tmp, out):
-                shutil.rmtree(tmp)  # now the old folder
+                _rmtree(tmp)  # now the old folder
             else:
                 old = _new_dir(parent, f".{out.name}.", ".old")
                 os.replace(out, old)
                 os.rename(tmp, out)
-                shutil.rmtree(old, ignore_errors=True)
+                _rmtree(old, ignore_errors=True)
         else:
             os.rename(tmp, out)
         return written
     except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
         raise _os_error(e, out, "write the output folder") from None
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
         raise

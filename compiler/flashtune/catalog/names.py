@@ -17,8 +17,7 @@ def option_names(domain: str, release: str) -> frozenset[str] | None:
     path = data_dir() / FOLDERS[domain] / f"{release}.txt"
     if not path.is_file():
         return None
-    lines = (line.strip() for line in read_text(path).splitlines())
-    return frozenset(s for s in lines if s and not s.startswith("#"))
+    return frozenset({s for s in map(str.strip, read_text(path).splitlines()) if s and s[0] != "#"})
 
 
 def ceph_option_names(release: str) -> frozenset[str] | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import NoReturn
 
@@ -53,7 +55,29 @@ def path_arg(text: str) -> Path:
     return Path(text)
 
 
+@cache
+def _help_width() -> int:
+    """The width argparse's formatter would ask shutil.get_terminal_size for: $COLUMNS, else the terminal's,
+    else 80; less 2, as argparse takes it."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 class Parser(argparse.ArgumentParser):
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every add_argument; given no width, each one asks shutil for the
+        # terminal's, and importing shutil (with bz2 and lzma) costs every CLI start-up more than its work
+        make: Callable[..., argparse.HelpFormatter] = self.formatter_class  # every HelpFormatter takes width
+        return make(prog=self.prog, width=_help_width())
+
     def error(self, message: str) -> NoReturn:
         # one line and a hint, like every other flashtune error (the usage text is one --help away)
         self.exit(2, f"{self.prog}: error: {message}\n  hint: run '{self.prog} --help'\n")
