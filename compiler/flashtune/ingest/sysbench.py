@@ -355,14 +355,26 @@ def _summary_text(
     if m:
         rows.append(dict(row, op="total", metric="tps", stat="mean", value=float(m.group(1))))
     m = find(r"^\s*queries:\s*\d+\s*\(" + _NUM + r" per sec")
+    count = find(r"^\s*total:\s*(\d+)\s*$")  # queries performed ... total
+    qps: float | None = None
     if m:
-        rows.append(dict(row, op="total", metric="qps", stat="mean", value=float(m.group(1))))
-    elif (m := find(r"^\s*total:\s*(\d+)\s*$")) and seconds > 0:  # 0.4/0.5: queries performed ... total
-        rows.append(dict(row, op="total", metric="qps", stat="mean", value=int(m.group(1)) / seconds))
+        qps = float(m.group(1))
+    elif count and seconds > 0:  # 0.4/0.5 print no rate
+        qps = int(count.group(1)) / seconds
+    if qps is not None:
+        rows.append(dict(row, op="total", metric="qps", stat="mean", value=qps))
     for op, label in (("read", "read"), ("write", "write"), ("other", "other")):
         m = find(rf"^\s*{label}:\s*(\d+)\s*$")
         if m and seconds > 0:
-            rows.append(dict(row, op=op, metric="qps", stat="mean", value=int(m.group(1)) / seconds))
+            # sysbench's rate divides by the threads' time, not `total time`: share its rate by count,
+            # so read + write + other is the printed total
+            n = int(m.group(1))
+            value = (
+                qps * n / int(count.group(1))
+                if qps is not None and count and int(count.group(1))
+                else n / seconds
+            )
+            rows.append(dict(row, op=op, metric="qps", stat="mean", value=value))
     m = find(r"^\s*ignored errors:\s*\d+\s*\(" + _NUM + r" per sec")
     if m:
         rows.append(dict(row, op="total", metric="errors", stat="mean", value=float(m.group(1))))
@@ -374,6 +386,7 @@ def _summary_text(
     if events:
         rows.append(dict(row, op="total", metric="ops", stat="sum", value=float(events.group(1))))
     rows += _fileio(text, row, seconds, events, sql)
+    rows += _histogram(text, row)
     lat = find(r"^(?:Latency \(ms\)|\s*per-request statistics|\s*response time):\s*$")
     if lat:
         block = text[lat.end() : lat.end() + 1000]
@@ -388,6 +401,33 @@ def _summary_text(
                 dict(row, op="total", metric="latency", stat=percentile_stat(float(m.group(1))), value=v)
             )
     return rows
+
+
+_HIST_HEAD = re.compile(r"^Latency histogram \(values are in milliseconds\)\s*$", re.M)
+_HIST_LINE = re.compile(r"^\s*([0-9.]+)\s+\|\**\s+(\d+)\s*$")
+
+
+def _histogram(text: str, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """`--histogram=on`: one line per latency bucket, `value |*** count` (ms), after the run."""
+    head = _HIST_HEAD.search(text)
+    if head is None:
+        return []
+    out = []
+    for line in text[head.end() :].splitlines()[2:]:
+        m = _HIST_LINE.match(line)
+        if m is None:
+            break
+        out.append(
+            dict(
+                row,
+                op="total",
+                metric="lat_histogram",
+                stat="count",
+                bucket_ms=float(m.group(1)),
+                value=float(m.group(2)),
+            )
+        )
+    return out
 
 
 def _ms(m: re.Match[str]) -> float:
