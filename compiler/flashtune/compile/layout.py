@@ -41,6 +41,7 @@ class NodeLayout:
 
     daemons: tuple[str, ...]
     memory_gib: dict[str, float]  # fixed-size daemons; the MDS is sized from its cache knob
+    counts: dict[str, int]  # instances of each daemon on the node (a name listed twice runs twice)
     os_reserve_gib: float
     mds_rss_factor: float
     mds_cache_knob: str
@@ -94,7 +95,10 @@ def node_layout(workload: str, override: dict[str, Any]) -> NodeLayout:
     """The daemons on the busiest OSD node for this workload, with the hardware file's overrides applied."""
     data = layout_data()
     placement = {**data["placement"], **(override.get("placement") or {})}
-    names = [*placement.get("all", []), *placement.get(workload, [])]
+    lists = [placement.get("all", []), placement.get(workload, [])]
+    names = [n for names in lists for n in names]
+    # within one list a repeated name is another instance (rgw: [rgw, rgw] = two gateways on the node)
+    counts = {n: max(names.count(n) for names in lists) for n in names}
     daemons = data["daemons"]
     memory = {n: float(d["memory_gib"]) for n, d in daemons.items() if "memory_gib" in d}
     memory.update({str(k): float(v) for k, v in (override.get("memory_gib") or {}).items()})
@@ -102,6 +106,7 @@ def node_layout(workload: str, override: dict[str, Any]) -> NodeLayout:
     return NodeLayout(
         daemons=tuple(dict.fromkeys(names)),
         memory_gib=memory,
+        counts=counts,
         os_reserve_gib=float(override.get("os_reserve_gib", data["memory"]["os_reserve_gib"])),
         mds_rss_factor=float(mds.get("rss_factor", 1.0)),
         mds_cache_knob=str(mds.get("cache_knob", "mds_cache_memory_limit")),

@@ -64,15 +64,18 @@ def _profile_value(merged: Any, file: str, section: str, key: str) -> Any:
 
 
 def _daemon_memory(nl: layout.NodeLayout, merged: Any, catalog: Any, release: str) -> dict[str, float]:
-    """GiB each non-OSD daemon on the busiest node needs; the MDS from the cache limit this compile sets."""
+    """GiB each non-OSD daemon on the busiest node needs; the MDS from the cache limit this compile sets.
+    A daemon that runs n times on the node is one item, "n x name", of n times the memory."""
     out: dict[str, float] = {}
     for name in nl.daemons:
         if name == "mds" and name not in nl.memory_gib:
             cache = _profile_value(merged, "ceph.conf", "mds", nl.mds_cache_knob)
             cache = cache if cache is not None else _catalog_default(catalog, nl.mds_cache_knob, release)
-            out[name] = round(int(cache) / GiB * nl.mds_rss_factor, 3)
+            gib = round(int(cache) / GiB * nl.mds_rss_factor, 3)
         else:
-            out[name] = nl.memory_gib.get(name, 0.0)
+            gib = nl.memory_gib.get(name, 0.0)
+        n = nl.counts.get(name, 1)
+        out[name if n == 1 else f"{n} x {name}"] = gib * n
     return out
 
 
@@ -175,13 +178,18 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     wanted = last(chain, "protection") or "replication"
     rules = layout.erasure_rules()
     ec: Derived | None = None
-    size = 3 if req.replication is None else req.replication
+    # the hardware file's `cluster.protection` is the user's choice unless the command line makes another
+    prot = hw.protection if req.replication is None and req.ec is None else None
+    replication = prot.size if prot is not None and prot.kind == "replicated" else req.replication
+    requested_ec = (prot.k, prot.m) if prot is not None and prot.kind == "erasure" else req.ec
+    by = "hardware file protection" if prot is not None else "--replication"
+    size = 3 if replication is None else replication
     if size < 2:
         raise UsageError(
             "--replication must be at least 2: one copy loses data with any failed device",
             suggestion="use --replication 3 (the default) or --ec K+M",
         )
-    if req.ec is None and size > nodes:
+    if requested_ec is None and size > nodes:
         raise UsageError(
             f"{size} replicas need {size} hosts (each copy on its own host) and the cluster has {nodes}",
             suggestion=f"pass --nodes {size} or more, or a smaller --replication",
@@ -192,10 +200,10 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             suggestion="to accept that, add --allow-unsafe osd_pool_default_size "
             "--allow-unsafe osd_pool_default_min_size",
         )
-    reason = f"{size} replicas{' (--replication)' if req.replication else ' (the default for data safety)'}"
-    if req.ec is not None:
-        ec = ec_profile(nodes, req.ceph_release, rules, requested=req.ec)
-    elif wanted == "erasure" and req.replication is None:
+    reason = f"{size} replicas{f' ({by})' if replication else ' (the default for data safety)'}"
+    if requested_ec is not None:
+        ec = ec_profile(nodes, req.ceph_release, rules, requested=requested_ec)
+    elif wanted == "erasure" and replication is None:
         try:
             ec = ec_profile(nodes, req.ceph_release, rules)
         except DataError as e:
