@@ -250,3 +250,17 @@ def test_procps_expands_globs_and_honours_exclusions(tmp_path: Path) -> None:
 def test_sysctl_name_without_its_prefix_gets_the_full_name() -> None:
     [f] = lint_text("ip_local_port_range = 9000 65500\n", "sysctl.conf")
     assert (f.code, f.suggestion) == ("FT101", "did you mean net.ipv4.ip_local_port_range?")
+
+
+def test_config_dump_masks_are_separate_settings() -> None:
+    """`ceph config dump --format json` lists one option several times under one section with different masks
+    (host:..., class:ssd); each is its own setting. The same name and mask twice is still a duplicate."""
+    item = '{"section": "osd", "name": "osd_memory_target", "value": "%s", "mask": "%s"}'
+    dump = (
+        "[\n"
+        + ",\n".join(item % (v, m) for v, m in [("4G", "host:a"), ("8G", "host:b"), ("6G", "class:ssd")])
+        + "\n]\n"
+    )
+    assert codes(dump, "ceph-config.json") == []
+    again = dump.replace("host:b", "host:a")
+    assert codes(again, "ceph-config.json") == [(3, "osd_memory_target", "FT301", "warning")]

@@ -102,7 +102,9 @@ class CephLinter:
         self.suggest_pool: frozenset[str] | None = None
 
     def run(self) -> None:
-        check_duplicates(self.doc, self.ctx)
+        # the config database keys an option by section, mask and name: `osd_memory_target` for host:a and for
+        # host:b (or class:ssd) in [osd] are two settings, not one set twice
+        check_duplicates(self.doc, self.ctx, scope=_mask)
         old = re.compile(self.rules["old_style_section"])
         for s in self.doc.sections:
             if old.match(s.name):
@@ -309,6 +311,10 @@ class CephLinter:
                     r.get("suggestion", ""),
                     on_value=True,
                 )
+
+
+def _mask(e: Entry) -> tuple[str, ...]:
+    return tuple(f for f in e.flags if f.startswith("mask:"))
 
 
 def _first_sentence(text: str) -> str:
