@@ -264,3 +264,45 @@ def test_config_dump_masks_are_separate_settings() -> None:
     assert codes(dump, "ceph-config.json") == []
     again = dump.replace("host:b", "host:a")
     assert codes(again, "ceph-config.json") == [(3, "osd_memory_target", "FT301", "warning")]
+
+
+MYSQL_SIZE_FORMS = [
+    "1G",
+    "1g",
+    "1GB",
+    "1GiB",
+    "1Gx",
+    "+1G",
+    "1024M",
+    "1073741824",
+    "1 G",
+    "1.5G",
+    "0x40000000",
+]
+MYSQL_SIZE_FORMS += ["-1G", "1x", "2t"]
+
+
+@pytest.mark.mariadb
+def test_mysql_sizes_read_as_mariadbd_reads_them(tmp_path: Path) -> None:
+    """Public my.cnf files write `innodb_buffer_pool_size = 2GB`: mariadbd 10.11 reads one suffix letter and
+    ignores the rest, and refuses a blank, a decimal point or hex. lint-config says FT201 exactly when mariadbd
+    refuses the value, and reads the same number otherwise."""
+    from flashtune.lint.values import mysql_value
+
+    for text in MYSQL_SIZE_FORMS:
+        f = tmp_path / "s.cnf"
+        f.write_text(f"[mysqld]\ninnodb_buffer_pool_size = {text}\n")
+        r = subprocess.run(
+            ["mariadbd", f"--defaults-file={f}", "--help", "--verbose"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        refused = "[ERROR]" in r.stderr
+        got = next(
+            (ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("innodb-buffer-pool-size ")), None
+        )
+        lint_refuses = any(x.code == "FT201" for x in lint_text(f.read_text(), "my.cnf"))
+        assert lint_refuses == refused, (text, r.stderr[-300:])
+        if not refused:
+            assert got == str(mysql_value("size", text)), text

@@ -95,13 +95,15 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
 
 
 def mysql_value(type_: str, text: str) -> float | int | bool | None:
-    """MySQL/MariaDB option values: K/M/G/T/P/E suffixes are powers of 1024 for every numeric option."""
+    """MySQL/MariaDB option values: K/M/G/T/P/E suffixes are powers of 1024 for every numeric option. The
+    servers' eval_num_suffix (my_getopt.c) reads one suffix letter, either case, and ignores what follows it
+    ("2GB" is 2G), but refuses any other character after the digits ("1 G", "1.5G", "0x10")."""
     t = text.strip()
     if type_ in ("int", "uint", "size"):
-        m = re.match(r"^([+-]?\d+)([kmgtpe]?)$", t, re.I)
+        m = re.match(r"^([+-]?\d+)(?:([kmgtpe]).*)?$", t, re.I | re.S)
         if not m:
             raise ValueError(f"{t!r} is not a number (digits with an optional K/M/G suffix)")
-        v = int(m[1]) * _IEC[m[2].lower()]
+        v = int(m[1]) * _IEC[(m[2] or "").lower()]
         if type_ != "int" and v < 0:
             raise ValueError(f"{t!r} is negative")
         return v
