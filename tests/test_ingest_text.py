@@ -381,3 +381,16 @@ def test_cli_summary_and_forced_format(tmp_path: Path) -> None:
     )
     bogus = subprocess.run([*exe, str(f), "--format", "xml"], capture_output=True, text=True, timeout=120)
     assert bogus.returncode == 2 and "unknown format" in bogus.stderr
+
+
+def test_rados_bench_glued_columns_split_only_when_unambiguous() -> None:
+    """ObjBencher's fixed-width per-second columns run together when a number is wide; a token is split
+    back only where exactly one split gives doubles as iostream prints them (<= 6 significant digits)."""
+    from flashtune.ingest.radosbench import _second_columns
+
+    line = "    5       1       402       401  0.313248   0.468750.00526002  0.012455"
+    assert _second_columns(line) == ["5", "1", "402", "401", "0.313248", "0.46875", "0.00526002", "0.012455"]
+    three = "   16       1      1601      1600  0.390585   0.406250.008369210.00999658"
+    assert _second_columns(three)[5:] == ["0.40625", "0.00836921", "0.00999658"]  # type: ignore[index]
+    # "12.512.5" could be 12.5|12.5 or 12.51|2.5 ...: refused rather than guessed
+    assert _second_columns("    3      16        42        26   12.512.5   0.44  0.73") is None

@@ -69,6 +69,60 @@ _MAINTAIN = re.compile(r"Maintaining (\d+) concurrent writes of (\d+) bytes")
 _SECOND = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+([\d.]+)\s*$")
 
 
+_NO_COLON = re.compile(r"^\s*([A-Za-z][A-Za-z ()/]*[A-Za-z)])\s{2,}(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
+_GLUED = re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+[\d.\s-]+$")
+_PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def _second_columns(line: str) -> list[str] | None:
+    """The 8 columns of a per-second line (sec, cur ops, started, finished, avg MB/s, cur MB/s, last lat,
+    avg lat). ObjBencher prints them with fixed widths, so a wide number runs into its neighbour
+    (`0.468750.00526002`); such tokens are split back where exactly one split gives numbers as
+    iostream prints doubles (at most 6 significant digits, no trailing zero after the point)."""
+    if _SECOND.match(line):
+        return line.split()
+    if not _GLUED.match(line):
+        return None
+    tokens = line.split()
+    missing = 8 - len(tokens)
+    if missing <= 0 or missing > 3:
+        return None
+    out: list[str] = []
+    for tok in tokens:
+        if tok.count(".") > 1 and missing > 0:
+            parts = _unglue(tok, tok.count("."))
+            if parts is None:
+                return None
+            missing -= len(parts) - 1
+            out += parts
+        else:
+            out.append(tok)
+    return out if len(out) == 8 and all(_PLAIN_NUMBER.match(t) or t == "-" for t in out) else None
+
+
+def _printed_double(tok: str) -> bool:
+    if not _PLAIN_NUMBER.match(tok) or (tok.startswith("0") and len(tok) > 1 and tok[1] != "."):
+        return False
+    if "." in tok and tok.endswith("0"):
+        return False
+    return len(tok.replace(".", "").lstrip("0")) <= 6
+
+
+def _unglue(tok: str, n: int) -> list[str] | None:
+    """tok as n numbers printed back to back, if exactly one split fits."""
+    if n == 1:
+        return [tok] if _printed_double(tok) else None
+    found: list[list[str]] = []
+    for i in range(1, len(tok)):
+        head = tok[:i]
+        if head.count(".") != 1 or not _printed_double(head):
+            continue
+        rest = _unglue(tok[i:], n - 1)
+        if rest is not None:
+            found.append([head, *rest])
+    return found[0] if len(found) == 1 else None
+
+
 def looks_like(text: str) -> bool:
     head = text[:20000]
     return (
@@ -134,6 +188,8 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
         key, sep, val = line.partition(":")
         if sep:
             summary[key.strip().lower()] = val.strip()
+        elif (bare := _NO_COLON.match(line)) is not None:  # Jewel's seq summary: `Average IOPS          20`
+            summary[bare.group(1).lower()] = bare.group(2)
     size = size or as_int(summary.get("write size") or summary.get("read size"))
     base = _base(path, mode, threads, size)
     rows: list[dict[str, Any]] = []
@@ -163,15 +219,27 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
             line=last_line(text),
             hint="the output is cut off; keep the whole stdout",
         )
-    for line in text[:start].splitlines():
-        s = _SECOND.match(line)
-        if s and int(s.group(1)) > 0:
-            sec = float(s.group(1))
-            rows.append(dict(base, time_s=sec, metric="bandwidth", stat="sample", value=float(s.group(6))))
-            if s.group(7) != "-":
+    glued: list[int] = []
+    for no, line in enumerate(text[:start].splitlines(), start=1):
+        cols = _second_columns(line)
+        if cols is None:
+            if _GLUED.match(line):
+                glued.append(no)
+            continue
+        if int(cols[0]) > 0:
+            sec = float(cols[0])
+            rows.append(dict(base, time_s=sec, metric="bandwidth", stat="sample", value=float(cols[5])))
+            if cols[6] != "-":
                 rows.append(
-                    dict(base, time_s=sec, metric="latency", stat="last", value=float(s.group(7)) * 1000)
+                    dict(base, time_s=sec, metric="latency", stat="last", value=float(cols[6]) * 1000)
                 )
+    if glued:
+        from flashtune.ingest.common import note
+
+        note(
+            path,
+            f"per-second lines {glued[:5]}{'...' if len(glued) > 5 else ''} skipped: columns ran together",
+        )
     df = to_frame(rows)
     df["format"] = "rados-bench-text"
     return df
