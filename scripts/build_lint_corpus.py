@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import yaml
 
-    rows = yaml.safe_load(args.selection.read_text())
+    rows = yaml.safe_load(args.selection.read_text()) or []
     manifest: list[dict[str, str]] = []
     if args.append:
         manifest = list(yaml.safe_load((OUT / "manifest.yaml").read_text(encoding="utf-8"))["files"])
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         manifest.append(entry)
     header = (
         "# Public configs kept as settings only (comments removed, line numbers kept), with provenance.\n"
-        "# Built by scripts/build_lint_corpus.py; judged findings are in judged.yaml.\n"
+        "# Built by scripts/build_lint_corpus.py; judged findings are in judged.yaml. ceph_release / mysql: the\n"
+        "# release the file states or implies (release_why says how); the corpus test lints it for that release.\n"
     )
     (OUT / "manifest.yaml").write_text(
         header + yaml.safe_dump({"files": manifest}, sort_keys=False), encoding="utf-8"

@@ -17,6 +17,7 @@ import pytest
 from flashtune.lint import Finding, lint_file, lint_text
 from flashtune.lint.detect import detect
 from flashtune.lint.report import github, sarif
+from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import load_yaml
 from support.lint_oracles import (
     ceph_conf_accepts,
@@ -65,6 +66,11 @@ def test_corpus_is_large_varied_and_sourced() -> None:
     for m in MANIFEST:
         assert re.fullmatch(r"[0-9a-f]{40}", m["commit"]) and m["repo"].count("/") == 1 and m["path"]
         assert (CORPUS / m["file"]).is_file()
+        if (
+            "ceph_release" in m or "mysql" in m
+        ):  # a stated release says where it comes from and is one we know
+            assert m.get("release_why") and m.get("ceph_release", "tentacle") in CEPH_RELEASES
+            assert m.get("mysql", "mysql-8.0") in MYSQL_FLAVOURS
 
 
 def test_only_settings_are_kept() -> None:
