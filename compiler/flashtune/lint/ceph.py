@@ -228,6 +228,17 @@ class CephLinter:
                 hint,
             )
             return
+        if key.startswith("debug_") and self.release not in self.rules["debug_names_complete"]:
+            ctx.add(
+                e,
+                "info",
+                "FT101",
+                key,
+                f"{key} is not a debug subsystem flashtune knows for {self.release}; its list of subsystems is "
+                "Pacific's, and later releases added some (src/common/subsys.h)",
+                hint,
+            )
+            return
         ctx.add(
             e, "error", "FT101", key, f"unknown option {key!r}: Ceph {self.release} silently ignores it", hint
         )
