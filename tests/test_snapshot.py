@@ -195,3 +195,41 @@ def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily
         check_snapshot(snap)
     assert "data/knobs/nic.yaml:" in str(err.value) and "nonsense" in str(err.value)
     assert not (snap / CHECKED).exists()
+
+
+def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_path: Path) -> None:
+    """knobs.index.json: each knob's place in its snapshot file, so a compile decodes only the knobs it uses."""
+    from flashtune.catalog.store import (
+        CHECKED,
+        KNOB_INDEX,
+        _indexed,
+        _knob_stamps,
+        _load,
+        _Slice,
+        check_snapshot,
+    )
+
+    snap = tmp_path / "_data"
+    shutil.copytree(SNAPSHOT_DIR, snap)
+    (snap / KNOB_INDEX).unlink(missing_ok=True)
+    (snap / CHECKED).unlink()
+    check_snapshot(snap)  # the whole-catalog check writes the index with its stamps
+    stamps = _knob_stamps(snap)
+    assert stamps is not None
+    rels = [f"knobs/{p.name}" for p in sorted((snap / "knobs").glob("*.yaml"))]
+    catalog = _indexed(snap, rels, stamps)
+    assert catalog is not None
+    assert all(isinstance(v, tuple) and isinstance(v[0], _Slice) for v in catalog._by_key.values())  # lazy
+    files = sorted((snap / "knobs").glob("*.yaml"))
+    eager = _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
+    assert len(catalog) == len(eager)
+    for k in eager:
+        got = catalog.get(k.name, k.domain)
+        assert got == k
+        for a in k.aliases:
+            assert catalog.get(a, k.domain) == k
+    for domain in ("ceph", "mysql", "sysctl"):
+        assert catalog.with_dependencies(domain) == [k for k in eager.in_domain(domain) if k.dead_when]
+    changed = {**stamps, "knobs": {**stamps["knobs"], "knobs/nic.yaml": 0}}  # a knob file changed since
+    assert _indexed(snap, rels, changed) is None
+    assert _indexed(snap, rels[1:], stamps) is None  # a knob file added or removed

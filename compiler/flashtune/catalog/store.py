@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -158,7 +159,21 @@ def _knob(raw: Any, path: Path) -> Knob:
     )
 
 
-Entry = tuple[Any, Path]  # a knob's mapping as loaded and its file
+class _Slice:
+    """A knob's JSON text in its snapshot file (see KNOB_INDEX), decoded when the knob is first built."""
+
+    __slots__ = ("dead_when", "end", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int, dead_when: bool) -> None:
+        self.text, self.start, self.end, self.dead_when = text, start, end, dead_when
+
+    def decode(self) -> Any:
+        from flashtune.snapshot import decode
+
+        return decode(self.text[self.start : self.end])
+
+
+Entry = tuple[Any, Path]  # a knob's mapping as loaded (or its _Slice of the snapshot) and its file
 
 
 class Catalog:
@@ -198,11 +213,25 @@ class Catalog:
                 catalog._alias.setdefault((key[0], a), key)
         return catalog
 
+    @classmethod
+    def indexed(cls, texts: list[tuple[str, Path, list[list[Any]]]]) -> Catalog:
+        """Catalog.lazy from the knob index: (snapshot file text, its label, its index rows) per knob file;
+        a knob's JSON is decoded only when it is asked for."""
+        catalog = cls([])
+        for text, path, rows in texts:
+            for domain, name, aliases, dead_when, start, end in rows:
+                key = (domain, name)
+                catalog._by_key.setdefault(key, (_Slice(text, start, end, dead_when), path))
+                for a in aliases:
+                    catalog._alias.setdefault((domain, a), key)
+        return catalog
+
     def _at(self, key: tuple[str, str]) -> Knob | None:
         k = self._by_key.get(key)
         if k is None or isinstance(k, Knob):
             return k
-        built = _knob(*k)
+        raw, path = k
+        built = _knob(raw.decode() if isinstance(raw, _Slice) else raw, path)
         self._by_key[key] = built
         return built
 
@@ -329,7 +358,14 @@ def _check_refs(catalog: Catalog) -> None:
 
 
 def _has(k: Knob | Entry, field: str) -> bool:
-    return bool(getattr(k, field)) if isinstance(k, Knob) else bool(k[0].get(field))
+    if isinstance(k, Knob):
+        return bool(getattr(k, field))
+    raw = k[0]
+    if isinstance(raw, _Slice):
+        if field == "dead_when":  # the one field the index records
+            return raw.dead_when
+        raw = raw.decode()
+    return bool(raw.get(field))
 
 
 def _entries(docs: Iterable[tuple[Path, Any]]) -> list[Entry]:
@@ -357,6 +393,10 @@ def load_from(directory: Path) -> Catalog:
 # wheel build, or by the first load after the knobs changed in a checkout). While it matches, load_catalog
 # builds only the knobs asked for.
 CHECKED = "knobs.checked.json"
+# Written with CHECKED, for the same CRCs: where each knob's JSON lies in its snapshot file, with what the
+# catalog indexes it by (domain, name, aliases, whether it has dead_when). While it matches, load_catalog
+# decodes only the knobs asked for (compile-config uses about a fifth of them).
+KNOB_INDEX = "knobs.index.json"
 
 
 def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
@@ -382,41 +422,110 @@ def check_snapshot(snapshot: Path) -> None:
         _record_checked(snapshot, stamps)
 
 
+def _knob_index(snapshot: Path) -> dict[str, list[list[Any]]] | None:
+    """knob file -> [domain, name, aliases, has dead_when, start, end] per knob, where text[start:end] is
+    that knob's JSON in the snapshot file (None if a knob's JSON cannot be found as written)."""
+    import json
+
+    from flashtune.snapshot import decode, encode
+
+    out: dict[str, list[list[Any]]] = {}
+    for p in sorted((snapshot / "knobs").glob("*.yaml")):
+        text = p.read_text(encoding="utf-8")
+        doc = decode(text)
+        items = doc.get("knobs") if isinstance(doc, dict) else doc
+        if not isinstance(items, list):
+            return None
+        rows: list[list[Any]] = []
+        pos = 0
+        for raw in items:
+            # the knob as the snapshot writes it (snapshot.compile_file): found verbatim in the file's text
+            piece = json.dumps(encode(raw), ensure_ascii=False, separators=(",", ":"))
+            start = text.find(piece, pos)
+            if start < 0:
+                return None
+            pos = start + len(piece)
+            aliases = list(_tuple(raw.get("aliases")))
+            rows.append(
+                [str(raw["domain"]), str(raw["name"]), aliases, bool(raw.get("dead_when")), start, pos]
+            )
+        out[f"knobs/{p.name}"] = rows
+    return out
+
+
 def _record_checked(snapshot: Path, stamps: dict[str, Any]) -> None:
+    _record_index(snapshot, stamps)
+    with contextlib.suppress(OSError):  # a read-only snapshot: every load checks the whole catalog
+        _write_json(snapshot / CHECKED, stamps)
+
+
+def _record_index(snapshot: Path, stamps: dict[str, Any]) -> None:
+    index = _knob_index(snapshot)
+    if index is not None:
+        with contextlib.suppress(OSError):  # a read-only snapshot: every load decodes every knob file
+            _write_json(snapshot / KNOB_INDEX, {"stamps": stamps, "files": index})
+
+
+def _write_json(path: Path, data: Any) -> None:
     import json
     import os
 
-    tmp = snapshot / f".{CHECKED}.{os.getpid()}.tmp"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(stamps, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, snapshot / CHECKED)
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
     except OSError:
-        pass  # a read-only snapshot: every load checks the whole catalog
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _checked_before(snapshot: Path) -> dict[str, Any] | None:
     """None if the snapshot's knobs passed the whole check already; else the stamps to record once they do."""
+    stamps = _knob_stamps(snapshot)
+    return None if stamps is not None and _read_json(snapshot / CHECKED) == stamps else (stamps or {})
+
+
+def _read_json(path: Path) -> Any:
     import json
 
-    stamps = _knob_stamps(snapshot)
     try:
-        done = json.loads((snapshot / CHECKED).read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        done = None
-    return None if stamps is not None and done == stamps else (stamps or {})
+        return None
+
+
+def _indexed(snapshot: Path, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
+    """The catalog from KNOB_INDEX, if the index is there and describes the knob files as they are."""
+    index = _read_json(snapshot / KNOB_INDEX)
+    if not isinstance(index, dict) or index.get("stamps") != stamps:
+        return None
+    files = index.get("files")
+    if not isinstance(files, dict) or sorted(files) != rels:
+        return None
+    texts = [
+        ((snapshot / rel).read_text(encoding="utf-8"), Path(data_label(rel)), files[rel]) for rel in rels
+    ]
+    return Catalog.indexed(texts)
 
 
 @lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
     """The shipped catalog (data/knobs/*.yaml, read from the data snapshot)."""
     rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
+    snapshot = bool(rels) and compiled(data_dir() / rels[0]) is not None
+    stamps = _knob_stamps(SNAPSHOT_DIR) if snapshot else None
+    checked = stamps is not None and _read_json(SNAPSHOT_DIR / CHECKED) == stamps
+    if stamps is not None and checked:
+        catalog = _indexed(SNAPSHOT_DIR, rels, stamps)
+        if catalog is not None:
+            return catalog
     docs = [(Path(data_label(rel)), load_data(rel)) for rel in rels]
-    if not rels or compiled(data_dir() / rels[0]) is None:  # YAML read as it is (FLASHTUNE_DATA)
+    if not snapshot:  # YAML read as it is (FLASHTUNE_DATA)
         return _load(docs)
-    pending = _checked_before(SNAPSHOT_DIR)
-    if pending is None:
+    if stamps is not None and checked:  # checked before the index was written: write it for next time
+        _record_index(SNAPSHOT_DIR, stamps)
         return Catalog.lazy(_entries(docs))
     catalog = _load(docs)
-    if pending:
-        _record_checked(SNAPSHOT_DIR, pending)
+    if stamps:
+        _record_checked(SNAPSHOT_DIR, stamps)
     return catalog
