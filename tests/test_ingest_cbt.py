@@ -103,3 +103,23 @@ def test_archive_with_a_broken_config(archive: Path, tmp_path: Path) -> None:
     with pytest.raises(FlashtuneError) as e:
         load(copy)
     assert e.value.file == str(cfg) and e.value.line is not None
+
+
+def test_archive_of_normal_fio_output(tmp_path: Path) -> None:
+    """CBT runs from before fio's JSON (librbdfio writing `fio --output`, the normal text) are read too:
+    a fio 2.2.10 normal output from the corpus as output.0.<host> of a CBT run folder."""
+    import shutil
+
+    run = tmp_path / "archive" / "results" / "00000001" / "id-0c0ffee0"
+    run.mkdir(parents=True)
+    src = Path(__file__).parent / "corpus/fio/fio-2.2.10-ec/randwrite-4k.out"
+    shutil.copy(src, run / f"output.0.{HOST}")
+    (run / "benchmark_config.yaml").write_text(
+        "cluster:\n  benchmark: librbdfio\n  iteration: 1\n  mode: randwrite\n  op_size: 4096\n  iodepth: 32\n"
+    )
+    assert detect(tmp_path / "archive") == "cbt"
+    df = load(tmp_path / "archive")
+    assert set(df["format"]) == {"fio-normal"} and set(df["run"]) == {"00000001/id-0c0ffee0"}
+    iops = df[(df["metric"] == "iops") & (df["stat"] == "mean")]
+    assert iops["value"].tolist() == [1962.0]  # `write: io=471028KB, bw=7848.2KB/s, iops=1962`
+    assert set(iops["workload"]) == {"randwrite"} and set(iops["iodepth"]) == {32}

@@ -394,3 +394,96 @@ def test_rados_bench_glued_columns_split_only_when_unambiguous() -> None:
     assert _second_columns(three)[5:] == ["0.40625", "0.00836921", "0.00999658"]  # type: ignore[index]
     # "12.512.5" could be 12.5|12.5 or 12.51|2.5 ...: refused rather than guessed
     assert _second_columns("    3      16        42        26   12.512.5   0.44  0.73") is None
+
+
+def ior_json_text(results: list[dict[str, float]], summary: dict[str, float]) -> str:
+    """IOR 3.x's `-O summaryFormat=JSON` output as ior-output.c prints it (PrintKeyVal* in JSON mode:
+    `"key": "string"`, `"key": %.4f`, `"key": %lld`, sections with `{`/`}` on their own lines, the
+    per-iteration Results as a list of lists), filled with the IO500 DAOS ior_easy write run of the corpus
+    (tests/corpus/ior/ior-3.3.0-ior-easy-write-6.txt: 544 tasks on 16 nodes, 256 KiB transfers)."""
+
+    def kv(key: str, value: object) -> str:
+        if isinstance(value, str):
+            return f'"{key}": "{value}"'
+        if isinstance(value, int):
+            return f'"{key}": {value}'
+        return f'"{key}": {value:.4f}'
+
+    def section(pairs: list[tuple[str, object]], indent: str) -> str:
+        return "{\n" + ", \n".join(indent + kv(k, v) for k, v in pairs) + "\n" + indent[:-2] + "}"
+
+    params = [("testID", 0), ("api", "DFS"), ("nodes", 16), ("tasksPerNode", 34), ("repetitions", 1)]
+    params += [("transferSize", 262144), ("blockSize", 274877906944)]
+    res = ", \n".join("      " + section([(k, v) for k, v in r.items()], "        ") for r in results)
+    summ = [("operation", "write"), ("API", "DFS"), ("TestID", 0), ("ReferenceNumber", 0)]
+    summ += [("segmentCount", 1), ("blockSize", 274877906944), ("transferSize", 262144), ("numTasks", 544)]
+    summ += [("tasksPerNode", 34), ("repetitions", 1), *summary.items()]
+    return (
+        "{\n"
+        '"Version": "3.3.0+dev", \n"Began": "Thu Jul  9 19:56:11 2020", \n"tests": [\n'
+        "  {\n"
+        '    "TestID": 0, \n    "StartTime": "Thu Jul  9 19:56:11 2020", \n'
+        f'    "Parameters": {section(params, "      ")}, \n'
+        f'    "Results": [ \n    [\n{res}\n    ]\n    ]\n'
+        "  }\n"
+        f'], \n"summary": [\n  {section(summ, "    ")}\n], \n"Finished": "Thu Jul  9 20:03:59 2020"\n}}\n'
+    )
+
+
+def test_ior_json_summary_and_results(tmp_path: Path) -> None:
+    # Results line: write 117333 475599 0.000296 268435456 256.00 6.16 461.11 0.000897 467.27 0
+    results = [
+        {
+            "access": "write",
+            "bwMiB": 117333.2818,
+            "blockKiB": 268435456.0,
+            "xferKiB": 256.0,
+            "iops": 475599.0,
+            "latency": 0.000296,
+            "openTime": 6.16,
+            "wrRdTime": 461.11,
+            "closeTime": 0.000897,
+            "totalTime": 467.27,
+        }
+    ]
+    # Summary of all tests: write 117333.28 117333.28 117333.28 0.00 469333.11 ... 467.27034 ... 54826360.0
+    summary = {
+        "bwMaxMIB": 117333.28,
+        "bwMinMIB": 117333.28,
+        "bwMeanMIB": 117333.28,
+        "bwStdMIB": 0.0,
+        "OPsMax": 469333.11,
+        "OPsMin": 469333.11,
+        "OPsMean": 469333.11,
+        "OPsSD": 0.0,
+        "MeanTime": 467.27034,
+        "xsizeMiB": 54826360.0,
+    }
+    f = tmp_path / "ior.json"
+    f.write_text(ior_json_text(results, summary))
+    assert detect(f) == "ior"
+    df = load(f)
+    assert set(df["format"]) == {"ior-json"}
+
+    def one(**where: object) -> float:
+        rows = df
+        for k, v in where.items():
+            rows = rows[rows[k] == v]
+        assert len(rows) == 1, where
+        return float(rows["value"].iloc[0])
+
+    assert one(metric="bandwidth", stat="mean", op="write") == 117333.28  # MiB/s as printed
+    assert one(metric="iops", stat="max", op="write") == 469333.11
+    assert one(metric="io", stat="sum", op="write") == 54826360.0
+    # IOR prints every JSON double with %.4f: the 0.000296 s latency of the text output is 0.0003 s here
+    assert one(metric="latency", stat="sample", op="write") == pytest.approx(0.3)  # s -> ms
+    summ = df[df["stat"] == "mean"]
+    assert set(summ["threads"]) == {544} and set(summ["clients"]) == {16}
+    assert set(summ["block_size_bytes"]) == {262144} and set(summ["interface"]) == {"DFS"}
+    # cut inside the summary: the line where the file ends
+    cut = tmp_path / "cut.json"
+    text = f.read_text()
+    cut.write_text(text[: text.index('"OPsMean"')])
+    with pytest.raises(FlashtuneError) as e:
+        load(cut)
+    assert e.value.line == len(cut.read_text().rstrip().splitlines()) and "truncated" in str(e.value)

@@ -61,7 +61,17 @@ _RESULT_COLS: dict[str, tuple[str, float]] = {
 def looks_like(text: str) -> bool:
     head = text[:50000]
     return (
-        bool(re.search(r"IOR-\d", head)) or "Summary of all tests:" in text or "Max (MiB)  Min (MiB)" in text
+        bool(re.search(r"IOR-\d", head))
+        or "Summary of all tests:" in text
+        or "Max (MiB)  Min (MiB)" in text
+        or _is_json(text)
+    )
+
+
+def _is_json(text: str) -> bool:
+    """IOR's `-O summaryFormat=JSON` output: `"tests"` with `"Results"`, and/or a `"summary"` list."""
+    return bool(re.search(r'^\s*"(?:summary|tests)"\s*:\s*\[', text, re.M)) and (
+        '"bwMaxMIB"' in text or '"bwMiB"' in text
     )
 
 
@@ -70,6 +80,8 @@ def parse(path: Path) -> pd.DataFrame:
     summary table by column names (3.0/3.1 have no OPs columns), else from its per-iteration Results
     lines (io500 runs print no summary), else from its `Max Write:` lines."""
     text = read_tool_output(path, looks_like, "IOR", "save the stdout of an IOR run to a file")
+    if _is_json(text):
+        return _parse_json(path, text)
     banners = list(_BANNER.finditer(text))
     starts = [m.start() for m in banners] or [0]
     if starts[0] != 0 and not text[: starts[0]].strip():
@@ -266,3 +278,124 @@ def _from_samples(samples: list[dict[str, Any]], base: dict[str, Any]) -> list[d
             )
             out += [dict(row, stat=stat, value=v) for stat, v in stats.items()]
     return out
+
+
+# IOR JSON (ior-output.c, outputFormat == OUTPUT_JSON): the summary keys of PrintLongSummaryOneOperation
+# -> (metric, stat); MiB are 2^20 bytes, MeanTime seconds
+_JSON_SUMMARY: dict[str, tuple[str, str]] = {
+    "bwMaxMIB": ("bandwidth", "max"),
+    "bwMinMIB": ("bandwidth", "min"),
+    "bwMeanMIB": ("bandwidth", "mean"),
+    "bwStdMIB": ("bandwidth", "stddev"),
+    "OPsMax": ("iops", "max"),
+    "OPsMin": ("iops", "min"),
+    "OPsMean": ("iops", "mean"),
+    "OPsSD": ("iops", "stddev"),
+    "MeanTime": ("runtime", "mean"),
+    "xsizeMiB": ("io", "sum"),
+}
+# per-iteration Results entries -> (metric, factor to the schema unit)
+_JSON_RESULT: dict[str, tuple[str, float]] = {
+    "bwMiB": ("bandwidth", 1.0),
+    "iops": ("iops", 1.0),
+    "latency": ("latency", 1000.0),
+    "totalTime": ("runtime", 1.0),
+}
+
+
+def _finite(value: object) -> float | None:
+    v = as_float(value)  # IOR writes an infinite value as a string ("inf")
+    return v if v is not None and v == v and abs(v) != float("inf") else None
+
+
+def _parse_json(path: Path, text: str) -> pd.DataFrame:
+    """IOR's JSON: `tests[]` (each with `Parameters` and per-iteration `Results` lists) and `summary[]`
+    (one entry per test and operation, IOR's max/min/mean/stddev over the iterations)."""
+    import json
+
+    start = text.find("{")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as e:
+        cut = e.pos >= len(text.rstrip()) - 1
+        raise bad_input(
+            path,
+            "IOR JSON ends before the object is complete (truncated file?)"
+            if cut
+            else f"invalid IOR JSON: {e.msg}",
+            line=line_of_offset(text, min(e.pos, len(text.rstrip()))),
+            hint="keep IOR's whole output (-O summaryFormat=JSON -O summaryFile=FILE writes it alone)",
+        ) from None
+    if not isinstance(doc, dict):
+        raise bad_input(path, "IOR JSON is not an object", line=line_of_offset(text, start))
+    params: dict[int, dict[str, Any]] = {}
+    rows: list[dict[str, Any]] = []
+    for test in doc.get("tests") or []:
+        if not isinstance(test, dict):
+            continue
+        tid = as_int(test.get("TestID")) or 0
+        got = test.get("Parameters")
+        par: dict[str, Any] = got if isinstance(got, dict) else {}
+        params[tid] = par
+        base = _json_base(path, tid, par)
+        for k, iteration in enumerate(test.get("Results") or []):
+            for res in iteration if isinstance(iteration, list) else [iteration]:
+                if not isinstance(res, dict) or res.get("access") not in _OPS:
+                    continue
+                op = str(res["access"])
+                row = dict(base, workload=op, op=op, test=f"test {tid} iter {k}")
+                xfer = _finite(res.get("xferKiB"))
+                if xfer:
+                    row["block_size_bytes"] = round(xfer * 1024)
+                for key, (metric, factor) in _JSON_RESULT.items():
+                    v = _finite(res.get(key))
+                    if v is not None:
+                        rows.append(dict(row, metric=metric, stat="sample", value=v * factor))
+    summary = []
+    for entry in doc.get("summary") or []:
+        if not isinstance(entry, dict) or entry.get("operation") not in _OPS:
+            continue
+        tid = as_int(entry.get("TestID")) or 0
+        base = _json_base(path, tid, params.get(tid, {}))
+        op = str(entry["operation"])
+        tasks, tpn = as_int(entry.get("numTasks")), as_int(entry.get("tasksPerNode"))
+        row = dict(
+            base,
+            workload=op,
+            op=op,
+            interface=entry.get("API") or base["interface"],
+            threads=tasks or base["threads"],
+            clients=(tasks // tpn) if tasks and tpn else base["clients"],
+            block_size_bytes=as_int(entry.get("transferSize")) or base["block_size_bytes"],
+        )
+        for key, (metric, stat) in _JSON_SUMMARY.items():
+            v = _finite(entry.get(key))
+            if v is not None:
+                summary.append(dict(row, metric=metric, stat=stat, value=v))
+    samples = rows
+    if not summary and samples:
+        summary = _from_samples(samples, _json_base(path, 0, params.get(0, {})))
+    version = str(doc.get("Version", "")).strip()
+    return results_frame(
+        path,
+        summary + samples,
+        "ior-json",
+        line=line_of_offset(text, start),
+        problem=f"IOR JSON{f' (IOR {version})' if version else ''} without results (no summary, no Results)",
+        hint="the run did not finish or the output is cut off; keep IOR's whole output",
+    )
+
+
+def _json_base(path: Path, tid: int, par: dict[str, Any]) -> dict[str, Any]:
+    nodes = as_int(par.get("nodes"))
+    per_node = as_int(par.get("tasksPerNode"))
+    return {
+        "tool": "ior",
+        "test": f"test {tid}",
+        "interface": par.get("api") or None,
+        "threads": nodes * per_node if nodes and per_node else None,
+        "clients": nodes,
+        "iodepth": 1,
+        "source": str(path),
+        "block_size_bytes": as_int(par.get("transferSize")),
+    }
