@@ -250,6 +250,15 @@ def write_notes() -> None:
     NOTES.write_text(f"{head}{START}\n{render()}\n{END}{rest.split(END, 1)[1]}")
 
 
+def test_compiler_guide_shows_the_comparison() -> None:
+    """The book's compiler guide includes the table the book build extracts from the notes."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bookgen.rules_pages import refarch_table
+
+    assert "_generated/refarch.md" in (ROOT / "book" / "compiler-guide.md").read_text()
+    assert refarch_table(NOTES).strip() == render().strip()
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
         write_notes()

@@ -1,4 +1,5 @@
-"""Compiler-guide inserts: the catalog's dependency facts (dead_when) and the review of the compiled configs."""
+"""Compiler-guide inserts: the catalog's dependency facts (dead_when), the review of the compiled configs, and
+the comparison with published all-flash clusters (kept current by tests/test_refarch.py)."""
 
 from __future__ import annotations
 
@@ -57,9 +58,19 @@ def review_table(path: Path) -> str:
     )
 
 
+REFARCH_START, REFARCH_END = "<!-- refarch-table:start -->", "<!-- refarch-table:end -->"
+
+
+def refarch_table(notes: Path) -> str:
+    """The key-by-key comparison with published clusters, as notes/history/refarch.md keeps it."""
+    text = notes.read_text(encoding="utf-8")
+    return text.split(REFARCH_START, 1)[1].split(REFARCH_END, 1)[0].strip() + "\n"
+
+
 def write(root: Path, catalog: Catalog, gen: Path) -> list[Path]:
     gen.mkdir(parents=True, exist_ok=True)
-    deps, review = gen / "dependencies.md", gen / "review.md"
+    deps, review, refarch = gen / "dependencies.md", gen / "review.md", gen / "refarch.md"
     deps.write_text(dependencies_table(catalog), encoding="utf-8")
     review.write_text(review_table(root / "data" / "review" / "compiled-configs.yaml"), encoding="utf-8")
-    return [deps, review]
+    refarch.write_text(refarch_table(root / "notes" / "history" / "refarch.md"), encoding="utf-8")
+    return [deps, review, refarch]
