@@ -62,7 +62,8 @@ def deployment(name: str) -> dict[str, Any]:
 
 
 @cache
-def bundle(name: str) -> Bundle:
+def bundle(name: str, osds_per_device: int | None = None) -> Bundle:
+    """The deployment compiled as its manifest entry says (OSDs per device derived unless given)."""
     d = deployment(name)
     c = d["compile"]
     req = CompileRequest(
@@ -71,6 +72,7 @@ def bundle(name: str) -> Bundle:
         hardware_file=CORPUS / d["hardware"],
         ceph_release=c["ceph_release"],
         encrypted=bool(c.get("encrypted", False)),
+        osds_per_device=osds_per_device,
     )
     return compile_bundle(req)
 
@@ -211,6 +213,11 @@ def test_layout_and_budget_match_the_source(name: str) -> None:
         assert sh["osds"] == want["osds"]
     if "osds_per_device_ran" in want:
         assert sh["osds_per_device"] in want["osds_per_device_ran"], sh["osds_per_device_reason"]
+        for n in want["osds_per_device_ran"]:  # every layout the source ran compiles, within its memory
+            other = bundle(name, n)
+            per_nvme = other.shape["osd_memory_target"] / GiB * n
+            assert other.shape["osds_per_device"] == n and other.warnings == [], other.warnings
+            assert per_nvme <= want.get("memory_per_nvme_gib_max", per_nvme)
     target_gib = sh["osd_memory_target"] / GiB
     # the node's whole budget fits its RAM, with the headroom rule, and no OSD is under the documented floor
     used = sum(gib for _, gib in b.memory_budget())

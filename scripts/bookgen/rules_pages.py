@@ -62,7 +62,10 @@ REFARCH_START, REFARCH_END = "<!-- refarch-table:start -->", "<!-- refarch-table
 
 
 def refarch_table(notes: Path) -> str:
-    """The key-by-key comparison with published clusters, as notes/history/refarch.md keeps it."""
+    """The key-by-key comparison with published clusters, as notes/history/refarch.md keeps it (a tree
+    without the notes, such as a throwaway book root, gets a pointer instead)."""
+    if not notes.is_file():
+        return "The comparison table is kept in `notes/history/refarch.md` of a full checkout.\n"
     text = notes.read_text(encoding="utf-8")
     return text.split(REFARCH_START, 1)[1].split(REFARCH_END, 1)[0].strip() + "\n"
 
