@@ -202,6 +202,21 @@ def test_published_machine_compiles(name: str) -> None:
         assert sh["ec"] is not None and (sh["ec"].value.k, sh["ec"].value.m) == (prot.k, prot.m)
 
 
+def test_command_line_protection_wins_over_the_hardware_file() -> None:
+    """cluster.protection is the hardware file's default; --ec / --replication on the command line still win."""
+    d = deployment("upstream-reef-freeze-rgw")
+    req = CompileRequest(
+        workload="rgw", tier=None, hardware_file=CORPUS / d["hardware"], ceph_release="reef", ec=(4, 2)
+    )
+    sh = compile_bundle(req).shape
+    assert sh["protection"] == "erasure" and (sh["ec"].value.k, sh["ec"].value.m) == (4, 2)
+    sh = bundle("upstream-reef-freeze-rgw").shape
+    assert (sh["protection"], sh["protection_reason"]) == (
+        "replication",
+        "3 replicas (hardware file protection)",
+    )
+
+
 @pytest.mark.parametrize("name", ids())
 def test_layout_and_budget_match_the_source(name: str) -> None:
     d, b = deployment(name), bundle(name)
