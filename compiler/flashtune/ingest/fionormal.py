@@ -119,11 +119,14 @@ def parse(path: Path) -> pd.DataFrame:
     pct_unit = 1.0
     layouts: set[str] = set()
     hosts = blocks = 0
+    run, reported = 1, False  # outputs of repeated runs appended to one file: a new run restarts the header
     for no, line in enumerate(lines, start=1):
         if line.startswith("hostname=") and "fio=" in line:
             hosts += 1
         blocks += line.startswith("Run status group")
         if (d := _DESC.match(line)) is not None:
+            if reported:
+                run, reported, desc = run + 1, False, {}
             desc.setdefault(
                 d.group("name"),
                 {
@@ -145,6 +148,8 @@ def parse(path: Path) -> pd.DataFrame:
                 # client/server mode: each server's jobs come as one block ending in its `Run status`;
                 # the normal output does not name the server, so blocks are numbered
                 job["hostname"] = "all" if name == ALL_CLIENTS else f"server{blocks + 1}"
+            job["_run"] = run
+            reported = True
             jobs.append(job)
             starts.append(no)
             ddir = pct = None
@@ -231,13 +236,20 @@ def parse(path: Path) -> pd.DataFrame:
     if got and (got[0] >= 3) != (layout == "fio 3"):
         stated = f"the {layout} layout (version line says fio-{version})"
     sizes = "KB = 1024 B, kb_base default" if "2" in layouts else "KiB/MiB binary, kB/MB decimal"
-    rows, _plus = report_rows(
-        path,
-        {"fio version": f"fio-{version}" if version else "", "jobs": jobs},
-        starts[0],
-        io_unit=(1.0, f"stated: {stated} normal output ({sizes})"),
-        lat_basis=f"stated: unit printed on each line, {stated}",
-    )
+    rows: list[dict[str, Any]] = []
+    runs = sorted({j["_run"] for j in jobs})
+    for k in runs:
+        got, _plus = report_rows(
+            path,
+            {"fio version": f"fio-{version}" if version else "", "jobs": [j for j in jobs if j["_run"] == k]},
+            starts[0],
+            io_unit=(1.0, f"stated: {stated} normal output ({sizes})"),
+            lat_basis=f"stated: unit printed on each line, {stated}",
+        )
+        for r in got:
+            if len(runs) > 1:
+                r["run"] = str(k)
+        rows += got
     return results_frame(
         path,
         rows,
