@@ -239,17 +239,17 @@ def parse(path: Path) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     runs = sorted({j["_run"] for j in jobs})
     for k in runs:
-        got, _plus = report_rows(
+        run_rows, _plus = report_rows(
             path,
             {"fio version": f"fio-{version}" if version else "", "jobs": [j for j in jobs if j["_run"] == k]},
             starts[0],
             io_unit=(1.0, f"stated: {stated} normal output ({sizes})"),
             lat_basis=f"stated: unit printed on each line, {stated}",
         )
-        for r in got:
+        for r in run_rows:
             if len(runs) > 1:
                 r["run"] = str(k)
-        rows += got
+        rows += run_rows
     return results_frame(
         path,
         rows,
