@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -319,3 +320,46 @@ def test_debug_subsystems_after_pacific_are_a_note_not_an_error() -> None:
     assert codes(text, "ceph.conf", ceph_release="pacific") == [
         (2, "debug_rgw_notification", "FT101", "error")
     ]
+
+
+CBT_SIZE_ONE = """cluster:
+  user: u
+  head: h
+  clients: [c1]
+  osds: [o1]
+  osds_per_node: 1
+  iterations: 1
+  pool_profiles:
+    one: {pg_size: 8, pgp_size: 8, replication: 1}
+benchmarks:
+  radosbench:
+    pool_profile: one
+"""
+
+
+def test_cbt_replication_one_needs_the_monitor_guard() -> None:
+    """ceph/cbt's own examples use `replication: 1`; CBT sets the size with --yes-i-really-mean-it and nothing
+    else (cluster/ceph.py), which monitors from Octopus on refuse unless mon_allow_pool_size_one is true."""
+    got = [(f.line, f.key, f.code, f.severity) for f in lint_text(CBT_SIZE_ONE, "cbt.yaml")]
+    assert got == [(9, "replication", "FT602", "warning")]
+    assert lint_text(CBT_SIZE_ONE, "cbt.yaml", ceph_release="jewel") == []
+    assert lint_text(CBT_SIZE_ONE.replace("replication: 1", "replication: 3"), "cbt.yaml") == []
+
+
+@pytest.mark.ceph
+def test_monitors_refuse_size_one_without_the_guard(ceph_lab: Any) -> None:
+    """The fact behind the CBT rule, on the real Ceph 16.2.15 monitor: CBT's own command (`osd pool set NAME size
+    1 --yes-i-really-mean-it`) fails while mon_allow_pool_size_one is false, and passes once it is true."""
+    pool = "lintworld-size-one"
+    ceph_lab.run("ceph", "osd", "pool", "create", pool, "8", "8")
+    try:
+        ceph_lab.run("ceph", "tell", "mon.*", "config", "set", "mon_allow_pool_size_one", "false")
+        r = ceph_lab.run(
+            "ceph", "osd", "pool", "set", pool, "size", "1", "--yes-i-really-mean-it", check=False
+        )
+        assert r.returncode != 0 and "size as 1 is disabled" in r.stderr, r.stderr
+        ceph_lab.run("ceph", "tell", "mon.*", "config", "set", "mon_allow_pool_size_one", "true")
+        ceph_lab.run("ceph", "osd", "pool", "set", pool, "size", "1", "--yes-i-really-mean-it")
+    finally:
+        ceph_lab.run("ceph", "tell", "mon.*", "config", "set", "mon_allow_pool_size_one", "true", check=False)
+        ceph_lab.run("ceph", "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from flashtune.catalog import load_catalog
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, did_you_mean
 from flashtune.parse import parse_text
@@ -346,8 +347,32 @@ class CbtLinter:
                     on_value=True,
                 )
 
+    def size_one(self, cluster: dict[str, Any]) -> None:
+        """A pool profile with replication 1: CBT sets the size with --yes-i-really-mean-it (cluster/ceph.py,
+        make_pool), but from Octopus on the monitors also want mon_allow_pool_size_one = true, which CBT never
+        sets; without it in the cluster's configuration the pool step fails and the run stops."""
+        guard = load_catalog().get("mon_allow_pool_size_one", "ceph")
+        if guard is None or not guard.exists_in(self.ctx.ceph_release):
+            return
+        pools = cluster.get("pool_profiles")
+        for name, prof in pools.items() if isinstance(pools, dict) else ():
+            if isinstance(prof, dict) and str(prof.get("replication")) == "1":
+                self.ctx.add(
+                    self.at(f"cluster.pool_profiles.{name}", "replication"),
+                    "warning",
+                    "FT602",
+                    "replication",
+                    f"pool profile {name}: replication 1 keeps a single copy, and from Octopus on monitors refuse "
+                    "size 1 unless mon_allow_pool_size_one = true (CBT passes --yes-i-really-mean-it but does "
+                    "not set that option)",
+                    "set mon_allow_pool_size_one = true in the cluster's configuration for a throw-away test, "
+                    "or use replication 3",
+                    on_value=True,
+                )
+
     def cluster_rules(self, cluster: dict[str, Any]) -> None:
         self.pool_rules(cluster)
+        self.size_one(cluster)
         it = cluster.get("iterations")
         if "iterations" not in cluster:
             self.ctx.add(
