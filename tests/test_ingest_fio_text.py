@@ -234,3 +234,20 @@ def test_histogram_log_percentiles_equal_the_json_of_the_same_run(tmp_path: Path
         assert p50 == pytest.approx(st["clat_ns"]["percentile"]["50.000000"] / 1e6, rel=1 / 16)
         p99 = _one(df, metric="clat", stat="p99", op=op)
         assert p99 == pytest.approx(st["clat_ns"]["percentile"]["99.000000"] / 1e6, rel=0.5)
+
+
+def test_unified_rw_reporting_is_one_mixed_direction() -> None:
+    """`unified_rw_reporting=1`: fio reports one `mixed` block; the normal text of the same run (the file
+    holds json,normal) agrees with its JSON within the normal output's rounding."""
+    f = CORPUS / "produced/fio-3.33-text/unified-json-normal.txt"
+    text = f.read_text()
+    doc, _ = json.JSONDecoder().raw_decode(text, text.index("{\n"))
+    mixed = doc["jobs"][0]["mixed"]
+    normal = load(f, fmt="fio-normal")
+    assert set(normal["op"]) == {"mixed", "total"}
+    assert _one(normal, metric="iops", stat="mean", op="mixed") == pytest.approx(mixed["iops"], rel=0.006)
+    assert _one(normal, metric="clat", stat="mean", op="mixed") == pytest.approx(
+        mixed["clat_ns"]["mean"] / 1e6, rel=0.001
+    )
+    terse = load(CORPUS / "produced/fio-3.33-text/unified-terse.txt")
+    assert set(terse["op"]) == {"mixed", "total"}

@@ -10,6 +10,7 @@ show_ddir_status_terse), the same since fio 2.0:
   min/max/mean/stdev/samples.
 * then CPU (`usr%;sys%;ctx;majf;minf`), I/O depth and latency distributions, disk utilisation, errors.
 Percentiles are of total latency instead when the job set lat_percentiles (the line cannot say so).
+With unified_rw_reporting=1 there is one direction block (`mixed`), told by the CPU's `%` fields after it.
 In client/server mode the disk utilisation comes on its own `;disk;...` line and a line may follow
 the status line's text (`Jobs: 4 (f=4)3;fio-3.33;...`): both are handled.
 """
@@ -109,14 +110,18 @@ def parse(path: Path) -> pd.DataFrame:
         head = 4 if ver == 2 else 5
         per_ddir = DDIR_FIELDS + (V5_EXTRA if ver == 5 else 0)
         ddirs = _ddirs(ver)
+        cpu_at = head + per_ddir
+        if len(fields) > cpu_at + 1 and fields[cpu_at].endswith("%") and fields[cpu_at + 1].endswith("%"):
+            ddirs = (
+                "mixed",
+            )  # unified_rw_reporting: one block for all directions, then the CPU's `usr%;sys%`
         need = head + per_ddir * len(ddirs) + CPU_FIELDS + DIST_FIELDS
         if len(fields) < need:
             raise bad_input(
                 path,
-                f"fio terse v{ver} line has {len(fields)} fields, fewer than the {need} of its layout "
-                "(cut off, or written with unified_rw_reporting)",
+                f"fio terse v{ver} line has {len(fields)} fields, fewer than the {need} of its layout (cut off?)",
                 line=no,
-                hint="re-run fio and keep the whole line; unified_rw_reporting=1 output is not read",
+                hint="re-run fio and keep the whole line",
             )
         if ver != 2:
             version = version or fields[1]
