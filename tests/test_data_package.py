@@ -175,6 +175,21 @@ def _broken_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, ed
         ),
         (3, "iozone-t1-x,lustre-t1,ssd,SDD,lfs09,readers,1\n", "row has 7 cells"),
         (3, ",lustre-t1,ssd,SDD,lfs09,readers,1,10\n", "'id': a value is required"),
+        (
+            3,
+            "Iozone-t1-x,lustre-t1,ssd,SDD,lfs09,readers,1,10\n",
+            "'id': 'Iozone-t1-x' does not match the pattern",
+        ),
+        (
+            3,
+            "iozone-t1-x,lustre-t1,ssd,SDD,lfs09,readers,1,-5\n",
+            "'throughput_MB_per_s': -5 is below the minimum 0",
+        ),
+        (
+            3,
+            "iozone-t1-x,lustre-t1,nvme,SDD,lfs09,readers,1,10\n",
+            "'system': 'nvme' is not one of the allowed values: ssd, hdd",
+        ),
     ],
 )
 def test_bad_table_gives_data_error_with_file_and_line(

@@ -13,6 +13,7 @@ import io
 import json
 import math
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, cast
@@ -97,6 +98,31 @@ def resource_path(resource: str) -> Path:
     return Path(_root()) / str(_resource(_root(), resource)["path"])
 
 
+def _checker(field: dict[str, Any]) -> Callable[[str], str | None]:
+    """The check of one field's cells: why a value does not fit the field (None if it does), for the raw CSV
+    cell, "" meaning missing. The field's constraints are looked up once per table, not once per cell."""
+    cons: dict[str, Any] = field.get("constraints", {})
+    required = bool(cons.get("required"))
+    ftype = field.get("type", "string")
+    enum = [str(v) for v in cons["enum"]] if "enum" in cons else None
+    allowed = frozenset(enum) if enum is not None else None
+    ranged = "minimum" in cons or "maximum" in cons
+    pattern = cons.get("pattern") if "pattern" in cons else None
+
+    def check(value: str) -> str | None:
+        if value == "":
+            return "a value is required" if required else None
+        if ftype == "string" and not ranged:  # the common cell: only enum and pattern apply
+            if allowed is not None and value not in allowed:
+                return f"{value!r} is not one of the allowed values: {', '.join(enum or ())}"
+            if pattern is not None and not re.fullmatch(pattern, value):
+                return f"{value!r} does not match the pattern {pattern}"
+            return None
+        return _check_value(field, value)
+
+    return check
+
+
 def _check_value(field: dict[str, Any], value: str) -> str | None:
     """Why value does not fit field (None if it does); value is the raw CSV cell, "" meaning missing."""
     cons: dict[str, Any] = field.get("constraints", {})
@@ -141,6 +167,7 @@ def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
     where = str(path)
     fields: list[dict[str, Any]] = res["schema"]["fields"]
     names = [f["name"] for f in fields]
+    checks = [(f["name"], _checker(f)) for f in fields]
     text = read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     out: list[tuple[int, Row]] = []
@@ -169,11 +196,11 @@ def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
                     suggestion="check for a stray or missing comma, or quote cells that contain commas",
                 )
             row = dict(zip(names, cells, strict=True))
-            for field in fields:
-                problem = _check_value(field, row[field["name"]])
+            for fname, check in checks:
+                problem = check(row[fname])
                 if problem:
                     raise DataError(
-                        f"field {field['name']!r}: {problem}",
+                        f"field {fname!r}: {problem}",
                         file=where,
                         line=line,
                         suggestion=f"see the schema of resource {name!r} in {DESCRIPTOR}",
