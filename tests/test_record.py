@@ -76,7 +76,7 @@ def values(cls: type, tag: str = "") -> list[Any]:
 
 def state(obj: object) -> list[Any]:
     """The field values in field order (of a record or of its twin: the names are the same)."""
-    return [getattr(obj, name) for name in obj.__match_args__]  # type: ignore[attr-defined]
+    return [getattr(obj, name) for name in obj.__match_args__]
 
 
 def both(cls: type, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -122,7 +122,7 @@ def test_constructor_takes_the_same_arguments(cls: type) -> None:
         if not isinstance(ours, TypeError):
             assert state(ours) == state(theirs)
             assert isinstance(ours, cls)
-    assert getattr(cls, "__match_args__", None) == twin(cls).__match_args__  # type: ignore[attr-defined]
+    assert getattr(cls, "__match_args__", None) == twin(cls).__match_args__
 
 
 @pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__qualname__)
@@ -234,7 +234,7 @@ def test_definitions_dataclasses_refuse_are_refused() -> None:
             y: int
 
     with pytest.raises(TypeError):
-        record.dataclass(order=True)  # type: ignore[call-overload]
+        record.dataclass(order=True)
 
 
 def test_own_init_is_kept() -> None:
