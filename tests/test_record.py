@@ -233,8 +233,19 @@ def test_definitions_dataclasses_refuse_are_refused() -> None:
         class Child(Base):
             y: int
 
+    with pytest.raises(TypeError, match="__post_init__"):
+
+        @record.dataclass
+        class PostInit:
+            x: int
+
+            def __post_init__(self) -> None:
+                pass
+
     with pytest.raises(TypeError):
         record.dataclass(order=True)
+    with pytest.raises(TypeError):
+        record.field(init=False)
 
 
 def test_own_init_is_kept() -> None:

@@ -115,6 +115,8 @@ def _class_fields(cls: type) -> tuple[Field, ...]:
     """The fields from the class's own annotations; defaults left as class attributes as dataclasses leave them."""
     if any(hasattr(b, "__record_fields__") for b in cls.__mro__[1:]):
         raise TypeError(f"{cls.__name__}: inheriting from a record class is not supported")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: __post_init__ is not supported (write the __init__ out)")
     out = []
     seen_default = False
     for name, annotation in cls.__annotations__.items():
