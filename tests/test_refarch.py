@@ -118,6 +118,12 @@ def classify(name: str, ran: dict[str, Any]) -> Row:
         ours = None if pool is None else pool["pg_num"]
         same = ours == theirs
         return Row(name, file, key, theirs, ours, "agree" if same else "differ", "" if same else recorded)
+    if file == "layout":  # daemons the source ran on the OSD nodes: each must be in the node's budget
+        budget = b.shape["daemons_gib"]
+        items = [k for d in ran["daemons"] for k in budget if k == d or k.endswith(f" x {d}")]
+        found = len(items) == len(ran["daemons"])
+        ours = ", ".join(f"{k} {budget[k]:g} GiB" for k in items) or None
+        return Row(name, file, key, theirs, ours, "agree" if found else "gap", "" if found else recorded)
     if file not in FILES:  # BIOS, kernel command line, ceph CLI flags: nothing flashtune writes
         return Row(name, file, key, theirs, None, str(ran["verdict"]), recorded)
     ours_s = next((s for s in b.settings if s.file == file and s.key == key), None)
@@ -183,7 +189,7 @@ def test_every_manifest_entry_is_complete() -> None:
         assert d["facts"] and all(f.get("stated") for f in d["facts"]), d["id"]
         assert set(d["layout"]) <= LAYOUT_CHECKS, set(d["layout"]) - LAYOUT_CHECKS
         for r in d["ran"]:  # (an unquoted comma in a flow mapping would add a stray key)
-            assert set(r) <= {"file", "section", "key", "value", "stated", "verdict", "reason"}, r
+            assert set(r) <= {"file", "section", "key", "value", "stated", "verdict", "reason", "daemons"}, r
             assert r["verdict"] in VERDICTS and r.get("stated"), (d["id"], r["key"])
 
 
