@@ -113,3 +113,19 @@ def table() -> str:
 
 if __name__ == "__main__":
     sys.stdout.write(table() + "\n")
+
+
+def test_corpus_directory_walk() -> None:
+    """The whole corpus as one directory: every result file is read, the README (which quotes tool output
+    in prose) and the manifest are skipped, and only the files expected to be refused are errors."""
+    from flashtune.ingest import collect
+
+    got = collect([CORPUS])
+    refused = {str(CORPUS / e["file"]) for e in MANIFEST if e["expect"] == "refused"}
+    assert {e.file for e in got.errors} == refused
+    assert {Path(s.path).name for s in got.skipped} == {"README.md", "manifest.yaml"}
+    read = set(got.frame["source"])
+    for e in MANIFEST:
+        path = CORPUS / e["file"]
+        if e["expect"] == "parsed":
+            assert any(s == str(path) or s.startswith(f"{path}/") for s in read), e["file"]

@@ -36,7 +36,11 @@ DIST_FIELDS = 7 + 10 + 12  # I/O depths, µs and ms latency buckets
 
 
 def looks_like(text: str) -> bool:
-    return bool(_RECORD.search(text) or _RECORD_V2.search(text))
+    """A terse record with enough fields to be one (a prose mention of `3;fio-3.33;...` is not)."""
+    return any(n >= MIN_FIELDS for _no, _ver, rec in _records(text) if (n := rec.count(";") + 1))
+
+
+MIN_FIELDS = 40  # a whole line has 121-189; fewer than this is prose or a line cut too short to tell
 
 
 def _ddirs(ver: int) -> tuple[str, ...]:
