@@ -120,6 +120,43 @@ def test_innodb_buffer_pool_is_whole_chunks_within_three_quarters_of_ram(ram: fl
     assert v <= max(0.75 * ram * GiB, 128 * MiB)
 
 
+@given(ram=st.floats(2, 4096), flavour=st.sampled_from(["mysql-5.7", "mysql-8.0"]))
+def test_mysql_5_7_and_8_0_pools_are_whole_gib_so_their_8_instances_keep_the_size(ram: float, flavour: str) -> None:
+    # the server rounds a pool of 1 GiB or more up to 128 MiB chunks x 8 instances; a whole-GiB pool stays as set
+    v = derive.innodb_buffer_pool_size(ram, flavour).value
+    assert v % GiB == 0 and v <= max(0.75 * ram * GiB, 128 * MiB)
+
+
+def test_small_database_hosts_give_half_their_ram_to_the_pool_as_innodb_dedicated_server_does() -> None:
+    assert derive.innodb_buffer_pool_size(4).value == 2 * GiB
+    assert derive.innodb_buffer_pool_size(8).value == 6 * GiB
+    assert derive.innodb_buffer_pool_size(10, "mysql-8.0").value == 7 * GiB  # 7.5 GiB would become 8
+
+
+@given(ram=st.floats(1, 4096), per=st.integers(256 << 10, 8 << 20))
+def test_max_connections_fit_beside_the_pool_and_the_reserve(ram: float, per: int) -> None:
+    pool = int(derive.innodb_buffer_pool_size(ram).value)
+    d = derive_host.max_connections(ram, pool, per)
+    if d.value == "":
+        assert "151" in d.reason
+        return
+    assert 151 < int(d.value) <= 2000
+    assert pool + int(d.value) * per + derive_host.db_reserve(ram) <= ram * GiB
+    assert str(d.value) in d.reason
+
+
+def test_max_connections_follow_the_flavours_per_connection_buffers() -> None:
+    from flashtune.catalog import load_catalog
+
+    cat = load_catalog()
+    per = {f: derive_host.connection_bytes(cat, f) for f in ("mariadb-10.11", "mysql-5.7", "mysql-8.0", "mysql-8.4")}
+    # MariaDB's 2 MiB sort buffer and MySQL 8's 1 MiB thread stack against 5.7's 256 KiB of each
+    assert per["mariadb-10.11"] > per["mysql-8.0"] == per["mysql-8.4"] > per["mysql-5.7"]
+    pool = 12 * GiB
+    conns = {f: derive_host.max_connections(16, pool, b).value for f, b in per.items()}
+    assert conns["mariadb-10.11"] < conns["mysql-8.0"] < conns["mysql-5.7"] <= 2000
+
+
 @given(pool=st.integers(128 * MiB, 1024 * GiB))
 def test_innodb_log_file_is_bounded_and_aligned(pool: int) -> None:
     v = derive_host.innodb_log_file_size(pool, 1).value
@@ -206,6 +243,7 @@ def test_every_registered_derivation_gives_a_reason() -> None:
         "osds_per_node": 4,
         "osds": 20,
         "db_ram_gib": 32,
+        "db_connection_bytes": 3 << 20,
         "pool_size": 3,
         "pool_min_size": 2,
         "pool_reason": "3 replicas",

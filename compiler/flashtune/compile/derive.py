@@ -149,13 +149,28 @@ def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int, max_
     )
 
 
-def innodb_buffer_pool_size(ram_gib: float, *, share: float = 0.75) -> Derived:
-    """InnoDB buffer pool for a dedicated database host: 75 % of RAM, in 128 MiB chunks (InnoDB's
-    innodb_buffer_pool_chunk_size), at least 128 MiB."""
-    value = max(1, int(ram_gib * GiB * share // (128 * MiB))) * 128 * MiB
+# MySQL 5.7 and 8.0 split a pool of 1 GiB or more into 8 instances and round the pool up to a multiple of
+# innodb_buffer_pool_chunk_size (128 MiB) x instances, i.e. to whole GiB (refman 8.0, innodb-buffer-pool-resize).
+# MariaDB 10.5+ has one instance; MySQL 8.4 sizes instances from the host's cores, so only 128 MiB chunks apply.
+WHOLE_GIB_POOL = ("mysql-5.7", "mysql-8.0")
+
+
+def buffer_pool_share(ram_gib: float) -> float:
+    """MySQL's own rule for a dedicated host (innodb_dedicated_server): 75 % above 4 GiB of RAM, 50 % from 1 to
+    4 GiB, where the OS and the connections' buffers need a larger part."""
+    return 0.75 if ram_gib > 4 else 0.5
+
+
+def innodb_buffer_pool_size(ram_gib: float, flavour: str = "mariadb-10.11") -> Derived:
+    """InnoDB buffer pool for a dedicated database host: 75 % of RAM (50 % up to 4 GiB), rounded down to what
+    the server keeps as given (128 MiB chunks; whole GiB for MySQL 5.7/8.0's 8 instances), at least 128 MiB."""
+    share = buffer_pool_share(ram_gib)
+    step = GiB if flavour in WHOLE_GIB_POOL and ram_gib * share >= 1 else 128 * MiB
+    value = max(128 * MiB, int(ram_gib * GiB * share // step) * step)
+    unit = "whole GiB (8 instances x 128 MiB chunks)" if step == GiB else "128 MiB chunks"
     return Derived(
         value,
-        f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in 128 MiB chunks: {value / GiB:.2f} GiB",
+        f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in {unit}: {value / GiB:.2f} GiB",
         {"db_ram_gib": ram_gib},
         ("sources/guide-mycnf",),
     )
@@ -312,7 +327,9 @@ def io_scheduler(device_type: str) -> Derived:
 
 REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "osd_memory_target": lambda c: c["memory"],
-    "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(c["db_ram_gib"]),
+    "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(
+        c["db_ram_gib"], str(c.get("mysql_flavour") or "mariadb-10.11")
+    ),
     "ec_profile": lambda c: (
         Derived(c["ec"].value.as_profile(), c["ec"].reason, c["ec"].inputs, c["ec"].evidence)
         if c["ec"]

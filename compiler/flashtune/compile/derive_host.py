@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flashtune.compile.derive import GiB, MiB, innodb_buffer_pool_size
-from flashtune.errors import UsageError
+from flashtune.errors import DataError, UsageError
 from flashtune.model import Derived
 
 KiB_PER_GiB = 1 << 20
@@ -122,6 +122,65 @@ def innodb_log_file_size(buffer_pool_bytes: int, files: int) -> Derived:
     )
 
 
+# Memory each connection may hold at once: its thread stack and one of each per-connection buffer, at the
+# flavour's defaults (catalog). In-memory temporary tables are left out: MySQL 8 shares one TempTable pool
+# (temptable_max_ram), and MariaDB/5.7 spill them to disk at tmp_table_size.
+PER_CONNECTION = (
+    "thread_stack",
+    "sort_buffer_size",
+    "join_buffer_size",
+    "read_buffer_size",
+    "read_rnd_buffer_size",
+    "net_buffer_length",
+    "binlog_cache_size",
+)
+# Kept beside the pool and the connections: the OS, the server's global caches (MariaDB's key and Aria
+# caches, 128 MiB each; MySQL 8's TempTable pool up to 1 GiB; the log buffer) and the pool's page descriptors:
+# a sixteenth of RAM, within 1..2 GiB.
+def db_reserve(ram_gib: float) -> int:
+    return int(min(2 * GiB, max(GiB, ram_gib * GiB / 16)))
+# The connection fan-out the workload needs (sysbench-style clients); the seed's 50000 is capped by the
+# open-files limit and could never get its buffers.
+MAX_CONNECTIONS_CAP = 2000
+MAX_CONNECTIONS_DEFAULT = 151
+
+
+def connection_bytes(catalog: Any, flavour: str) -> int:
+    """Worst-case memory of one connection in this flavour: the sum of PER_CONNECTION's defaults."""
+    total = 0
+    for name in PER_CONNECTION:
+        knob = catalog.get(name, "mysql")
+        default = knob.default_for(flavour) if knob is not None else None
+        if default is None:
+            raise DataError(f"the knob catalog has no {flavour} default for {name}", suggestion="add it to data/knobs/mysql.yaml")
+        total += int(default)
+    return total
+
+
+def max_connections(ram_gib: float, pool_bytes: int, per_connection: int) -> Derived:
+    """As many connections as the RAM the buffer pool leaves can give their worst-case buffers to, after a
+    reserve (db_reserve), at most MAX_CONNECTIONS_CAP; at or below the server's default 151 the default stays."""
+    reserve = db_reserve(ram_gib)
+    spare = int(ram_gib * GiB) - pool_bytes - reserve
+    fit = max(0, spare // per_connection)
+    value = min(MAX_CONNECTIONS_CAP, fit)
+    budget = (
+        f"{ram_gib:g} GiB RAM - {pool_bytes / GiB:.2f} GiB buffer pool - {reserve / GiB:.2f} GiB for the OS and "
+        f"global caches leaves {max(spare, 0) / GiB:.2f} GiB, room for {fit} connections at "
+        f"{per_connection / MiB:.2f} MiB each (thread stack and one of each per-connection buffer at their defaults)"
+    )
+    inputs = {"db_ram_gib": ram_gib, "innodb_buffer_pool_size": pool_bytes, "per_connection": per_connection}
+    if value <= MAX_CONNECTIONS_DEFAULT:
+        return Derived(
+            "",
+            f"{budget}; not above the server's default 151, which stays (keep concurrent connections lower, "
+            "or give the host more RAM)",
+            inputs,
+        )
+    capped = f", capped at the {MAX_CONNECTIONS_CAP} the sysbench-style client fan-out needs" if fit > value else ""
+    return Derived(value, f"{budget}{capped}: {value} (default 151)", inputs)
+
+
 # Servers that take a comma-separated list of listen addresses (MySQL 8.0.13+, WL#11652); MariaDB only from 11.x.
 MULTI_ADDRESS = ("mysql-8.0", "mysql-8.4")
 
@@ -161,7 +220,7 @@ def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
 
 
 def _pool(c: dict[str, Any]) -> int:
-    return int(innodb_buffer_pool_size(c["db_ram_gib"]).value)
+    return int(innodb_buffer_pool_size(c["db_ram_gib"], str(c.get("mysql_flavour") or "mariadb-10.11")).value)
 
 
 REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
@@ -172,6 +231,7 @@ REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
     "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
     "innodb_log_file_size": lambda c: innodb_log_file_size(_pool(c), 1),
     "innodb_log_file_size_two_files": lambda c: innodb_log_file_size(_pool(c), 2),
+    "max_connections": lambda c: max_connections(c["db_ram_gib"], _pool(c), c["db_connection_bytes"]),
     "db_bind_address": lambda c: bind_address(
         str(c.get("db_bind_address") or "127.0.0.1"), str(c.get("mysql_flavour") or "mariadb-10.11")
     ),

@@ -6,13 +6,14 @@ data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (p
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, formats, layout
 from flashtune.compile.derive import ec_profile, osd_memory_target, osds_per_device, pg_num
-from flashtune.compile.derive_host import vm_min_free_kbytes
+from flashtune.compile.derive_host import connection_bytes, vm_min_free_kbytes
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.registry import REGISTRY
@@ -230,6 +231,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "client_ram_gib": hw.client_ram_gib,
         "db_bind_address": req.db_bind_address,
         "mysql_flavour": req.mysql_flavour,
+        "db_connection_bytes": connection_bytes(catalog, req.mysql_flavour),
         "pool_size": size,
         "pool_min_size": size - 1,
         "pool_reason": reason,
@@ -343,6 +345,14 @@ def _resolve_value(raw: Any, ctx: Shape, where: str) -> tuple[Any, str, tuple[st
     return raw, "", (), {}, ""
 
 
+def _removals_only(layer: Profile) -> Profile:
+    """The legacy reproduction takes from a flavour layer only what it removes (keys 10.11 no longer has or
+    runs differently), never its current-practice settings (e.g. the utf8mb4 character set the seed did not run)."""
+    kept = copy.copy(layer)
+    kept.settings = {}
+    return kept
+
+
 def compile_bundle(req: CompileRequest) -> Bundle:
     if req.workload not in WORKLOADS:
         raise UsageError(
@@ -350,6 +360,8 @@ def compile_bundle(req: CompileRequest) -> Bundle:
         )
     hw = load_hardware(req.hardware_file) if req.hardware_file else load_tier(req.tier or "iops")
     chain = compose(layer_names(req, hw))
+    if req.ceph_release == LEGACY_RELEASE:
+        chain = [_removals_only(p) if p.name.startswith("flavour-") else p for p in chain]
     catalog = load_catalog()
     shape = cluster_shape(req, hw, chain, catalog)
     bundle = Bundle(
