@@ -121,7 +121,9 @@ def test_innodb_buffer_pool_is_whole_chunks_within_three_quarters_of_ram(ram: fl
 
 
 @given(ram=st.floats(2, 4096), flavour=st.sampled_from(["mysql-5.7", "mysql-8.0"]))
-def test_mysql_5_7_and_8_0_pools_are_whole_gib_so_their_8_instances_keep_the_size(ram: float, flavour: str) -> None:
+def test_mysql_5_7_and_8_0_pools_are_whole_gib_so_their_8_instances_keep_the_size(
+    ram: float, flavour: str
+) -> None:
     # the server rounds a pool of 1 GiB or more up to 128 MiB chunks x 8 instances; a whole-GiB pool stays as set
     v = derive.innodb_buffer_pool_size(ram, flavour).value
     assert v % GiB == 0 and v <= max(0.75 * ram * GiB, 128 * MiB)
@@ -149,7 +151,10 @@ def test_max_connections_follow_the_flavours_per_connection_buffers() -> None:
     from flashtune.catalog import load_catalog
 
     cat = load_catalog()
-    per = {f: derive_host.connection_bytes(cat, f) for f in ("mariadb-10.11", "mysql-5.7", "mysql-8.0", "mysql-8.4")}
+    per = {
+        f: derive_host.connection_bytes(cat, f)
+        for f in ("mariadb-10.11", "mysql-5.7", "mysql-8.0", "mysql-8.4")
+    }
     # MariaDB's 2 MiB sort buffer and MySQL 8's 1 MiB thread stack against 5.7's 256 KiB of each
     assert per["mariadb-10.11"] > per["mysql-8.0"] == per["mysql-8.4"] > per["mysql-5.7"]
     pool = 12 * GiB

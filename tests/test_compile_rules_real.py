@@ -167,3 +167,48 @@ def test_sysctl_never_lowers_what_systemd_and_the_kernel_set() -> None:
         >= now
         >= kernel_min_free_kbytes(mem_kib / (1 << 20)) // 2
     )
+
+
+@pytest.mark.mariadb
+@pytest.mark.slow
+def test_running_mariadb_takes_the_character_set_and_collation_as_emitted(mariadb_server: MariaDB) -> None:
+    # the tier's 32 GiB my.cnf with the two sizes this machine cannot give dropped: every other line must be
+    # accepted and read back as written, 2000 connections included (not cut for lack of open files)
+    cnf = compile_bundle(CompileRequest(workload="mysql")).files["my.cnf"]
+    keep = [
+        ln
+        for ln in cnf.splitlines()
+        if not ln.startswith(("innodb_buffer_pool_size", "innodb_log_file_size", "bind_address"))
+    ]
+    want = {
+        k.strip(): v.strip() for k, _, v in (ln.partition("=") for ln in keep if " = " in ln and ln[0] != "#")
+    }
+    assert want["character_set_server"] == "utf8mb4" and want["max_connections"] == "2000"
+    at_default = _help_verbose()
+    assert (at_default["character-set-server"], at_default["collation-server"]) == (
+        "latin1",
+        "latin1_swedish_ci",
+    )
+    # utf8mb4 alone would pick its old default collation: why collation_server is emitted too
+    assert _help_verbose("--character-set-server=utf8mb4")["collation-server"] == "utf8mb4_general_ci"
+    # the seed's 192K stack is taken as given (no raise), below the 10.11 default the catalog records
+    stack = load_catalog().get("thread_stack", "mysql")
+    assert stack is not None and int(_help_verbose("--thread-stack=192K")["thread-stack"]) == 196608
+    assert int(at_default["thread-stack"]) == stack.default_for("mariadb-10.11") > 196608
+    log_before = len(mariadb_server.error_log())
+    try:
+        mariadb_server.restart_with("\n".join(keep) + "\ninnodb_buffer_pool_size = 256M\n")
+        log = mariadb_server.error_log()[log_before:]
+        assert "[ERROR]" not in log and "Changed limits" not in log, log[-2000:]
+        have = mariadb_server.variables(*want)
+        for k, v in want.items():
+            assert have[k].lower() == {"": "on"}.get(v, v).lower(), (k, v, have[k])
+        mariadb_server.sql("CREATE DATABASE ft_charset")
+        made = mariadb_server.sql(
+            "SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA "
+            "WHERE SCHEMA_NAME = 'ft_charset'"
+        )
+        assert made == [["utf8mb4", "utf8mb4_uca1400_ai_ci"]]
+        mariadb_server.sql("DROP DATABASE ft_charset")
+    finally:
+        mariadb_server.restart_with("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_log_file_size = 64M\n")

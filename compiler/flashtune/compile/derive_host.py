@@ -134,11 +134,15 @@ PER_CONNECTION = (
     "net_buffer_length",
     "binlog_cache_size",
 )
+
+
 # Kept beside the pool and the connections: the OS, the server's global caches (MariaDB's key and Aria
 # caches, 128 MiB each; MySQL 8's TempTable pool up to 1 GiB; the log buffer) and the pool's page descriptors:
 # a sixteenth of RAM, within 1..2 GiB.
 def db_reserve(ram_gib: float) -> int:
     return int(min(2 * GiB, max(GiB, ram_gib * GiB / 16)))
+
+
 # The connection fan-out the workload needs (sysbench-style clients); the seed's 50000 is capped by the
 # open-files limit and could never get its buffers.
 MAX_CONNECTIONS_CAP = 2000
@@ -152,7 +156,10 @@ def connection_bytes(catalog: Any, flavour: str) -> int:
         knob = catalog.get(name, "mysql")
         default = knob.default_for(flavour) if knob is not None else None
         if default is None:
-            raise DataError(f"the knob catalog has no {flavour} default for {name}", suggestion="add it to data/knobs/mysql.yaml")
+            raise DataError(
+                f"the knob catalog has no {flavour} default for {name}",
+                suggestion="add it to data/knobs/mysql.yaml",
+            )
         total += int(default)
     return total
 
@@ -177,7 +184,11 @@ def max_connections(ram_gib: float, pool_bytes: int, per_connection: int) -> Der
             "or give the host more RAM)",
             inputs,
         )
-    capped = f", capped at the {MAX_CONNECTIONS_CAP} the sysbench-style client fan-out needs" if fit > value else ""
+    capped = (
+        f", capped at the {MAX_CONNECTIONS_CAP} the sysbench-style client fan-out needs"
+        if fit > value
+        else ""
+    )
     return Derived(value, f"{budget}{capped}: {value} (default 151)", inputs)
 
 

@@ -6,7 +6,6 @@ data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (p
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from flashtune import __version__
@@ -21,6 +20,7 @@ from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
+from flashtune.record import replace
 from flashtune.releases import ceph_index
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
@@ -348,9 +348,7 @@ def _resolve_value(raw: Any, ctx: Shape, where: str) -> tuple[Any, str, tuple[st
 def _removals_only(layer: Profile) -> Profile:
     """The legacy reproduction takes from a flavour layer only what it removes (keys 10.11 no longer has or
     runs differently), never its current-practice settings (e.g. the utf8mb4 character set the seed did not run)."""
-    kept = copy.copy(layer)
-    kept.settings = {}
-    return kept
+    return replace(layer, settings={})
 
 
 def compile_bundle(req: CompileRequest) -> Bundle:
