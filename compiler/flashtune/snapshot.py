@@ -92,8 +92,11 @@ def _hook(obj: dict[str, Any]) -> Any:
     return obj
 
 
+_DECODER = json.JSONDecoder(object_hook=_hook)  # one for every file and knob (json.loads makes one per call)
+
+
 def decode(text: str) -> Any:
-    return json.loads(text, object_hook=_hook)
+    return _DECODER.decode(text)
 
 
 # --- building ----------------------------------------------------------------------------------------------
