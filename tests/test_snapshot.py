@@ -233,3 +233,6 @@ def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_pa
     changed = {**stamps, "knobs": {**stamps["knobs"], "knobs/nic.yaml": 0}}  # a knob file changed since
     assert _indexed(snap, rels, changed) is None
     assert _indexed(snap, rels[1:], stamps) is None  # a knob file added or removed
+    nic = snap / "knobs" / "nic.yaml"
+    nic.write_text(nic.read_text(encoding="utf-8").replace(",", ", "), encoding="utf-8")  # rewritten (format)
+    assert _indexed(snap, rels, stamps) is None

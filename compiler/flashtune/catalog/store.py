@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -422,16 +423,21 @@ def check_snapshot(snapshot: Path) -> None:
         _record_checked(snapshot, stamps)
 
 
-def _knob_index(snapshot: Path) -> dict[str, list[list[Any]]] | None:
-    """knob file -> [domain, name, aliases, has dead_when, start, end] per knob, where text[start:end] is
-    that knob's JSON in the snapshot file (None if a knob's JSON cannot be found as written)."""
+def _knob_index(snapshot: Path) -> dict[str, Any] | None:
+    """files: knob file -> [domain, name, aliases, has dead_when, start, end] per knob, where text[start:end]
+    is that knob's JSON in the snapshot file; written: each snapshot file's [size, CRC-32] (the offsets hold
+    for those bytes only: a snapshot rewritten in another format invalidates them, an install's new mtimes do
+    not). None if a knob's JSON cannot be found as written."""
     import json
 
     from flashtune.snapshot import decode, encode
 
     out: dict[str, list[list[Any]]] = {}
+    written: dict[str, list[int]] = {}
     for p in sorted((snapshot / "knobs").glob("*.yaml")):
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
+        written[f"knobs/{p.name}"] = _identity(data)
+        text = data.decode("utf-8")
         doc = decode(text)
         items = doc.get("knobs") if isinstance(doc, dict) else doc
         if not isinstance(items, list):
@@ -450,7 +456,7 @@ def _knob_index(snapshot: Path) -> dict[str, list[list[Any]]] | None:
                 [str(raw["domain"]), str(raw["name"]), aliases, bool(raw.get("dead_when")), start, pos]
             )
         out[f"knobs/{p.name}"] = rows
-    return out
+    return {"files": out, "written": written}
 
 
 def _record_checked(snapshot: Path, stamps: dict[str, Any]) -> None:
@@ -463,12 +469,11 @@ def _record_index(snapshot: Path, stamps: dict[str, Any]) -> None:
     index = _knob_index(snapshot)
     if index is not None:
         with contextlib.suppress(OSError):  # a read-only snapshot: every load decodes every knob file
-            _write_json(snapshot / KNOB_INDEX, {"stamps": stamps, "files": index})
+            _write_json(snapshot / KNOB_INDEX, {"stamps": stamps, **index})
 
 
 def _write_json(path: Path, data: Any) -> None:
     import json
-    import os
 
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -499,13 +504,22 @@ def _indexed(snapshot: Path, rels: list[str], stamps: dict[str, Any]) -> Catalog
     index = _read_json(snapshot / KNOB_INDEX)
     if not isinstance(index, dict) or index.get("stamps") != stamps:
         return None
-    files = index.get("files")
-    if not isinstance(files, dict) or sorted(files) != rels:
+    files, written = index.get("files"), index.get("written")
+    if not isinstance(files, dict) or not isinstance(written, dict) or sorted(files) != rels:
         return None
-    texts = [
-        ((snapshot / rel).read_text(encoding="utf-8"), Path(data_label(rel)), files[rel]) for rel in rels
-    ]
+    texts = []
+    for rel in rels:
+        data = (snapshot / rel).read_bytes()
+        if written.get(rel) != _identity(data):
+            return None
+        texts.append((data.decode("utf-8"), Path(data_label(rel)), files[rel]))
     return Catalog.indexed(texts)
+
+
+def _identity(data: bytes) -> list[int]:
+    import zlib  # here: only the knob index needs it (a CRC of ~230 kB costs far less than decoding them)
+
+    return [len(data), zlib.crc32(data)]
 
 
 @lru_cache(maxsize=1)
