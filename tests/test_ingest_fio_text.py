@@ -251,3 +251,19 @@ def test_unified_rw_reporting_is_one_mixed_direction() -> None:
     )
     terse = load(CORPUS / "produced/fio-3.33-text/unified-terse.txt")
     assert set(terse["op"]) == {"mixed", "total"}
+
+
+def test_kb_base_1000_normal_output() -> None:
+    """kb_base=1000: fio 3 prints decimal units first (`BW=49.9MB/s (47.6MiB/s)`) and labels its bandwidth
+    samples `kB/s`, but the samples are KiB/s (stat.c divides by 1024 whatever kb_base): the normal text must
+    give the JSON's figures of the same run."""
+    f = CORPUS / "produced/fio-3.33-text/kb-base-1000-json-normal.txt"
+    text = f.read_text()
+    assert "BW=49.9MB/s (47.6MiB/s)" in text and "bw (   kB/s): min=48906" in text
+    doc, _ = json.JSONDecoder().raw_decode(text, text.index("{\n"))
+    st = doc["jobs"][0]["read"]
+    normal = load(f, fmt="fio-normal")
+    assert _one(normal, metric="bandwidth", stat="max", op="read") == st["bw_max"] / 1024
+    assert _one(normal, metric="bandwidth", stat="mean", op="read") == pytest.approx(
+        st["bw_bytes"] / MiB, rel=0.006
+    )

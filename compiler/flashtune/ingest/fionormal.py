@@ -119,6 +119,7 @@ def parse(path: Path) -> pd.DataFrame:
     pct_unit = 1.0
     layouts: set[str] = set()
     hosts = blocks = 0
+    kb_base = 1024
     run, reported = 1, False  # outputs of repeated runs appended to one file: a new run restarts the header
     for no, line in enumerate(lines, start=1):
         if line.startswith("hostname=") and "fio=" in line:
@@ -161,6 +162,8 @@ def parse(path: Path) -> pd.DataFrame:
             continue
         if (g := _DIR3.match(line)) is not None or (g := _DIR2.match(line)) is not None:
             fio3 = g.re is _DIR3
+            # kb_base=1000 makes fio 3 print the decimal unit first: `BW=49.9MB/s (47.6MiB/s)`
+            kb_base = 1000 if fio3 and g.group("bwu") and not g.group("bwu").endswith("i") else 1024
             layouts.add("3" if fio3 else "2")
             io = _bytes(g.group("io"), g.group("iou"), fio3=fio3)
             bw = _bytes(g.group("bw"), g.group("bwu"), fio3=fio3)
@@ -200,11 +203,13 @@ def parse(path: Path) -> pd.DataFrame:
             continue
         pct = None
         if ddir is not None and (b := _BW.match(line)) is not None:
-            unit = b.group("unit")
-            kib = _bytes("1", unit[:-1], fio3="3" in layouts) or 1024.0
+            # fio's bandwidth samples are KiB/s whatever kb_base (stat.c: delta * 1000 / spent / 1024); the
+            # label only follows kb_base (`kB` with kb_base=1000), and above kb_base^2 the figures are divided
+            # by kb_base and labelled MiB either way
+            scale = float(kb_base) if b.group("unit").upper().startswith("M") else 1.0
             for key, grp in (("bw_min", "min"), ("bw_max", "max"), ("bw_dev", "dev")):
                 v = as_float(b.group(grp))
-                ddir[key] = v * kib / 1024 if v is not None else None
+                ddir[key] = v * scale if v is not None else None
         elif ddir is not None and (i := _IOPS.match(line)) is not None:
             ddir.update(
                 iops_min=as_float(i.group("min")),
