@@ -105,6 +105,40 @@ def test_every_mysql_flavour_is_clean_and_sizes_redo_its_own_way(flavour: str) -
     assert "innodb_io_capacity_max" not in keys  # twice io_capacity is what InnoDB derives itself
 
 
+@pytest.mark.parametrize("flavour", MYSQL_FLAVOURS)
+def test_hdd_backed_volumes_get_disk_class_flushing_in_every_flavour(flavour: str) -> None:
+    # whatever the flavour's default, the HDD tier ends at 200 pages/s and neighbour flushing on, and the line
+    # is written only where the default differs (8.4: io_capacity 10000; 8.0/8.4: flush_neighbors 0)
+    cat = load_catalog()
+    b = compile_bundle(CompileRequest(workload="mysql", tier="standard", mysql_flavour=flavour))
+    keys = {s.key: s.value for s in b.settings if s.file == "my.cnf"}
+    for key, want in (("innodb_io_capacity", 200), ("innodb_flush_neighbors", 1)):
+        knob = cat.get(key, "mysql")
+        assert knob is not None
+        default = int(knob.default_for(flavour))
+        assert keys.get(key, default) == want and (key in keys) == (default != want), (key, keys)
+    flash = compile_bundle(CompileRequest(workload="mysql", tier="iops", mysql_flavour=flavour))
+    fkeys = {s.key: s.value for s in flash.settings if s.file == "my.cnf"}
+    assert fkeys.get("innodb_io_capacity", 10000) == (10000 if flavour == "mysql-8.4" else 4000)
+
+
+@pytest.mark.parametrize("flavour", MYSQL_FLAVOURS)
+def test_max_connections_and_the_pool_fit_the_database_hosts_ram(flavour: str) -> None:
+    from flashtune.compile.derive_host import connection_bytes, db_reserve
+
+    per = connection_bytes(load_catalog(), flavour)
+    for ram in (2, 6, 16, 32, 128):
+        b = compile_bundle(
+            CompileRequest(workload="mysql", tier="iops", mysql_flavour=flavour, db_ram_gib=ram)
+        )
+        keys = {s.key: s.value for s in b.settings if s.file == "my.cnf"}
+        pool, conns = int(keys["innodb_buffer_pool_size"]), int(keys.get("max_connections", 151))
+        assert conns <= 2000
+        if "max_connections" in keys:  # only emitted when the budget holds at the worst case
+            assert pool + conns * per + db_reserve(ram) <= ram * GiB, (ram, pool, conns)
+        assert pool <= (0.75 if ram > 4 else 0.5) * ram * GiB
+
+
 def test_bind_address_is_an_input_and_all_interfaces_needs_opt_in(tmp_path: Path) -> None:
     b = compile_bundle(CompileRequest(workload="mysql", db_bind_address="10.0.1.5"))
     assert "bind_address = 10.0.1.5" in b.files["my.cnf"]

@@ -44,14 +44,17 @@ def vm_min_free_kbytes(ram_gib: float) -> Derived:
 # sized for one spinning disk; MySQL 8.4 made 10000 its default for SSD-class storage. An RBD volume's write
 # latency is a network round trip plus replication, so the flash tiers get less than a local SSD would.
 IO_CAPACITY = {"nvme": 4000, "sata-ssd": 2000}
+DISK_IO_CAPACITY = 200
 
 
 def innodb_io_capacity(device_type: str) -> Derived:
     value = IO_CAPACITY.get(device_type)
     if value is None:
         return Derived(
-            "",
-            f"{device_type} OSDs: InnoDB's default (200 pages/s) already matches disk-class storage",
+            DISK_IO_CAPACITY,
+            f"{DISK_IO_CAPACITY} pages/s for an RBD volume on {device_type} OSDs: disk-class storage, where "
+            "MySQL 8.4's 10000 (sized for local SSDs) would flush faster than the disks write; a no-op where 200 "
+            "is the default",
             {"device_type": device_type},
         )
     return Derived(
@@ -62,10 +65,21 @@ def innodb_io_capacity(device_type: str) -> Derived:
     )
 
 
+def innodb_io_capacity_8_4(device_type: str) -> Derived:
+    """MySQL 8.4 defaults to 10000, sized for SSD-class storage: kept on flash, 200 on disk-backed volumes."""
+    if device_type in IO_CAPACITY:
+        return Derived(
+            "",
+            f"{device_type} OSDs: MySQL 8.4's default 10000 pages/s is sized for SSD-class storage and stays",
+            {"device_type": device_type},
+        )
+    return innodb_io_capacity(device_type)
+
+
 def innodb_io_capacity_max(device_type: str) -> Derived:
     cap = innodb_io_capacity(device_type)
-    if cap.value == "":
-        return Derived("", cap.reason, cap.inputs)
+    if device_type not in IO_CAPACITY:
+        return Derived("", f"{device_type} OSDs: InnoDB derives max(2000, 2 x innodb_io_capacity) itself", {})
     value = 2 * int(cap.value)
     return Derived(
         value,
@@ -76,12 +90,13 @@ def innodb_io_capacity_max(device_type: str) -> Derived:
 
 def innodb_flush_neighbors(device_type: str) -> Derived:
     """0 on flash-backed volumes: neighbouring-page flushing only pays on spinning disks, and a guest often
-    sees an RBD disk as rotational, so MariaDB and MySQL 5.7 (default 1) would do it. On HDD OSDs the
-    server's default stays: combining adjacent pages saves RADOS writes there."""
+    sees an RBD disk as rotational, so MariaDB and MySQL 5.7 (default 1) would do it. On HDD OSDs 1: combining
+    adjacent pages (one RADOS object) saves disk writes there; a no-op where 1 is the default."""
     if device_type == "hdd":
         return Derived(
-            "",
-            "HDD OSDs: the server's default stays (flushing neighbours together saves writes there)",
+            1,
+            "1 on HDD OSDs: flushing neighbouring pages together (they share a 4 MiB RADOS object) saves disk "
+            "writes; MySQL 8.0/8.4 default to 0, MariaDB and 5.7 already to 1",
             {"device_type": device_type},
         )
     return Derived(
@@ -237,6 +252,7 @@ def _pool(c: dict[str, Any]) -> int:
 REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
     "vm_min_free_kbytes": lambda c: vm_min_free_kbytes(c["ram_gib"]),
     "innodb_io_capacity": lambda c: innodb_io_capacity(c["device_type"]),
+    "innodb_io_capacity_8_4": lambda c: innodb_io_capacity_8_4(c["device_type"]),
     "innodb_io_capacity_max": lambda c: innodb_io_capacity_max(c["device_type"]),
     "innodb_flush_neighbors": lambda c: innodb_flush_neighbors(c["device_type"]),
     "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
