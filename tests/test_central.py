@@ -26,6 +26,7 @@ from flashtune.emit import fleet as emit_fleet
 from flashtune.errors import FlashtuneError
 from flashtune.model import HostGroup, Setting
 from flashtune.parse import parse_text
+from flashtune.placement import companion_keys
 from flashtune.yamlio import load_yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,6 +75,7 @@ def test_local_only_keys_follow_the_option_flags_and_rgw_keys_narrow_to_client_r
         ("client.rgw", "rgw_thread_pool_size"),
         ("client", "objecter_inflight_ops"),
         ("osd", "osd_memory_target"),
+        ("osd", "osd_memory_target_autotune"),  # beside it, or cephadm's per-host autotune targets win
         ("mds", "mds_cache_memory_limit"),
     }
     minimal = parse_text(cephcentral.emit_minimal(cfg.local, {}), "ceph.conf")
@@ -88,6 +90,9 @@ def test_every_compiled_key_is_in_the_script_and_the_assimilate_file_once(bundle
         script = [
             shlex.split(x) for x in b.files["ceph-config.sh"].splitlines() if x.startswith("ceph config set")
         ]
+        # the script adds what data/deploy.yaml pairs with a compiled key for cephadm clusters
+        assert ["ceph", "config", "set", "osd", "osd_memory_target_autotune", "false"] in script
+        script = [x for x in script if x[4] not in companion_keys()]
         assert sorted(k for _, _, _, _, k, _ in script) == sorted(k for _, k in conf), (tier, workload)
         for _, _, _, who, key, value in script:
             section = next(s for s, k in conf if k == key)
@@ -97,7 +102,10 @@ def test_every_compiled_key_is_in_the_script_and_the_assimilate_file_once(bundle
             (e.section, e.key): e.value
             for e in parse_text(b.files["ceph-assimilate.conf"], "ceph.conf").entries
         }
-        assert assim == {(who, key): value for _, _, _, who, key, value in script}
+        assert {k: v for k, v in assim.items() if k[1] not in companion_keys()} == {
+            (who, key): value for _, _, _, who, key, value in script
+        }
+        assert assim[("osd", "osd_memory_target_autotune")] == "false"
         assert "config db" in b.files["explain.md"]
 
 
@@ -163,14 +171,15 @@ def test_plan_reports_every_kind_per_daemon_and_the_delta_reaches_the_compiled_s
     path = tmp_path / "dump.json"
     path.write_text(json.dumps(live))
     p = plan.diff(cfg, plan.read_live(path), str(path))
-    assert p.count() == {"add": 2, "change": 1, "remove": 1, "same": 1} and p.unmanaged == 1
+    # the cephadm autotuner's host value goes, and osd_memory_target_autotune = false keeps it from coming back
+    assert p.count() == {"add": 3, "change": 1, "remove": 1, "same": 1} and p.unmanaged == 1
     report = plan.render(p)
-    assert "[osd] 0 add, 0 change, 1 remove, 1 same" in report and "~ global debug_osd: 1/5 -> 0/0" in report
+    assert "[osd] 1 add, 0 change, 1 remove, 1 same" in report and "~ global debug_osd: 1/5 -> 0/0" in report
     commands = plan.delta_commands(p)
-    assert len(commands) == 4 and not any("osd_memory_target 7516192768" in c for c in commands)
+    assert len(commands) == 5 and not any("osd_memory_target 7516192768" in c for c in commands)
     path.write_text(json.dumps(_apply(live, commands)))
     after = plan.diff(cfg, plan.read_live(path), str(path))
-    assert after.delta == [] and after.count()["same"] == 4 and after.unmanaged == 1
+    assert after.delta == [] and after.count()["same"] == 5 and after.unmanaged == 1
 
 
 def test_plan_against_a_ceph_conf_moves_client_rgw_keys(tmp_path: Path) -> None:
@@ -327,6 +336,8 @@ def test_rook_snippet_matches_the_crd_and_the_memory_budget(
         jsonschema.validate(cluster, schema)
         spec = cluster["spec"]
         assert set(spec["storage"]["config"]) <= set(rook_schema["x-flashtune-storage-config-keys"]["keys"])
+        # a DB device must be named, or useAllDevices makes it one more OSD of the data devices' class
+        assert ("metadataDevice" in spec["storage"]["config"]) == bool(b.hardware.db_devices), tier
         (res,) = spec["resources"].values()
         target = b.shape["osd_memory_target"]
         assert _k8s_bytes(res["requests"]["memory"]) == target
@@ -338,7 +349,7 @@ def test_rook_snippet_matches_the_crd_and_the_memory_budget(
         script = [
             shlex.split(x) for x in b.files["ceph-config.sh"].splitlines() if x.startswith("ceph config set")
         ]
-        want = {(w, k): v for *_, w, k, v in script if k != "osd_memory_target"}
+        want = {(w, k): v for *_, w, k, v in script if k != "osd_memory_target" and k not in companion_keys()}
         assert {(w, k): v for w, kv in spec["cephConfig"].items() for k, v in kv.items()} == want, (
             tier,
             workload,

@@ -237,7 +237,9 @@ def test_auto_ec_keeps_a_spare_host_and_pools_sh_creates_profile_and_pools() -> 
     assert (ec.k, ec.m, ec.plugin, ec.technique) == (8, 2, "isa", "reed_sol_van")
     script = b.files["pools.sh"]
     assert ec.set_command() in script and "stripe_unit=8192" in script
-    assert "ceph osd pool create cephfs_data_ec 512 512 erasure flashtune-isa-8-2" in script
+    # 100 PGs/OSD x 44 OSDs x 0.9 of the ratios' sum 1.05 / 10 shards = 377: 256, the autoscaler's own target
+    assert "ceph osd pool create cephfs_data_ec 256 256 erasure flashtune-isa-8-2" in script
+    assert "ceph osd pool set cephfs_data_ec target_size_ratio 0.9" in script
     assert "allow_ec_overwrites true" in script
     # FastEC is offered as a commented opt-in line, never run by default (20.2.0 OSD crash)
     assert "\n# ceph osd pool set cephfs_data_ec allow_ec_optimizations true\n" in script
@@ -256,11 +258,12 @@ def test_auto_ec_keeps_a_spare_host_and_pools_sh_creates_profile_and_pools() -> 
 def test_pools_follow_the_protection() -> None:
     b = compile_bundle(CompileRequest(workload="block", tier="tco", replication=4))
     assert [(p["name"], p["type"], p["size"]) for p in b.shape["pools"]] == [("rbd", "replicated", 4)]
-    pg = b.shape["pg_num"]  # the same pgcalc share (0.9) as ceph.conf's and CBT's pool
+    pg = b.shape["pg_num"]  # 0.9 (CBT's pool) and the autoscaler's 1.0 for a lone pool round alike here
     assert pools.commands(b) == [
         f"ceph osd pool create rbd {pg} {pg} replicated",
         "ceph osd pool set rbd size 4",
-        "ceph osd pool application enable rbd rbd",
+        "ceph osd pool set rbd target_size_ratio 0.9",
+        "rbd pool init rbd",
     ]
 
 

@@ -5,6 +5,7 @@ Tentacle only)."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,61 @@ def test_pools_sh_is_valid_shell() -> None:
     b = compile_bundle(CompileRequest(workload="rgw", tier="iops", nodes=11))
     r = subprocess.run(["sh", "-n"], input=b.files["pools.sh"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+LAB_SIZED = """name: lab
+node:
+  cores: 8
+  ram_gib: 64
+  nics: [{count: 1, speed_gbps: 25}]
+  data_devices:
+    - {count: 1, type: nvme, size_gb: 1000}
+cluster: {nodes: 3, clients: 1}
+"""
+
+
+@pytest.mark.ceph
+@pytest.mark.slow
+def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
+    ceph_lab: CephLab, tmp_path: Path
+) -> None:
+    # a cluster the size of the lab (3 OSDs), so the autoscaler's target and flashtune's pg_num see the same OSDs
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(LAB_SIZED)
+    bundle = compile_bundle(CompileRequest(workload="block", hardware_file=hw, ceph_release="pacific"))
+    (pool,) = bundle.shape["pools"]
+    before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+    assert pool["name"] not in before
+    script = tmp_path / "pools.sh"
+    script.write_text(bundle.files["pools.sh"])
+    bare = "ft-no-ratio"  # the same pool without the ratio: what pools.sh used to create
+    ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")  # other tests' pools share the lab
+    try:
+        r = ceph_lab.run("sh", str(script), check=False, timeout=300)
+        assert r.returncode == 0, r.stderr
+        ceph_lab.ceph("osd", "pool", "create", bare, str(pool["pg_num"]), str(pool["pg_num"]), "replicated")
+        for name in (pool["name"], bare):  # the lab turns the autoscaler off; clusters have it on by default
+            ceph_lab.run("ceph", "osd", "pool", "set", name, "pg_autoscale_mode", "on")
+        got = ceph_lab.ceph("osd", "pool", "get", pool["name"], "target_size_ratio")
+        assert float(got["target_size_ratio"]) == pool["share"]
+        deadline = time.monotonic() + 60  # the manager sees the new pools and the ratio a moment later
+        while True:
+            status = {s["pool_name"]: s for s in ceph_lab.ceph("osd", "pool", "autoscale-status")}
+            seen = [status.get(n, {}) for n in (pool["name"], bare)]
+            if (
+                all(s.get("pg_autoscale_mode") == "on" for s in seen)
+                and seen[0]["effective_target_ratio"] > 0
+            ):
+                break
+            assert time.monotonic() < deadline, seen
+            time.sleep(2)
+        assert status[pool["name"]]["pg_num_final"] == pool["pg_num"], status[pool["name"]]
+        assert not status[pool["name"]]["would_adjust"]
+        assert status[bare]["pg_num_final"] < pool["pg_num"] and status[bare]["would_adjust"], status[bare]
+        assert "rbd" in ceph_lab.ceph("osd", "pool", "application", "get", pool["name"])  # rbd pool init
+    finally:
+        for name in (pool["name"], bare):
+            ceph_lab.run(
+                "ceph", "osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it", check=False
+            )
+        ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)

@@ -212,3 +212,38 @@ def test_running_mariadb_takes_the_character_set_and_collation_as_emitted(mariad
         mariadb_server.sql("DROP DATABASE ft_charset")
     finally:
         mariadb_server.restart_with("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_log_file_size = 64M\n")
+
+
+@pytest.mark.kernel
+@pytest.mark.mariadb
+def test_listen_backlogs_stay_below_the_kernels_somaxconn_so_the_profile_leaves_both_caps() -> None:
+    somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())  # read only
+    ceph = subprocess.run(
+        ["ceph-conf", "-c", "/dev/null", "--show-config-value", "ms_tcp_listen_backlog"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    ceph_backlog = int(ceph.stdout.strip())
+    mariadb_backlog = int(_help_verbose("--max-connections=2000")["back-log"])
+    # listen(fd, n) queues min(n, somaxconn): neither daemon asks for more than the kernel already allows
+    assert somaxconn >= 4096 and (ceph_backlog, mariadb_backlog) == (512, 450)
+    assert max(ceph_backlog, mariadb_backlog) < somaxconn
+    # SYN cookies (the default) answer a full SYN queue instead of dropping: tcp_max_syn_backlog is moot too
+    assert Path("/proc/sys/net/ipv4/tcp_syncookies").read_text().strip() == "1"
+    sysctl = compile_bundle(CompileRequest(workload="rgw")).files["sysctl.conf"]
+    assert "net.core.somaxconn" not in sysctl and "net.ipv4.tcp_max_syn_backlog" not in sysctl
+
+
+@pytest.mark.mariadb
+def test_mariadb_switches_the_query_cache_on_when_given_a_size_so_legacy_mode_drops_it() -> None:
+    assert _help_verbose()["query-cache-type"] == "OFF"
+    assert (
+        _help_verbose("--query-cache-size=16M")["query-cache-type"] == "ON"
+    )  # what the seed's line did here
+    legacy = compile_bundle(CompileRequest(workload="mysql", ceph_release="jewel"))
+    assert "query_cache" not in legacy.files["my.cnf"]
+    seed_server = compile_bundle(
+        CompileRequest(workload="mysql", ceph_release="jewel", mysql_flavour="mysql-5.7")
+    )
+    assert "query_cache_size = 16M" in seed_server.files["my.cnf"]  # 5.7 keeps the cache OFF: as published

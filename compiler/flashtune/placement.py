@@ -24,6 +24,17 @@ class Placement:
     device_class: dict[str, str]  # flashtune device type -> CRUSH device class
     ceph_images: dict[str, str]  # Ceph release -> container image (Rook)
     rook: dict[str, Any]  # CephCluster name, namespace, dataDirHostPath, memory limit ratio
+    # compiled key -> the (who, key, value, why) the config-database outputs add beside it
+    central_companions: dict[str, tuple[tuple[str, str, str, str], ...]]
+
+
+def _companions(rows: list[dict[str, Any]]) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+    out: dict[str, list[tuple[str, str, str, str]]] = {}
+    for r in rows:
+        out.setdefault(str(r["when"]), []).append(
+            (str(r["who"]), str(r["key"]), str(r["value"]), str(r["why"]))
+        )
+    return {k: tuple(v) for k, v in out.items()}
 
 
 @lru_cache(maxsize=1)
@@ -38,6 +49,7 @@ def placement() -> Placement:
             device_class={str(k): str(v) for k, v in doc["device_class"].items()},
             ceph_images={str(k): str(v) for k, v in doc["ceph_images"].items()},
             rook=dict(doc["rook"]),
+            central_companions=_companions(doc.get("central_companions") or []),
         )
     except (KeyError, TypeError, AttributeError) as e:
         raise DataError(
@@ -46,3 +58,8 @@ def placement() -> Placement:
             line=1,
             suggestion="compare with data/deploy.schema.json",
         ) from None
+
+
+def companion_keys() -> set[str]:
+    """Keys only the config-database outputs carry beside a compiled key (not ceph.conf, not Rook)."""
+    return {extra for rows in placement().central_companions.values() for _, extra, _, _ in rows}

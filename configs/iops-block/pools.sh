@@ -6,7 +6,10 @@
 # is; `erasure-code-profile set` fails rather than change an existing profile of the same name.
 # ceph.conf's osd_pool_default_erasure_code_profile only seeds the default profile of a NEW
 # cluster: on a running cluster the profile below must be created by command.
+# target_size_ratio is each pool's share of the data: it makes the PG autoscaler (on by default) aim
+# at the pg_num given here; without it the autoscaler shrinks an empty pool to its minimum.
 set -eu
 ceph osd pool create rbd 512 512 replicated
 ceph osd pool set rbd size 3
-ceph osd pool application enable rbd rbd
+ceph osd pool set rbd target_size_ratio 0.9
+rbd pool init rbd

@@ -6,11 +6,15 @@
 # is; `erasure-code-profile set` fails rather than change an existing profile of the same name.
 # ceph.conf's osd_pool_default_erasure_code_profile only seeds the default profile of a NEW
 # cluster: on a running cluster the profile below must be created by command.
+# target_size_ratio is each pool's share of the data: it makes the PG autoscaler (on by default) aim
+# at the pg_num given here; without it the autoscaler shrinks an empty pool to its minimum.
 set -eu
 ceph osd pool create cephfs_data 2048 2048 replicated
 ceph osd pool set cephfs_data size 3
+ceph osd pool set cephfs_data target_size_ratio 0.9
 ceph osd pool application enable cephfs_data cephfs
 ceph osd pool create cephfs_metadata 128 128 replicated
 ceph osd pool set cephfs_metadata size 3
+ceph osd pool set cephfs_metadata target_size_ratio 0.05
 ceph osd pool application enable cephfs_metadata cephfs
 # CephFS: ceph fs new scratch cephfs_metadata cephfs_data

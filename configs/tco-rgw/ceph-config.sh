@@ -13,6 +13,7 @@ ceph config set global ms_dispatch_throttle_bytes 1048576000
 ceph config set global throttler_perf_counter false
 ceph config set osd osd_mclock_profile high_client_ops
 ceph config set osd osd_memory_target 21206401024
+ceph config set osd osd_memory_target_autotune false
 ceph config set client objecter_inflight_op_bytes 1048576000
 ceph config set client objecter_inflight_ops 10240
 ceph config set client.rgw rgw_cache_lru_size 100000

@@ -13,4 +13,5 @@ ceph config set global ms_dispatch_throttle_bytes 1048576000
 ceph config set global throttler_perf_counter false
 ceph config set osd osd_mclock_profile high_client_ops
 ceph config set osd osd_memory_target 19058917376
+ceph config set osd osd_memory_target_autotune false
 ceph config set mds mds_cache_memory_limit 8589934592

@@ -41,7 +41,7 @@ def review_table(path: Path) -> str:
         (
             myst.cell(i["file"]),
             myst.code(i["key"]),
-            myst.cell(i.get("workload") or i.get("flavour") or ""),
+            myst.cell(" ".join(str(i[k]) for k in ("tier", "workload", "release", "flavour") if i.get(k))),
             i["class"],
             myst.cell(i["before"]),
             myst.cell(i["after"]),

@@ -79,7 +79,31 @@ def split(settings: Iterable[Setting], *, mask: str = "") -> CentralConfig:
                 why=s.rationale,
             )
         )
-    return out
+    return with_companions(out)
+
+
+def with_companions(config: CentralConfig) -> CentralConfig:
+    """Add the keys data/deploy.yaml pairs with a compiled key (osd_memory_target_autotune = false beside
+    osd_memory_target: cephadm's autotuner would otherwise override the compiled target per host)."""
+    rules = placement().central_companions
+    have = {(v.who, v.key) for v in config.values}
+    for key in dict.fromkeys(v.key for v in config.values):
+        for who, extra, value, why in rules.get(key, ()):
+            if (who, extra) not in have:
+                knob = _knob(extra)
+                config.values.append(
+                    CentralValue(
+                        who=who,
+                        mask="",
+                        key=extra,
+                        value=value,
+                        type=knob.type if knob else None,
+                        note=why,
+                        why=why,
+                    )
+                )
+                have.add((who, extra))
+    return config
 
 
 def canonical(value: Any, type_: str | None) -> str:

@@ -50,6 +50,7 @@ def rook_cluster(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[st
             osd_memory={cls: int(bundle.shape["osd_memory_target"])},
             osds_per_device=osds_per_data_device(bundle),
             encrypted=_encrypted(bundle),
+            metadata_device=placement().rook["metadata_device"] if bundle.hardware.db_devices else None,
         )
     ]
     cm = rook.override_configmap(cfg.local)

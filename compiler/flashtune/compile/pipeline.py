@@ -267,46 +267,55 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
 
 
 def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
-    """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster."""
+    """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster.
+
+    pools.sh gives each pool its share as target_size_ratio; the PG autoscaler divides every ratio by the sum
+    of the ratios set (measured on 16.2.15: one pool at 0.9 counts as 1.0), so pg_num uses the same
+    normalised share and the autoscaler's own target is the pg_num emitted."""
     ec: Derived | None = shape["ec"]
     osds, size = shape["osds"], shape["pool_size"]
     rules = layout.erasure_rules()
     opt = rules["optimizations"]
     optimize = ec is not None and ceph_index(req.ceph_release) >= ceph_index(str(opt["from"]))
-    out: list[dict[str, Any]] = []
-
-    def replicated(name: str, app: str, share: float) -> dict[str, Any]:
-        pg = pg_num(osds, size, share, target_per_osd=target, max_per_osd=max_pg).value
-        return {
-            "name": name,
-            "application": app,
-            "type": "replicated",
-            "size": size,
-            "pg_num": pg,
-            "share": share,
-        }
-
+    planned: list[dict[str, Any]] = []
     for p in layout.pools_for(req.workload):
         name, app, share = str(p["name"]), str(p["application"]), float(p.get("share", 0.05))
         if ec is None or not p.get("data"):
-            out.append(replicated(name, app, share))
+            planned.append(
+                {"name": name, "application": app, "type": "replicated", "size": size, "share": share}
+            )
             continue
         if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
-            out.append(replicated(name, app, round(1 - share, 3)))
+            planned.append(
+                {
+                    "name": name,
+                    "application": app,
+                    "type": "replicated",
+                    "size": size,
+                    "share": round(1 - share, 3),
+                }
+            )
             name = str(p["ec_pool"])
-        out.append(
+        planned.append(
             {
                 "name": name,
                 "application": app,
                 "type": "erasure",
                 "profile": ec.value.profile_name,
-                "pg_num": shape["pg_num_ec"],
+                "size": ec.value.k + ec.value.m,
                 "share": share,
                 "ec_overwrites": app in ("rbd", "cephfs"),
                 "ec_optimizations": optimize,
             }
         )
-    return out
+    total = sum(p["share"] for p in planned) or 1.0
+    for p in planned:
+        p["pg_num"] = pg_num(
+            osds, p["size"], p["share"] / total, target_per_osd=target, max_per_osd=max_pg
+        ).value
+        if p["type"] == "erasure":
+            del p["size"]  # k+m comes with the profile
+    return planned
 
 
 def _knob(catalog: Any, key: str, domain: str | None) -> Knob | None:

@@ -36,7 +36,14 @@ def commands(bundle: Bundle) -> list[str]:
         else:
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} replicated")
             out.append(f"ceph osd pool set {name} size {p['size']}")
-        out.append(f"ceph osd pool application enable {name} {p['application']}")
+        # The autoscaler (on by default) sizes a pool by the data it holds: an empty pool created with
+        # pg_num N would be shrunk to its minimum. The pool's share of the cluster as target_size_ratio
+        # makes the autoscaler's own target the pg_num above (same formula: mon_target_pg_per_osd).
+        out.append(f"ceph osd pool set {name} target_size_ratio {p['share']:g}")
+        if p["application"] == "rbd" and p["type"] == "replicated":
+            out.append(f"rbd pool init {name}")
+        else:
+            out.append(f"ceph osd pool application enable {name} {p['application']}")
     return out
 
 
@@ -49,6 +56,8 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         "# is; `erasure-code-profile set` fails rather than change an existing profile of the same name.\n",
         "# ceph.conf's osd_pool_default_erasure_code_profile only seeds the default profile of a NEW\n",
         "# cluster: on a running cluster the profile below must be created by command.\n",
+        "# target_size_ratio is each pool's share of the data: it makes the PG autoscaler (on by default) aim\n",
+        "# at the pg_num given here; without it the autoscaler shrinks an empty pool to its minimum.\n",
         "set -eu\n",
     ]
     pools = bundle.shape.get("pools", [])

@@ -16,7 +16,7 @@ from flashtune.emit.cbt import dump
 from flashtune.emit.cephcentral import ordered
 from flashtune.emit.common import header
 from flashtune.model import CentralConfig, LocalValue
-from flashtune.placement import placement
+from flashtune.placement import companion_keys, placement
 
 NAME = "rook/cephcluster.yaml"
 MEMORY_KEY = "osd_memory_target"
@@ -44,13 +44,17 @@ def cluster(
     osds_per_device: int,
     encrypted: bool = False,
     nodes: Mapping[str, tuple[int, str, int]] | None = None,
+    metadata_device: str | None = None,
 ) -> dict[str, Any]:
     """osd_memory: CRUSH device class -> osd_memory_target bytes (one entry per class in a fleet).
-    nodes: host -> (OSDs per device, device class, osd_memory_target), for fleets whose hosts differ."""
+    nodes: host -> (OSDs per device, device class, osd_memory_target), for fleets whose hosts differ.
+    metadata_device: the device name Rook puts every OSD's block.db on (nodes with DB devices); without it
+    `useAllDevices` would turn the DB device into one more OSD of the data devices' class."""
     facts = placement()
+    skip = {MEMORY_KEY, *companion_keys()}  # Rook has no cephadm autotuner to switch off
     ceph_config: dict[str, dict[str, str]] = {}
     for v in ordered(config.values):
-        if v.key == MEMORY_KEY:
+        if v.key in skip:
             continue
         ceph_config.setdefault(v.target, {})[v.key] = v.value
     spec: dict[str, Any] = {
@@ -66,6 +70,8 @@ def cluster(
     }
     if len(osd_memory) == 1:
         spec["storage"]["config"]["deviceClass"] = next(iter(osd_memory))
+    if metadata_device:
+        spec["storage"]["config"]["metadataDevice"] = metadata_device
     hosts = nodes or {}
     differ = len({(per, cls) for per, cls, _ in hosts.values()}) > 1
     if differ or any(mem != osd_memory.get(cls) for _, cls, mem in hosts.values()):
@@ -106,11 +112,18 @@ def override_configmap(local: Iterable[LocalValue]) -> dict[str, Any] | None:
 
 
 def emit(docs: Iterable[Mapping[str, Any]], inputs: Mapping[str, Any]) -> str:
+    docs = list(docs)
     out = [
         header("#", inputs),
         "# Rook: merge into your CephCluster (kubectl apply --dry-run=server -f first). OSD memory is in\n",
         "# resources (the request becomes osd_memory_target); everything else is cephConfig.\n",
     ]
+    meta = docs[0]["spec"]["storage"]["config"].get("metadataDevice") if docs else None
+    if meta:
+        out.append(
+            f"# storage.config.metadataDevice {meta} is a placeholder: name your nodes' DB device (lsblk); Rook\n"
+            "# puts every OSD's block.db on it (ceph-volume lvm batch --db-devices) instead of making it an OSD.\n"
+        )
     for i, doc in enumerate(docs):
         out.append("---\n" if i else "")
         out.append(dump(doc))
