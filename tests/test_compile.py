@@ -403,6 +403,32 @@ def test_legacy_jewel_reproduces_the_seed_configs(shared: Path, tmp_path: Path) 
     assert all(w["iodepth"] == [4, 8, 16, 32, 64, 128] for w in wl.values())
 
 
+def test_librbdfio_workloads_run_at_their_own_ratio_into_their_own_folder() -> None:
+    # ceph/cbt benchmark/librbdfio.py: run_workloads takes mode/op_size/numjobs/iodepth from each entry but
+    # rwmixread only from the benchmark level, and names the run folder {mode}_{op_size}/iodepth-N/numjobs-N
+    plans = [compile_bundle(CompileRequest(workload=w, tier="iops")) for w in ("block", "mysql")]
+    plans.append(compile_bundle(CompileRequest(workload="mysql", ceph_release="jewel")))
+    for b in plans:
+        bench = parse_text(b.files["cbt.yaml"], "cbt.yaml").data["benchmarks"]["librbdfio"]
+        entries = list(bench["workloads"].values())
+        assert len({(w["mode"], w["op_size"]) for w in entries}) == len(entries)
+        for w in entries:
+            want = {0: "randwrite", 100: "randread"}.get(w["rwmixread"], "randrw")
+            assert w["mode"] == want, w
+            if want == "randrw":
+                assert bench["rwmixread"] == w["rwmixread"]
+
+
+def test_hsbench_plans_put_before_they_get() -> None:
+    # hsbench's -m letters (markhpc/hsbench): c clear, x delete buckets, i init, p put, l list, g get, d delete
+    b = compile_bundle(CompileRequest(workload="rgw", tier="iops"))
+    for name, text in b.files.items():
+        if name.startswith("cbt/"):
+            modes = str(parse_text(text, "cbt.yaml").data["benchmarks"]["hsbench"]["modes"])
+            assert set(modes) <= set("cxipgld") and modes.index("i") < modes.index("p") < modes.index("g")
+            assert "x" not in modes[: modes.index("g")], modes  # buckets deleted before the reads
+
+
 def test_configs_folder_is_up_to_date() -> None:
     stale = matrix.stale()
     assert not stale, f"configs/ is stale ({len(stale)} files, e.g. {stale[:3]}): run `make configs`"

@@ -102,46 +102,57 @@ cluster: {nodes: 3, clients: 1}
 
 @pytest.mark.ceph
 @pytest.mark.slow
+@pytest.mark.parametrize("workload", ["block", "rgw"])
 def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
-    ceph_lab: CephLab, tmp_path: Path
+    ceph_lab: CephLab, tmp_path: Path, workload: str
 ) -> None:
     # a cluster the size of the lab (3 OSDs), so the autoscaler's target and flashtune's pg_num see the same OSDs
     hw = tmp_path / "hw.yaml"
     hw.write_text(LAB_SIZED)
-    bundle = compile_bundle(CompileRequest(workload="block", hardware_file=hw, ceph_release="pacific"))
-    (pool,) = bundle.shape["pools"]
+    bundle = compile_bundle(CompileRequest(workload=workload, hardware_file=hw, ceph_release="pacific"))
+    pools = bundle.shape["pools"]
+    names = [p["name"] for p in pools]
     before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
-    assert pool["name"] not in before
+    assert not before & set(names)
     script = tmp_path / "pools.sh"
     script.write_text(bundle.files["pools.sh"])
-    bare = "ft-no-ratio"  # the same pool without the ratio: what pools.sh used to create
+    bare = "ft-no-ratio"  # the data pool without the ratio: what pools.sh used to create
     ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")  # other tests' pools share the lab
     try:
         r = ceph_lab.run("sh", str(script), check=False, timeout=300)
         assert r.returncode == 0, r.stderr
-        ceph_lab.ceph("osd", "pool", "create", bare, str(pool["pg_num"]), str(pool["pg_num"]), "replicated")
-        for name in (pool["name"], bare):  # the lab turns the autoscaler off; clusters have it on by default
+        pg = str(pools[0]["pg_num"])
+        ceph_lab.ceph("osd", "pool", "create", bare, pg, pg, "replicated")
+        for name in [*names, bare]:  # the lab turns the autoscaler off; clusters have it on by default
             ceph_lab.run("ceph", "osd", "pool", "set", name, "pg_autoscale_mode", "on")
-        got = ceph_lab.ceph("osd", "pool", "get", pool["name"], "target_size_ratio")
-        assert float(got["target_size_ratio"]) == pool["share"]
-        deadline = time.monotonic() + 60  # the manager sees the new pools and the ratio a moment later
+        deadline = time.monotonic() + 60  # the manager sees the new pools and the ratios a moment later
         while True:
             status = {s["pool_name"]: s for s in ceph_lab.ceph("osd", "pool", "autoscale-status")}
-            seen = [status.get(n, {}) for n in (pool["name"], bare)]
-            if (
-                all(s.get("pg_autoscale_mode") == "on" for s in seen)
-                and seen[0]["effective_target_ratio"] > 0
+            seen = [status.get(n, {}) for n in [*names, bare]]
+            if all(s.get("pg_autoscale_mode") == "on" for s in seen) and all(
+                s["effective_target_ratio"] > 0 and s["bias"] == p.get("autoscale_bias", 1)
+                for s, p in zip(seen, pools, strict=False)
             ):
                 break
             assert time.monotonic() < deadline, seen
             time.sleep(2)
-        assert status[pool["name"]]["pg_num_final"] == pool["pg_num"], status[pool["name"]]
-        assert not status[pool["name"]]["would_adjust"]
-        assert status[bare]["pg_num_final"] < pool["pg_num"] and status[bare]["would_adjust"], status[bare]
-        assert "rbd" in ceph_lab.ceph("osd", "pool", "application", "get", pool["name"])  # rbd pool init
+        for p in pools:  # the autoscaler aims at what pools.sh created: it will not resize the pools
+            got = status[p["name"]]
+            assert got["pg_num_final"] == p["pg_num"] and not got["would_adjust"], got
+            assert got["target_ratio"] == p["share"]
+        # without the ratio it would shrink the empty pool to its minimum
+        assert status[bare]["pg_num_final"] < pools[0]["pg_num"] and status[bare]["would_adjust"], status[
+            bare
+        ]
+        if workload == "rgw":  # what RGW itself gives a bucket index pool it creates
+            index = ceph_lab.ceph("osd", "pool", "get", "default.rgw.buckets.index", "recovery_priority")
+            assert index["recovery_priority"] == 5
+        else:
+            assert "rbd" in ceph_lab.ceph("osd", "pool", "application", "get", "rbd")  # rbd pool init
     finally:
-        for name in (pool["name"], bare):
-            ceph_lab.run(
-                "ceph", "osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it", check=False
-            )
+        for name in [*names, bare]:
+            if name not in before:
+                ceph_lab.run(
+                    "ceph", "osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it", check=False
+                )
         ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)

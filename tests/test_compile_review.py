@@ -27,6 +27,7 @@ OUTPUT = {
     "tuned.conf": "tuned/flashtune/tuned.conf",
     "systemd-numa.conf": "systemd/numa-node0.conf",
     "pools.sh": "pools.sh",
+    "cbt.yaml": "cbt.yaml",
     "ceph-config.sh": "ceph-config.sh",
     "rook/cephcluster.yaml": "rook/cephcluster.yaml",
     "cephadm/osd-spec.yaml": "cephadm/osd-spec.yaml",

@@ -13,7 +13,9 @@ ceph osd pool create default.rgw.buckets.data 512 512 replicated
 ceph osd pool set default.rgw.buckets.data size 3
 ceph osd pool set default.rgw.buckets.data target_size_ratio 0.9
 ceph osd pool application enable default.rgw.buckets.data rgw
-ceph osd pool create default.rgw.buckets.index 32 32 replicated
+ceph osd pool create default.rgw.buckets.index 128 128 replicated
 ceph osd pool set default.rgw.buckets.index size 3
 ceph osd pool set default.rgw.buckets.index target_size_ratio 0.05
+ceph osd pool set default.rgw.buckets.index pg_autoscale_bias 4
+ceph osd pool set default.rgw.buckets.index recovery_priority 5
 ceph osd pool application enable default.rgw.buckets.index rgw

@@ -13,8 +13,9 @@ ceph osd pool create cephfs_data 512 512 replicated
 ceph osd pool set cephfs_data size 3
 ceph osd pool set cephfs_data target_size_ratio 0.9
 ceph osd pool application enable cephfs_data cephfs
-ceph osd pool create cephfs_metadata 32 32 replicated
+ceph osd pool create cephfs_metadata 128 128 replicated
 ceph osd pool set cephfs_metadata size 3
 ceph osd pool set cephfs_metadata target_size_ratio 0.05
+ceph osd pool set cephfs_metadata pg_autoscale_bias 4
 ceph osd pool application enable cephfs_metadata cephfs
 # CephFS: ceph fs new scratch cephfs_metadata cephfs_data

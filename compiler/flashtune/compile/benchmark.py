@@ -5,6 +5,11 @@ whose out_dir does not exist yet, and only the first object of each class is ini
 5823498), so list-valued sweeps never reach the top level of a benchmark here:
 - librbdfio: one `workloads:` entry per case (iodepth/numjobs lists stay inside it, which CBT sweeps);
 - other modules (hsbench, fio): one YAML file per case, scalars only.
+
+Inside `workloads:` CBT takes mode, op_size, numjobs and the iodepth list from each entry but rwmixread only
+from the benchmark level, and names each run's folder by mode and op_size alone (ceph/cbt
+benchmark/librbdfio.py run_workloads, mkfiocmd). So a pure-read or pure-write case gets its own fio mode
+(randread, randwrite), and the one mixed ratio of a plan goes to the benchmark level.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from flashtune.errors import DataError
 from flashtune.model import Derived
 
 _SHORT: dict[str, Callable[[Any], str]] = {
@@ -48,6 +54,16 @@ def vol_size_mb(ctx: dict[str, Any], volumes_per_client: int) -> Derived:
         f"/ ({ctx['clients']} clients x {volumes_per_client} volumes) = {gib} GiB per volume",
         {"osds": ctx["osds"], "clients": ctx["clients"]},
     )
+
+
+def _fio_mode(case: dict[str, Any], mode: str) -> dict[str, Any]:
+    """A librbdfio workload entry: 0 or 100 % reads run as a pure write or read mode (CBT ignores rwmixread
+    inside workloads and would give every ratio one output folder); rwmixread stays to name the intent."""
+    share = case.get("rwmixread")
+    if share not in (0, 100) or not mode.endswith("rw"):
+        return {**case, "mode": mode}
+    prefix = "rand" if mode.startswith("rand") else ""
+    return {**case, "mode": f"{prefix}{'read' if share == 100 else 'write'}"}
 
 
 def _hosts(prefix: str, n: int) -> list[str]:
@@ -112,7 +128,17 @@ def documents(
             bench["data_pool_profile"] = "rbd-ec-data"
         workloads = {}
         for case in expand(axes):
-            workloads[case_name(case)] = {**case, **sweep}
+            workloads[case_name(case)] = {**_fio_mode(case, str(settings.get("mode", "randrw"))), **sweep}
+        mixed = sorted(
+            {int(w["rwmixread"]) for w in workloads.values() if "rwmixread" in w and w["mode"].endswith("rw")}
+        )
+        if len(mixed) > 1:
+            raise DataError(
+                f"librbdfio plan mixes reads and writes at {mixed} %: CBT reads rwmixread once per benchmark",
+                suggestion="keep one mixed ratio per plan (0 and 100 become randwrite and randread)",
+            )
+        if mixed:
+            bench["rwmixread"] = mixed[0]
         bench["workloads"] = workloads
         return {"cbt.yaml": {"cluster": cluster, "benchmarks": {module: bench}}}, list(workloads), derived
     docs: dict[str, dict[str, Any]] = {}

@@ -270,8 +270,8 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
     """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster.
 
     pools.sh gives each pool its share as target_size_ratio; the PG autoscaler divides every ratio by the sum
-    of the ratios set (measured on 16.2.15: one pool at 0.9 counts as 1.0), so pg_num uses the same
-    normalised share and the autoscaler's own target is the pg_num emitted."""
+    of the ratios set (measured on 16.2.15: one pool at 0.9 counts as 1.0) and multiplies by the pool's
+    pg_autoscale_bias, so pg_num does the same and the autoscaler's own target is the pg_num emitted."""
     ec: Derived | None = shape["ec"]
     osds, size = shape["osds"], shape["pool_size"]
     rules = layout.erasure_rules()
@@ -284,6 +284,7 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
             planned.append(
                 {"name": name, "application": app, "type": "replicated", "size": size, "share": share}
             )
+            planned[-1].update({k: p[k] for k in ("autoscale_bias", "recovery_priority") if k in p})
             continue
         if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
             planned.append(
@@ -310,8 +311,9 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
         )
     total = sum(p["share"] for p in planned) or 1.0
     for p in planned:
+        bias = float(p.get("autoscale_bias", 1))
         p["pg_num"] = pg_num(
-            osds, p["size"], p["share"] / total, target_per_osd=target, max_per_osd=max_pg
+            osds, p["size"], p["share"] / total * bias, target_per_osd=target, max_per_osd=max_pg
         ).value
         if p["type"] == "erasure":
             del p["size"]  # k+m comes with the profile

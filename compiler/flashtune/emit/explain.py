@@ -54,7 +54,16 @@ def _pools(bundle: Bundle) -> list[str]:
             f"cluster is created; on a running cluster `pools.sh` creates the profile "
             f"`{ec.value.profile_name}` (`{ec.value.as_profile()}`) by command and the pools name it.\n\n"
         )
-    out.append("| pool | type | pg_num | share of data | flags |\n|---|---|---|---|---|\n")
+    target = bundle.shape.get("pg_target_per_osd")
+    out.append(
+        f"pg_num = {target} PGs per OSD (mon_target_pg_per_osd) x OSDs x the pool's share over the sum of the "
+        "shares / size (k+m for EC), to the nearest power of two. pools.sh sets each share as the pool's "
+        "`target_size_ratio`: the PG autoscaler (on by default) divides the ratios by their sum the same way, "
+        "so it aims at this pg_num instead of shrinking the empty pool to its minimum.\n\n"
+    )
+    out.append(
+        "| pool | type | pg_num | share of data (target_size_ratio) | flags |\n|---|---|---|---|---|\n"
+    )
     for p in pools:
         kind = f"erasure ({p['profile']})" if p["type"] == "erasure" else f"replicated, size {p['size']}"
         flags = ["allow_ec_overwrites"] if p.get("ec_overwrites") else []

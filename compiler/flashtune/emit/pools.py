@@ -40,6 +40,14 @@ def commands(bundle: Bundle) -> list[str]:
         # pg_num N would be shrunk to its minimum. The pool's share of the cluster as target_size_ratio
         # makes the autoscaler's own target the pg_num above (same formula: mon_target_pg_per_osd).
         out.append(f"ceph osd pool set {name} target_size_ratio {p['share']:g}")
+        for key, field in (
+            ("pg_autoscale_bias", "autoscale_bias"),
+            ("recovery_priority", "recovery_priority"),
+        ):
+            if (
+                p.get(field) is not None
+            ):  # what RGW and `ceph fs new` give such pools (data/layout/layout.yaml)
+                out.append(f"ceph osd pool set {name} {key} {p[field]:g}")
         if p["application"] == "rbd" and p["type"] == "replicated":
             out.append(f"rbd pool init {name}")
         else:

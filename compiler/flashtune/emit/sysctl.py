@@ -16,7 +16,11 @@ def _value(v: Any) -> str:
 
 
 def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
-    out = [header("#", inputs), "# Install as /etc/sysctl.d/90-flashtune.conf, then: sysctl --system\n"]
+    out = [
+        header("#", inputs),
+        "# For the OSD nodes (sized for their RAM and NICs). Install as /etc/sysctl.d/90-flashtune.conf,\n",
+        "# then: sysctl --system\n",
+    ]
     for s in settings:
         if s.unsafe_opt_in:
             out.append(f"# UNSAFE ({s.safety}), emitted only because of --allow-unsafe {s.key}\n")
