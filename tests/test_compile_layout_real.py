@@ -79,6 +79,10 @@ def test_real_ceph_accepts_the_compiled_ec_profile_and_pool_commands(
             ceph_lab.run(
                 "ceph", "osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it", check=False
             )
+        for p in bundle.shape["pools"]:  # the lab's own pools of the same name: the ratios pools.sh gave them
+            if p["name"] in before:
+                ceph_lab.run("ceph", "osd", "pool", "set", p["name"], "target_size_ratio", "0", check=False)
+                ceph_lab.run("ceph", "osd", "pool", "set", p["name"], "pg_autoscale_bias", "1", check=False)
         ceph_lab.run("ceph", "osd", "erasure-code-profile", "rm", ec.profile_name, check=False)
         ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)
 
@@ -112,17 +116,20 @@ def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
     bundle = compile_bundle(CompileRequest(workload=workload, hardware_file=hw, ceph_release="pacific"))
     pools = bundle.shape["pools"]
     names = [p["name"] for p in pools]
-    before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+    detail = ceph_lab.ceph("osd", "pool", "ls", "detail")
+    before = {p["pool_name"] for p in detail}
     assert not before & set(names)
+    # the autoscaler divides each ratio by the sum of all ratios in the root: the lab's pools must have none
+    assert not [p["pool_name"] for p in detail if p.get("options", {}).get("target_size_ratio")]
     script = tmp_path / "pools.sh"
     script.write_text(bundle.files["pools.sh"])
     bare = "ft-no-ratio"  # the data pool without the ratio: what pools.sh used to create
+    big = max(p["pg_num"] for p in pools)
     ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")  # other tests' pools share the lab
     try:
         r = ceph_lab.run("sh", str(script), check=False, timeout=300)
         assert r.returncode == 0, r.stderr
-        pg = str(pools[0]["pg_num"])
-        ceph_lab.ceph("osd", "pool", "create", bare, pg, pg, "replicated")
+        ceph_lab.ceph("osd", "pool", "create", bare, str(big), str(big), "replicated")
         for name in [*names, bare]:  # the lab turns the autoscaler off; clusters have it on by default
             ceph_lab.run("ceph", "osd", "pool", "set", name, "pg_autoscale_mode", "on")
         deadline = time.monotonic() + 60  # the manager sees the new pools and the ratios a moment later
@@ -138,12 +145,12 @@ def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
             time.sleep(2)
         for p in pools:  # the autoscaler aims at what pools.sh created: it will not resize the pools
             got = status[p["name"]]
-            assert got["pg_num_final"] == p["pg_num"] and not got["would_adjust"], got
+            assert got["pg_num_final"] == p["pg_num"] and not got["would_adjust"], status
             assert got["target_ratio"] == p["share"]
-        # without the ratio it would shrink the empty pool to its minimum
-        assert status[bare]["pg_num_final"] < pools[0]["pg_num"] and status[bare]["would_adjust"], status[
-            bare
-        ]
+        # without the ratio the autoscaler aims at its minimum for the empty pool (and shrinks it once the
+        # difference passes its threshold of 3x, as for the 128-PG rbd pool)
+        assert status[bare]["pg_num_final"] == 32 < big, status[bare]
+        assert status[bare]["would_adjust"] == (big >= 3 * 32)
         if workload == "rgw":  # what RGW itself gives a bucket index pool it creates
             index = ceph_lab.ceph("osd", "pool", "get", "default.rgw.buckets.index", "recovery_priority")
             assert index["recovery_priority"] == 5

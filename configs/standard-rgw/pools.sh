@@ -9,13 +9,13 @@
 # target_size_ratio is each pool's share of the data: it makes the PG autoscaler (on by default) aim
 # at the pg_num given here; without it the autoscaler shrinks an empty pool to its minimum.
 set -eu
-ceph osd pool create default.rgw.buckets.data 2048 2048 replicated
-ceph osd pool set default.rgw.buckets.data size 3
-ceph osd pool set default.rgw.buckets.data target_size_ratio 0.9
-ceph osd pool application enable default.rgw.buckets.data rgw
 ceph osd pool create default.rgw.buckets.index 512 512 replicated
 ceph osd pool set default.rgw.buckets.index size 3
 ceph osd pool set default.rgw.buckets.index target_size_ratio 0.05
 ceph osd pool set default.rgw.buckets.index pg_autoscale_bias 4
 ceph osd pool set default.rgw.buckets.index recovery_priority 5
 ceph osd pool application enable default.rgw.buckets.index rgw
+ceph osd pool create default.rgw.buckets.data 2048 2048 replicated
+ceph osd pool set default.rgw.buckets.data size 3
+ceph osd pool set default.rgw.buckets.data target_size_ratio 0.9
+ceph osd pool application enable default.rgw.buckets.data rgw

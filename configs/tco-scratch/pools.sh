@@ -9,13 +9,13 @@
 # target_size_ratio is each pool's share of the data: it makes the PG autoscaler (on by default) aim
 # at the pg_num given here; without it the autoscaler shrinks an empty pool to its minimum.
 set -eu
-ceph osd pool create cephfs_data 512 512 replicated
-ceph osd pool set cephfs_data size 3
-ceph osd pool set cephfs_data target_size_ratio 0.9
-ceph osd pool application enable cephfs_data cephfs
 ceph osd pool create cephfs_metadata 128 128 replicated
 ceph osd pool set cephfs_metadata size 3
 ceph osd pool set cephfs_metadata target_size_ratio 0.05
 ceph osd pool set cephfs_metadata pg_autoscale_bias 4
 ceph osd pool application enable cephfs_metadata cephfs
+ceph osd pool create cephfs_data 512 512 replicated
+ceph osd pool set cephfs_data size 3
+ceph osd pool set cephfs_data target_size_ratio 0.9
+ceph osd pool application enable cephfs_data cephfs
 # CephFS: ceph fs new scratch cephfs_metadata cephfs_data

@@ -149,6 +149,32 @@ def pg_num(osds: int, pool_size: int, share: float, *, target_per_osd: int, max_
     )
 
 
+def autoscaler_pg_nums(
+    pools: list[tuple[int, float, float]], osds: int, *, target_per_osd: int, max_per_osd: int, floor: int
+) -> list[int]:
+    """The pg_num the PG autoscaler aims at for new pools that each have a target_size_ratio, in creation
+    order: pools = [(size, target_size_ratio, pg_autoscale_bias)].
+
+    Mirrors ceph/ceph src/pybind/mgr/pg_autoscaler/module.py (_calc_final_pg_target, first pass): each ratio
+    is divided by the sum of the ratios (effective_target_ratio) and takes that share of the PG budget still
+    left (target_per_osd x OSDs), so a pool created later shares what earlier ones left; the target is the
+    PGs used / size x bias, rounded to the nearest power of two (ties up) and at least `floor` (PG_NUM_MIN).
+    Then halved while the cluster would exceed mon_max_pg_per_osd, where pool creation fails."""
+    total = sum(r for _, r, _ in pools) or 1.0
+    left = target_per_osd * osds
+    out: list[int] = []
+    for size, ratio, bias in pools:
+        used = ratio / total * left
+        left -= int(used)
+        raw = used / size * bias
+        lo = _pow2_floor(raw)
+        n = max(floor, lo * 2 if lo * 2 - raw <= raw - lo else lo)
+        while n > 1 and n * size / osds > max_per_osd:
+            n //= 2
+        out.append(n)
+    return out
+
+
 # MySQL 5.7 and 8.0 split a pool of 1 GiB or more into 8 instances and round the pool up to a multiple of
 # innodb_buffer_pool_chunk_size (128 MiB) x instances, i.e. to whole GiB (refman 8.0, innodb-buffer-pool-resize).
 # MariaDB 10.5+ has one instance; MySQL 8.4 sizes instances from the host's cores, so only 128 MiB chunks apply.

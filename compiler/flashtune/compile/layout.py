@@ -129,5 +129,9 @@ def pools_for(workload: str) -> list[dict[str, Any]]:
     return [dict(p) for p in layout_data()["pools"].get(workload, [])]
 
 
+def autoscaler_rules() -> dict[str, Any]:
+    return dict(layout_data().get("autoscaler") or {"pg_num_min": 32})
+
+
 def block_db_rules() -> dict[str, Any]:
     return dict(layout_data()["block_db"])

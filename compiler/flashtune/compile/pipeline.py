@@ -11,7 +11,13 @@ from typing import Any
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, formats, layout
-from flashtune.compile.derive import ec_profile, osd_memory_target, osds_per_device, pg_num
+from flashtune.compile.derive import (
+    autoscaler_pg_nums,
+    ec_profile,
+    osd_memory_target,
+    osds_per_device,
+    pg_num,
+)
 from flashtune.compile.derive_host import connection_bytes, vm_min_free_kbytes
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
@@ -269,9 +275,9 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
 def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
     """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster.
 
-    pools.sh gives each pool its share as target_size_ratio; the PG autoscaler divides every ratio by the sum
-    of the ratios set (measured on 16.2.15: one pool at 0.9 counts as 1.0) and multiplies by the pool's
-    pg_autoscale_bias, so pg_num does the same and the autoscaler's own target is the pg_num emitted."""
+    pools.sh gives each pool its share as target_size_ratio and creates the pools in this order; pg_num is what
+    the PG autoscaler then aims at (flashtune.compile.derive.autoscaler_pg_nums, measured on 16.2.15), so it
+    leaves the pools as created."""
     ec: Derived | None = shape["ec"]
     osds, size = shape["osds"], shape["pool_size"]
     rules = layout.erasure_rules()
@@ -284,7 +290,7 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
             planned.append(
                 {"name": name, "application": app, "type": "replicated", "size": size, "share": share}
             )
-            planned[-1].update({k: p[k] for k in ("autoscale_bias", "recovery_priority") if k in p})
+            planned[-1].update({k: p[k] for k in ("autoscale_bias", "recovery_priority", "data") if k in p})
             continue
         if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
             planned.append(
@@ -294,6 +300,7 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
                     "type": "replicated",
                     "size": size,
                     "share": round(1 - share, 3),
+                    "data": True,
                 }
             )
             name = str(p["ec_pool"])
@@ -309,12 +316,15 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
                 "ec_optimizations": optimize,
             }
         )
-    total = sum(p["share"] for p in planned) or 1.0
-    for p in planned:
-        bias = float(p.get("autoscale_bias", 1))
-        p["pg_num"] = pg_num(
-            osds, p["size"], p["share"] / total * bias, target_per_osd=target, max_per_osd=max_pg
-        ).value
+    pgs = autoscaler_pg_nums(
+        [(p["size"], p["share"], float(p.get("autoscale_bias", 1))) for p in planned],
+        osds,
+        target_per_osd=target,
+        max_per_osd=max_pg,
+        floor=int(layout.autoscaler_rules()["pg_num_min"]),
+    )
+    for p, pg in zip(planned, pgs, strict=True):
+        p["pg_num"] = pg
         if p["type"] == "erasure":
             del p["size"]  # k+m comes with the profile
     return planned

@@ -84,8 +84,9 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
             f"#   rbd create --size 100G --data-pool {data[0]['name']} rbd/IMAGE\n"
         )
     if "cephfs" in apps:
-        replicated = [p["name"] for p in pools if p["type"] == "replicated"]
-        out.append(f"# CephFS: ceph fs new scratch {replicated[-1]} {replicated[0]}\n")
+        meta = next(p["name"] for p in pools if p["type"] == "replicated" and not p.get("data"))
+        default = next(p["name"] for p in pools if p["type"] == "replicated" and p.get("data"))
+        out.append(f"# CephFS: ceph fs new scratch {meta} {default}\n")
         if data:
             out.append(
                 f"#   ceph fs add_data_pool scratch {data[0]['name']}\n"
