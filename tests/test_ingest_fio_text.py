@@ -267,3 +267,23 @@ def test_kb_base_1000_normal_output() -> None:
     assert _one(normal, metric="bandwidth", stat="mean", op="read") == pytest.approx(
         st["bw_bytes"] / MiB, rel=0.006
     )
+
+
+def test_unit_base_bits_normal_output(tmp_path: Path) -> None:
+    """unit_base=1 prints bandwidth in bits (`BW=403Mibit/s (422Mbit/s)`): /8 gives the JSON's bytes; a
+    direction line the reader cannot take is an error at its line, never a silent `no job did I/O`."""
+    f = CORPUS / "produced/fio-3.33-text/unit-base-bits-json-normal.txt"
+    text = f.read_text()
+    assert "BW=403Mibit/s (422Mbit/s)" in text
+    doc, _ = json.JSONDecoder().raw_decode(text, text.index("{\n"))
+    st = doc["jobs"][0]["read"]
+    normal = load(f, fmt="fio-normal")
+    assert _one(normal, metric="bandwidth", stat="mean", op="read") == pytest.approx(
+        st["bw_bytes"] / MiB, rel=0.006
+    )
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text.replace("BW=403Mibit/s", "BW=403Mibaud/s"))
+    with pytest.raises(FlashtuneError) as e:
+        load(bad, fmt="fio-normal")
+    assert e.value.line == text[: text.index("BW=403Mibit/s")].count("\n") + 1
+    assert "direction line" in str(e.value) and e.value.suggestion

@@ -33,13 +33,14 @@ _DESC = re.compile(
 )
 _NUM = r"[\d.]+[kKmMgG]?"
 _DIR3 = re.compile(
-    rf"^\s+(?P<ddir>read|write|trim|mixed)\s*: IOPS=(?P<iops>{_NUM}), BW=(?P<bw>[\d.]+)(?P<bwu>[kKMGTP]?i?)B?(?:/s)?"
+    rf"^\s+(?P<ddir>read|write|trim|mixed)\s*: IOPS=(?P<iops>{_NUM}), BW=(?P<bw>[\d.]+)(?P<bwu>[kKMGTP]?i?)(?P<bits>bit|B)?(?:/s)?"
     r" \([^)]*\)\((?P<io>[\d.]+)(?P<iou>[kKMGTP]?i?)B/(?P<rt>\d+)msec\)"
 )
 _DIR2 = re.compile(
     r"^\s+(?P<ddir>read|write|trim|mixed)\s*: io=(?P<io>[\d.]+)(?P<iou>[KMGTP]?)B, bw=(?P<bw>[\d.]+)(?P<bwu>[KMGTP]?)B/s,"
     rf" iops=(?P<iops>{_NUM})\s*, runt=\s*(?P<rt>\d+)msec"
 )
+_ANY_DIR = re.compile(r"^\s+(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)")
 _LAT = re.compile(
     rf"^\s+(?P<kind>slat|clat|lat)\s*\((?P<unit>nsec|usec|msec)\)\s*: min=\s*(?P<min>{_NUM})\s*, max=\s*(?P<max>{_NUM})"
     rf"\s*, avg=\s*(?P<avg>{_NUM})\s*, stdev=\s*(?P<dev>{_NUM})"
@@ -167,6 +168,8 @@ def parse(path: Path) -> pd.DataFrame:
             layouts.add("3" if fio3 else "2")
             io = _bytes(g.group("io"), g.group("iou"), fio3=fio3)
             bw = _bytes(g.group("bw"), g.group("bwu"), fio3=fio3)
+            if fio3 and g.group("bits") == "bit" and bw is not None:
+                bw /= 8  # unit_base=1: `BW=403Mibit/s (422Mbit/s)`
             rt = as_float(g.group("rt"))
             if not fio3 and io is not None and rt:
                 # fio 2 prints io exactly (KB) but bw through num2str, which drops digits (75348KB in
@@ -182,6 +185,14 @@ def parse(path: Path) -> pd.DataFrame:
             job[g.group("ddir")] = ddir
             pct = None
             continue
+        if _ANY_DIR.match(line):
+            raise bad_input(
+                path,
+                f"cannot read this fio direction line: {line.strip()[:80]!r}",
+                line=no,
+                hint="expected `read: IOPS=..., BW=...(...)(io/runtime)` (fio 3) or `read : io=..., bw=..., "
+                "iops=..., runt=...` (fio 2); the JSON output (--output-format=json) is read too",
+            )
         if ddir is not None and (lat := _LAT.match(line)) is not None:
             scale = _TO_US[lat.group("unit")]
             vals = {k: _count(lat.group(g)) for k, g in (("min", "min"), ("max", "max"), ("mean", "avg"))}
