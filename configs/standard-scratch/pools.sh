@@ -19,3 +19,4 @@ ceph osd pool set cephfs_data size 3
 ceph osd pool set cephfs_data target_size_ratio 0.9
 ceph osd pool application enable cephfs_data cephfs
 # CephFS: ceph fs new scratch cephfs_metadata cephfs_data
+#   then its MDS daemons, e.g. with cephadm: ceph orch apply mds scratch --placement=2

@@ -87,6 +87,7 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         meta = next(p["name"] for p in pools if p["type"] == "replicated" and not p.get("data"))
         default = next(p["name"] for p in pools if p["type"] == "replicated" and p.get("data"))
         out.append(f"# CephFS: ceph fs new scratch {meta} {default}\n")
+        out.append("#   then its MDS daemons, e.g. with cephadm: ceph orch apply mds scratch --placement=2\n")
         if data:
             out.append(
                 f"#   ceph fs add_data_pool scratch {data[0]['name']}\n"
