@@ -105,6 +105,13 @@ def test_every_mysql_flavour_is_clean_and_sizes_redo_its_own_way(flavour: str) -
     assert "innodb_io_capacity_max" not in keys  # twice io_capacity is what InnoDB derives itself
 
 
+@pytest.mark.parametrize("flavour", ["mysql-8.0", "mysql-8.4"])
+def test_legacy_mode_refuses_servers_without_the_query_cache_in_one_line(flavour: str) -> None:
+    with pytest.raises(FlashtuneError, match=r"--mysql mysql-5\.7") as e:
+        compile_bundle(CompileRequest(workload="mysql", ceph_release="jewel", mysql_flavour=flavour))
+    assert "\n" not in str(e.value.message) and flavour in str(e.value.message)
+
+
 @pytest.mark.parametrize("flavour", MYSQL_FLAVOURS)
 def test_hdd_backed_volumes_get_disk_class_flushing_in_every_flavour(flavour: str) -> None:
     # whatever the flavour's default, the HDD tier ends at 200 pages/s and neighbour flushing on, and the line

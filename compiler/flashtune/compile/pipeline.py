@@ -37,6 +37,10 @@ _OLDEST_MODERN = "pacific"
 __all__ = ["WORKLOADS", "Bundle", "CompileRequest", "compile_bundle", "layer_names"]
 
 
+# The legacy my.cnf sets the query cache, which MySQL 8.0 removed: it runs on the seed's 5.7 and on MariaDB.
+LEGACY_FLAVOURS = ("mysql-5.7", "mariadb-10.11")
+
+
 def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
     """Profile layers, later winning: base -> device-<data device type> -> workload- -> release- (-> flavour-)."""
     if req.ceph_release == LEGACY_RELEASE:
@@ -44,6 +48,12 @@ def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
             raise UsageError(
                 "--ceph-release jewel is the legacy mode: it reproduces the 2017 All-NVMe MySQL setup only",
                 suggestion="use --ceph-release jewel --tier iops --workload mysql, or a current release",
+            )
+        if req.mysql_flavour not in LEGACY_FLAVOURS:
+            raise UsageError(
+                f"--ceph-release jewel reproduces the 2017 my.cnf, written for MySQL 5.7: {req.mysql_flavour} "
+                "removed its query cache lines, so the server would refuse to start",
+                suggestion="add --mysql mysql-5.7 (the seed's server) or leave --mysql at mariadb-10.11",
             )
         names = ["legacy-jewel-iops-mysql"]
     else:
