@@ -224,6 +224,8 @@ class MariaDB:
 def mariadb(port: int | None = None) -> Iterator[MariaDB]:
     port = port or int(os.environ.get("FLASHTUNE_MARIADB_PORT", "33061"))
     with socket.socket() as s:
+        # as mariadbd does: connections of a previous server still in TIME_WAIT must not count as "in use"
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
