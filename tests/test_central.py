@@ -391,6 +391,9 @@ def test_fleet_rook_snippet_gives_every_host_its_memory_target(
     assert (
         "resources" in per_node["small1"] and "resources" not in per_node["big1"]
     )  # the class default: most hosts
+    # only the HDD host has a DB device: only its node entry names it (else Rook makes it an OSD)
+    assert per_node["h1"]["config"]["metadataDevice"] == "nvme0n1"
+    assert "metadataDevice" not in per_node["big1"]["config"] and "metadataDevice" not in storage["config"]
 
 
 def test_cli_against_writes_the_plan_and_only_the_delta(tmp_path: Path) -> None:

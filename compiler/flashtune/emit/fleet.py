@@ -70,8 +70,11 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
     specs = []
     memory: dict[str, int] = {}
     nodes: dict[str, tuple[int, str, int]] = {}
+    meta: set[str] = set()  # hosts with a DB device (Rook's metadataDevice)
     for g in fleet.groups:
         b = fleet.bundles[g.name]
+        if b.hardware.db_devices:
+            meta.update(g.hosts)
         per = int(b.shape["osds_per_device"])
         cls = placement().device_class[b.hardware.data_type]
         target = int(b.shape["osd_memory_target"])
@@ -96,6 +99,7 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
             osds_per_device=min(p for p, _, _ in nodes.values()),
             encrypted=encrypted,
             nodes=nodes,
+            metadata_hosts=frozenset(meta),
         )
     ]
     cm = rook.override_configmap(cfg.local)

@@ -45,11 +45,13 @@ def cluster(
     encrypted: bool = False,
     nodes: Mapping[str, tuple[int, str, int]] | None = None,
     metadata_device: str | None = None,
+    metadata_hosts: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """osd_memory: CRUSH device class -> osd_memory_target bytes (one entry per class in a fleet).
     nodes: host -> (OSDs per device, device class, osd_memory_target), for fleets whose hosts differ.
     metadata_device: the device name Rook puts every OSD's block.db on (nodes with DB devices); without it
-    `useAllDevices` would turn the DB device into one more OSD of the data devices' class."""
+    `useAllDevices` would turn the DB device into one more OSD of the data devices' class. In a fleet,
+    metadata_hosts are the hosts that have one (each gets it in its nodes[] entry unless all do)."""
     facts = placement()
     skip = {MEMORY_KEY, *companion_keys()}  # Rook has no cephadm autotuner to switch off
     ceph_config: dict[str, dict[str, str]] = {}
@@ -73,7 +75,10 @@ def cluster(
     if metadata_device:
         spec["storage"]["config"]["metadataDevice"] = metadata_device
     hosts = nodes or {}
-    differ = len({(per, cls) for per, cls, _ in hosts.values()}) > 1
+    if metadata_hosts and set(metadata_hosts) == set(hosts):
+        spec["storage"]["config"]["metadataDevice"] = facts.rook["metadata_device"]
+    some_meta = bool(metadata_hosts) and set(metadata_hosts) != set(hosts)
+    differ = len({(per, cls) for per, cls, _ in hosts.values()}) > 1 or some_meta
     if differ or any(mem != osd_memory.get(cls) for _, cls, mem in hosts.values()):
         # hosts differ: storage.config per node (Rook's nodes[] entries override the cluster-wide config), and
         # the OSD memory of a host whose target differs from its class's as that node's resources
@@ -82,6 +87,8 @@ def cluster(
         spec["storage"]["nodes"] = []
         for h, (per, cls, mem) in hosts.items():
             node: dict[str, Any] = {"name": h, "config": {"osdsPerDevice": str(per), "deviceClass": cls}}
+            if h in metadata_hosts:
+                node["config"]["metadataDevice"] = facts.rook["metadata_device"]
             if mem != osd_memory.get(cls):
                 node["resources"] = osd_resources(mem)
             spec["storage"]["nodes"].append(node)
