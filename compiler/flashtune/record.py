@@ -152,10 +152,10 @@ def _class_fields(cls: type) -> tuple[Field, ...]:
     return tuple(out)
 
 
-def _make_init(cls: type, fields: tuple[Field, ...], slots: bool) -> Callable[..., None]:
-    """__init__(self, *args, **kwargs) binding arguments as the generated dataclass __init__ does. All fields
-    positional is one C-level dict update; other calls follow the plan for their number of positional
-    arguments, made on first use, so that a call is a few C-level operations."""
+def _make_init(cls: type, fields: tuple[Field, ...]) -> Callable[..., None]:
+    """__init__(self, *args, **kwargs) binding arguments as the generated dataclass __init__ does. A call with
+    every field positional goes straight to the assignments; others follow the plan for their number of
+    positional arguments, made on first use, so that binding is a few C-level operations."""
     names = tuple(f.name for f in fields)
     n = len(names)
     required = sum(1 for f in fields if f.default is MISSING and f.default_factory is MISSING)
@@ -204,20 +204,15 @@ def _make_init(cls: type, fields: tuple[Field, ...], slots: bool) -> Callable[..
                 rest[i] = factory()
         return (*args, *rest)
 
-    if slots:
+    setter = object.__setattr__  # also what a frozen record's own __init__ must use
 
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            if kwargs or len(args) != n:
-                args = complete(args, kwargs)
-            for name, value in zip(names, args, strict=True):
-                object.__setattr__(self, name, value)
-
-    else:
-
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            if kwargs or len(args) != n:
-                args = complete(args, kwargs)
-            self.__dict__.update(zip(names, args, strict=True))
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs or len(args) != n:
+            args = complete(args, kwargs)
+        # one attribute at a time, in field order: CPython then keeps the values inline (a materialised
+        # instance __dict__, e.g. from self.__dict__.update, makes every later attribute read ~10x slower)
+        for name, value in zip(names, args, strict=True):
+            setter(self, name, value)
 
     return __init__
 
@@ -278,7 +273,7 @@ def _process(cls: type[Any], frozen: bool, slots: bool) -> type:
     own_hash = cls.__dict__.get("__hash__", MISSING)
     has_explicit_hash = not (own_hash is MISSING or (own_hash is None and "__eq__" in cls.__dict__))
     made: dict[str, Any] = {"__record_fields__": fields, "__record_frozen__": frozen}
-    _set_new(cls, "__init__", _make_init(cls, fields, slots))
+    _set_new(cls, "__init__", _make_init(cls, fields))
 
     shown = tuple(f.name for f in fields if f.repr)
 
