@@ -181,7 +181,9 @@ def test_logs_agree_with_the_report_and_stay_chartable(fio_run: Path) -> None:
         means = bw[(bw["op"] == ddir) & (bw["stat"] == "mean")]["value"]
         assert 0.5 < means.mean() / (raw[ddir]["bw"] / 1024) < 2
     lat = load(fio_run / "logs_lat.1.log")
-    read_lat = lat[(lat["op"] == "read") & (lat["stat"] == "mean")]["value"].mean()
+    # the median of the interval means: a stalled interval on a loaded machine (few I/Os, huge latency) weighs
+    # as much as a busy one in an unweighted mean and has pushed it past 10x the report's mean
+    read_lat = lat[(lat["op"] == "read") & (lat["stat"] == "mean")]["value"].median()
     assert 0.5 < read_lat / (raw["read"]["lat_ns"]["mean"] / 1e6) < 2
     samples = np.loadtxt(fio_run / "logs_lat.1.log", delimiter=",", dtype=np.int64)
     every = load(fio_run / "logs_lat.1.log", raw=True)
