@@ -7,11 +7,19 @@ error path, another CLI or a changed data file needs.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from flashtune.compile.derive_host import _address_kind, bind_address
+from flashtune.emit.common import shell_quote
+from flashtune.errors import UsageError
 
 # Never needed by a compile that succeeds: each costs start-up time (OpenSSL's libcrypto behind hashlib, the
 # did-you-mean matcher, shutil with its compression modules, tempfile's `random`, the YAML parsers the data
@@ -32,6 +40,8 @@ NOT_ON_THE_COMPILE_PATH = (
     "pickle",
     "dataclasses",  # exec()s source per class: flashtune.record makes the record classes without it
     "inspect",  # ~12 ms to import; dataclasses brought it in
+    "shlex",  # compiles a pattern at import: emit.common.shell_quote writes the same words
+    "bisect",  # only an unknown my.cnf option name needs it
     "yaml",
     "ruamel",
     "flashtune.ingest",
@@ -85,3 +95,70 @@ def test_the_yaml_scalar_patterns_are_compiled_only_when_yaml_is_parsed() -> Non
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["0", "True"]
+
+
+WORDS = [
+    "",
+    "a",
+    "pool-1",
+    "a b",
+    "it's",
+    "'",
+    '"',
+    "$HOME",
+    "x;y",
+    "a\nb",
+    "ä",
+    "ünïcode",
+    "@%+=:,./-_",
+    "*",
+    "~",
+]
+
+
+@pytest.mark.parametrize("word", WORDS)
+def test_shell_quote_writes_what_shlex_writes(word: str) -> None:
+    assert shell_quote(word) == shlex.quote(word)
+    assert shlex.split(shell_quote(word)) == [word]
+
+
+ADDRESSES = [
+    "127.0.0.1",
+    "127.255.0.9",
+    "0.0.0.0",
+    "10.0.1.5",
+    "255.255.255.255",
+    "192.168.001.1",
+    "01.2.3.4",
+    "256.1.1.1",
+    "1.2.3",
+    "1.2.3.4.5",
+    "1..3.4",
+    "１.2.3.4",
+    "+1.2.3.4",
+    " 1.2.3.4",
+    "1.2.3.4 ",
+    "",
+    "::1",
+    "::",
+    "fe80::1",
+    "::ffff:127.0.0.1",
+    "localhost",
+    "1.2.3.-4",
+    "0.0.0.00",
+    "0x7f.0.0.1",
+]
+
+
+@pytest.mark.parametrize("text", ADDRESSES)
+def test_the_address_check_agrees_with_ipaddress(text: str) -> None:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _address_kind(text)
+        if text == text.strip():  # bind_address strips the spaces around each address
+            with pytest.raises(UsageError, match="is not an IP address"):
+                bind_address(text)
+        return
+    assert _address_kind(text) == (ip.is_unspecified, ip.is_loopback)

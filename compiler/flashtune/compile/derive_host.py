@@ -6,7 +6,6 @@ flashtune.compile.registry joins their REGISTRY with derive's under the names th
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from collections.abc import Callable
 from typing import Any
@@ -211,6 +210,27 @@ def max_connections(ram_gib: float, pool_bytes: int, per_connection: int) -> Der
 MULTI_ADDRESS = ("mysql-8.0", "mysql-8.4")
 
 
+def _octet(text: str) -> bool:
+    """0-255 in decimal without leading zeros."""
+    return text.isascii() and text.isdigit() and (text == "0" or (text[0] != "0" and int(text) <= 255))
+
+
+def _address_kind(text: str) -> tuple[bool, bool]:
+    """(unspecified, loopback) of an IP address; ValueError if text is none.
+
+    A dotted quad as ipaddress writes it (every compile's default 127.0.0.1) is read here: importing
+    ipaddress costs compile-config ~6M instructions of start-up. Anything else (IPv6, a malformed or
+    zero-padded quad, which ipaddress refuses) is left to ipaddress.
+    """
+    octets = text.split(".")
+    if len(octets) == 4 and all(_octet(o) for o in octets):
+        return text == "0.0.0.0", octets[0] == "127"
+    import ipaddress
+
+    ip = ipaddress.ip_address(text)
+    return ip.is_unspecified, ip.is_loopback
+
+
 def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
     """The database's listen address(es), checked: never every interface unless opted in as unsafe."""
     parts = [a.strip() for a in address.split(",") if a.strip()]
@@ -219,21 +239,22 @@ def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
             f"--db-bind-address {address!r}: {flavour} listens on one address only",
             suggestion="give one address (several need MySQL 8.0.13 or later)",
         )
+    local = True
     for a in parts or [""]:
         try:
-            ip = ipaddress.ip_address(a)
+            unspecified, loopback = _address_kind(a)
         except ValueError:
             raise UsageError(
                 f"--db-bind-address {address!r}: {a!r} is not an IP address",
                 suggestion="give the database network's address, e.g. --db-bind-address 10.0.1.5",
             ) from None
-        if ip.is_unspecified:
+        if unspecified:
             raise UsageError(
                 f"--db-bind-address {a} listens on every interface",
                 suggestion="give the database network's address, or --allow-unsafe bind_address",
             )
+        local = local and loopback
     address = ",".join(parts)
-    local = all(ipaddress.ip_address(a).is_loopback for a in parts)
     why = (
         "loopback only, the safe default: give the database network's address with --db-bind-address so the "
         "sysbench clients can connect"

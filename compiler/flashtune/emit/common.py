@@ -1,4 +1,4 @@
-"""Pieces every emitter shares: the provenance header and value rendering."""
+"""Pieces every emitter shares: the provenance header, value rendering and shell quoting."""
 
 from __future__ import annotations
 
@@ -22,3 +22,17 @@ def render_scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+# The characters shlex.quote leaves unquoted (its pattern [^\w@%+=:,./-] with re.ASCII)
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_quote(text: str) -> str:
+    """text as one POSIX shell word, exactly as shlex.quote writes it (importing shlex, which compiles a
+    pattern at import, costs compile-config's start-up; tests/test_startup.py compares the two)."""
+    if not text:
+        return "''"
+    if all(c in _SHELL_SAFE for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
