@@ -102,3 +102,27 @@ def guarded(run: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[st
             return 2
 
     return wrapper
+
+
+def exit_now(code: int) -> NoReturn:
+    """End a console script with `code` once main() has returned, skipping the interpreter's teardown.
+
+    Freeing every module and object one by one costs a compile-config run ~29M instructions (a tenth of its
+    start-up) and serves nothing: the output files are written and closed by then (fileio closes each before
+    the folder is renamed into place). What teardown does that matters is done here or left to it: stdout and
+    stderr are flushed; if that fails (a closed pipe, a full disk), or atexit handlers or other threads are
+    waiting, the ordinary exit runs and reports it as it always did. Only the console-script entries call
+    this: main() returns normally to tests and other callers in the same process.
+    """
+    import atexit
+
+    threading = sys.modules.get("threading")
+    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
+        sys.exit(code)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):  # ValueError: the stream was closed
+        sys.exit(code)
+    os._exit(code)

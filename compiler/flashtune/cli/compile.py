@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
+from flashtune.cli.common import Parser, bounded_float, bounded_int, exit_now, guarded, path_arg
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder
 
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from flashtune.model import Bundle, CentralConfig
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
@@ -264,5 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def console() -> NoReturn:
+    """The installed `compile-config` command (pyproject.toml): main(), then exit without teardown."""
+    exit_now(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from flashtune.cli.common import Parser, guarded
+from flashtune.cli.common import Parser, exit_now, guarded
 from flashtune.errors import FlashtuneError
 from flashtune.lint import Finding, lint_file
 from flashtune.parse import KINDS
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
+
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -147,5 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(argv)
 
 
+def console() -> NoReturn:
+    """The installed `lint-config` command (pyproject.toml): main(), then exit without teardown."""
+    exit_now(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

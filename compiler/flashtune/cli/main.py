@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from flashtune import __version__
 from flashtune.cli import envelope, ingest, knob
-from flashtune.cli.common import Parser, guarded
+from flashtune.cli.common import Parser, exit_now, guarded
+
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def build_parser() -> Parser:
@@ -40,5 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(argv)
 
 
+def console() -> NoReturn:
+    """The installed `flashtune` command (pyproject.toml): main(), then exit without teardown."""
+    exit_now(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()
