@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import pickle
 import pkgutil
+import typing
 from collections import namedtuple
 from typing import Any
 
@@ -244,6 +246,18 @@ def test_definitions_dataclasses_refuse_are_refused() -> None:
             def __post_init__(self) -> None:
                 pass
 
+    # ClassVar as written in a module with `from __future__ import annotations`, and as an object (record.py finds
+    # typing.ClassVar without importing typing itself)
+    with pytest.raises(TypeError, match="ClassVar"):
+
+        @record.dataclass
+        class Counter:
+            n: typing.ClassVar[int] = 0
+
+    for annotation in (typing.ClassVar, typing.ClassVar[int]):
+        with pytest.raises(TypeError, match="ClassVar"):
+            record.dataclass(type("Obj", (), {"__annotations__": {"n": annotation}}))
+
     with pytest.raises(TypeError):
         record.dataclass(order=True)
     with pytest.raises(TypeError):
@@ -260,3 +274,78 @@ def test_own_init_is_kept() -> None:
 
     assert Own(2).x == 4
     assert Own(2) == Own(2) and repr(Own(2)) == "test_own_init_is_kept.<locals>.Own(x=4)"
+
+
+class _Sample(record.NamedTuple):
+    """A doc."""
+
+    name: str
+    size: int = 4
+    tags: tuple[str, ...] = ()
+
+    @property
+    def double(self) -> int:
+        return self.size * 2
+
+    def label(self) -> str:
+        return f"{self.name}:{self.size}"
+
+
+class _SampleTwin(typing.NamedTuple):
+    """A doc."""
+
+    name: str
+    size: int = 4
+    tags: tuple[str, ...] = ()
+
+    @property
+    def double(self) -> int:
+        return self.size * 2
+
+    def label(self) -> str:
+        return f"{self.name}:{self.size}"
+
+
+def test_named_tuples_are_made_as_typing_makes_them() -> None:
+    """record.NamedTuple (no typing import at run time) against typing.NamedTuple on the same class body."""
+    mine, theirs = _Sample("a"), _SampleTwin("a")
+    assert record.NamedTuple is not typing.NamedTuple  # the test compares two mechanisms
+    assert mine == theirs == ("a", 4, ()) and hash(mine) == hash(theirs)
+    assert repr(mine) == repr(theirs).replace("_SampleTwin", "_Sample")
+    assert _Sample.__bases__ == _SampleTwin.__bases__ == (tuple,)
+    for attr in ("_fields", "_field_defaults", "__doc__", "__slots__", "__match_args__"):
+        assert getattr(_Sample, attr) == getattr(_SampleTwin, attr), attr
+    assert (_Sample.__module__, _Sample.__qualname__) == (__name__, "_Sample")
+    assert list(_Sample.__annotations__) == list(_SampleTwin.__annotations__) == ["name", "size", "tags"]
+    assert mine.double == theirs.double == 8 and mine.label() == theirs.label() == "a:4"
+    assert mine._replace(size=1) == theirs._replace(size=1) and mine._asdict() == theirs._asdict()
+    assert _Sample._make(["b", 2, ("x",)]) == _SampleTwin._make(["b", 2, ("x",)])
+    assert pickle.loads(pickle.dumps(mine)) == mine  # found again by module and qualname
+    with pytest.raises(AttributeError):
+        mine.size = 5
+    with pytest.raises(TypeError):
+        _Sample()
+
+
+def test_named_tuple_definitions_typing_refuses_are_refused() -> None:
+    for base in (record.NamedTuple, typing.NamedTuple):
+        with pytest.raises(TypeError):
+
+            class Order(base):
+                a: int = 0
+                b: int
+
+        with pytest.raises(AttributeError):
+
+            class Own(base):
+                a: int
+                _fields = ()
+
+
+def test_finding_is_a_named_tuple() -> None:
+    from flashtune.lint.findings import Finding
+
+    assert issubclass(Finding, tuple) and Finding._fields == tuple(Finding.__annotations__)
+    f = Finding("f", 1, 2, "error", "E1", "k", "msg")
+    assert f == ("f", 1, 2, "error", "E1", "k", "msg", "") and f.render() == "f:1:2: error E1 msg"
+    assert f.as_dict()["suggestion"] == "" and f._replace(line=3).line == 3

@@ -16,11 +16,14 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.paths import data_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DESCRIPTOR = "datapackage.json"
 _INT = re.compile(r"^[+-]?\d+$")
@@ -60,7 +63,8 @@ def _descriptor(root: str) -> dict[str, Any]:
             file=str(path),
             suggestion="see https://specs.frictionlessdata.io/data-package/",
         )
-    return cast(dict[str, Any], desc)
+    checked: dict[str, Any] = desc  # json.loads gives Any: the checks above made it this
+    return checked
 
 
 def _resource(root: str, name: str) -> dict[str, Any]:
@@ -86,12 +90,14 @@ def resource_names() -> list[str]:
 def schema(resource: str) -> dict[str, Any]:
     """The table schema (fields with type/unit/constraints, primaryKey, foreignKeys) of a resource."""
     # a deep copy, so callers cannot alter the cached descriptor
-    return cast(dict[str, Any], json.loads(json.dumps(_resource(_root(), resource)["schema"])))
+    copy: dict[str, Any] = json.loads(json.dumps(_resource(_root(), resource)["schema"]))
+    return copy
 
 
 def describe(resource: str) -> dict[str, Any]:
     """The whole resource descriptor (title, description, path, schema, sources)."""
-    return cast(dict[str, Any], json.loads(json.dumps(_resource(_root(), resource))))
+    copy: dict[str, Any] = json.loads(json.dumps(_resource(_root(), resource)))
+    return copy
 
 
 def resource_path(resource: str) -> Path:

@@ -8,10 +8,13 @@ import these types from here, and it imports nothing of flashtune but the releas
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from flashtune.record import dataclass, field
 from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GiB = 1 << 30
 
@@ -265,7 +268,8 @@ class CentralConfig:
 
 # Cluster shape: what derivations read (hardware, nodes, OSDs, protection, pools, memory budget), filled by
 # flashtune.compile.pipeline.cluster_shape. A plain mapping so profiles can name any of it by key.
-Shape = dict[str, Any]
+# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
+Shape = dict[str, "Any"]
 
 # Facts of the shape that explain.md and manifest.json show, in this order.
 SHAPE_FACTS = (

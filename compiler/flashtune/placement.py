@@ -6,12 +6,15 @@ type, container images and Rook defaults). Read by the central-config split and 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.paths import data_dir
 from flashtune.record import dataclass
 from flashtune.yamlio import load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

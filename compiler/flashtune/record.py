@@ -14,12 +14,17 @@ classes as dataclasses; tests/test_record.py checks every record class behaves l
 from __future__ import annotations
 
 import reprlib
+import sys
+from collections import namedtuple
 from collections.abc import Callable
 from itertools import repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar
 
-__all__ = ["FrozenInstanceError", "asdict", "dataclass", "field", "fields", "replace"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["FrozenInstanceError", "NamedTuple", "asdict", "dataclass", "field", "fields", "replace"]
 
 
 class _Missing:
@@ -121,11 +126,14 @@ def _class_fields(cls: type) -> tuple[Field, ...]:
         raise TypeError(f"{cls.__name__}: __post_init__ is not supported (write the __init__ out)")
     out = []
     seen_default = False
+    # typing.ClassVar as an object (a module without `from __future__ import annotations`) can only exist once
+    # typing is imported: look it up there rather than import typing for every compile (start-up)
+    class_var = getattr(sys.modules.get("typing"), "ClassVar", _Missing)
     for name, annotation in cls.__annotations__.items():
         if (
             (isinstance(annotation, str) and annotation.startswith(_UNSUPPORTED))
-            or annotation is ClassVar
-            or (getattr(annotation, "__origin__", None) is ClassVar)
+            or annotation is class_var
+            or getattr(annotation, "__origin__", None) is class_var
         ):
             raise TypeError(f"{cls.__name__}.{name}: ClassVar / InitVar / KW_ONLY fields are not supported")
         value = getattr(cls, name, MISSING)
@@ -351,3 +359,45 @@ else:
     field = _field
     fields = _fields
     replace = _replace
+
+
+# namedtuple's own attributes, which a class body may not redefine (typing.NamedTuple refuses them too)
+_NAMEDTUPLE_OWN = frozenset(
+    {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults", "_make", "_replace"}
+    | {"_asdict", "_source"}
+)
+# called through a plain callable: mypy reads a namedtuple() call as a class definition with literal fields
+_make_namedtuple: Callable[..., Any] = namedtuple
+
+
+class _NamedTupleMeta(type):
+    """`class C(NamedTuple)` made as typing.NamedTuple makes it (a collections.namedtuple of the annotated fields,
+    the class body's methods copied onto it) without importing typing at run time (start-up cost)."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
+        if not bases:  # the NamedTuple base itself
+            return super().__new__(mcls, name, bases, ns)
+        if bases != (_NamedTuple,):
+            raise TypeError("can only inherit from NamedTuple")
+        names = list(ns.get("__annotations__", {}))
+        defaults = [n for n in names if n in ns]
+        if defaults and names[-len(defaults) :] != defaults:
+            raise TypeError(f"{name}: a field without a default follows one with a default")
+        made = _make_namedtuple(name, names, defaults=[ns[n] for n in defaults], module=ns["__module__"])
+        made.__annotations__ = made.__new__.__annotations__ = dict(ns.get("__annotations__", {}))
+        for key, value in ns.items():
+            if key in _NAMEDTUPLE_OWN:
+                raise AttributeError(f"Cannot overwrite NamedTuple attribute {key}")
+            if key not in ("__name__", "__module__", "__annotations__") and key not in names:
+                setattr(made, key, value)
+        return made
+
+
+class _NamedTuple(metaclass=_NamedTupleMeta):
+    __slots__ = ()
+
+
+if TYPE_CHECKING:
+    from typing import NamedTuple as NamedTuple
+else:
+    NamedTuple = _NamedTuple

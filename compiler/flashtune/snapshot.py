@@ -22,9 +22,12 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from flashtune.yamlio import Lines, YDict, YList
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 2
 INDEX = "index.json"

@@ -22,13 +22,15 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
 from flashtune.paths import compiled
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from yaml.nodes import Node
 
 MAX_DEPTH = 64  # data files and test plans are 4-8 levels deep
@@ -77,7 +79,8 @@ class _Positioned:
         setattr(self, "_lc", value)  # noqa: B010 (a subclass slot)
 
 
-class YDict(_Positioned, dict[Any, Any]):
+# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
+class YDict(_Positioned, dict["Any", "Any"]):
     """A mapping from a YAML file; `lc` gives its lines (keys in file order)."""
 
     __slots__ = ("_lc", "_raw")
@@ -88,7 +91,7 @@ class YDict(_Positioned, dict[Any, Any]):
         return list(self)
 
 
-class YList(_Positioned, list[Any]):
+class YList(_Positioned, list["Any"]):
     """A sequence from a YAML file; `lc` gives its lines (by index)."""
 
     __slots__ = ("_lc", "_raw")

@@ -6,11 +6,10 @@ them re-derives it from added/removed/renamed_to/misspelling_of/applies_to.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from flashtune.record import dataclass
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from flashtune.catalog.model import Knob
 

@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
@@ -16,6 +15,10 @@ from flashtune.errors import DataError
 from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, load_data
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Field names come from the schema (flashtune.catalog.vocab): a field added there is known here.
 _REQUIRED = vocab.required()
@@ -174,7 +177,8 @@ class _Slice:
         return decode(self.text[self.start : self.end])
 
 
-Entry = tuple[Any, Path]  # a knob's mapping as loaded (or its _Slice of the snapshot) and its file
+# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
+Entry = tuple["Any", Path]  # a knob's mapping as loaded (or its _Slice of the snapshot) and its file
 
 
 class Catalog:

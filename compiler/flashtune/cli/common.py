@@ -9,9 +9,12 @@ import sys
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import NoReturn
 
 from flashtune.errors import FlashtuneError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:

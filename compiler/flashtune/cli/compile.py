@@ -10,22 +10,22 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.cli.common import Parser, bounded_float, bounded_int, exit_now, guarded, path_arg
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder
-
-if TYPE_CHECKING:
-    from typing import NoReturn
-
-    from flashtune.model import Bundle, CentralConfig
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,
     MYSQL_FLAVOURS,
     SUPPORTED_CEPH_RELEASES,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+    from flashtune.model import Bundle, CentralConfig
 
 
 def _ec(text: str) -> tuple[int, int]:

@@ -7,13 +7,14 @@ manifest.json with the condition that makes it dead and its source.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.deps import Dead, dead_reason
 from flashtune.compile.formats import domain_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from flashtune.model import Setting
 
 

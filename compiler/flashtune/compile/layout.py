@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.hardware_file import LIMITS, number
 from flashtune.paths import data_dir
 from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GiB = 1 << 30
 

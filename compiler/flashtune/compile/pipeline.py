@@ -6,8 +6,6 @@ data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (p
 
 from __future__ import annotations
 
-from typing import Any
-
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, formats, layout
@@ -28,6 +26,10 @@ from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.record import replace
 from flashtune.releases import ceph_index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 LEGACY_RELEASE = "jewel"

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.record import dataclass, field
 from flashtune.yamlio import line_of, load_yaml
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # file -> section -> key -> value
-Layer = dict[str, dict[str, dict[str, Any]]]
+# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
+Layer = dict[str, dict[str, dict[str, "Any"]]]
 _FIELDS = {
     "name",
     "include",
@@ -183,7 +187,7 @@ def compose(names: list[str], directory: Path | None = None) -> list[Profile]:
     return chain
 
 
-Merged = dict[tuple[str, str, str], tuple[Any, str]]
+Merged = dict[tuple[str, str, str], tuple["Any", str]]
 
 
 def merge(chain: list[Profile], *, part: str = "settings") -> Merged:

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from flashtune.catalog import Knob, names
 from flashtune.catalog.spelling import mysql_key, mysql_option
@@ -18,6 +17,10 @@ from flashtune.compile.formats import BY_KIND, domain_of, release_of
 from flashtune.compile.profiles import read_profile
 from flashtune.errors import DataError
 from flashtune.model import Bundle, GiB
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _layer_of(bundle: Bundle, file: str, section: str, key: str) -> str:

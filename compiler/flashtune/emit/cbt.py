@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from flashtune.emit.common import header
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./+-]*|[0-9]+[A-Za-z][A-Za-z0-9_./+-]*")
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "none", "~", "y", "n"}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from flashtune.envelope.hardware import cluster_from
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
@@ -16,6 +15,10 @@ from flashtune.envelope.report import NOTE, case_dict, constants, cpu_notes, sha
 from flashtune.model import Hardware, Protection
 from flashtune.record import replace
 from flashtune.units import IEC
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
 

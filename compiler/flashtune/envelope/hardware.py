@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from flashtune.envelope.model import Cluster, Drives
 from flashtune.errors import DataError
@@ -19,6 +18,10 @@ from flashtune.hardware_file import DRIVE_FIGURES, NIC_ROLES, number, read_hardw
 from flashtune.model import Hardware, Protection
 from flashtune.paths import data_dir
 from flashtune.yamlio import line_of, load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
 DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default

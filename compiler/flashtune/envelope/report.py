@@ -6,13 +6,15 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
 from flashtune.record import asdict
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from flashtune.envelope.calibrate import Fit
 
 # The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate

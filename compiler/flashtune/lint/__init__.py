@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import UsageError
 from flashtune.fileio import read_text
@@ -20,7 +19,10 @@ from flashtune.lint.findings import SEVERITIES, Finding, sort_key
 from flashtune.parse import KINDS, ConfSyntaxError, parse_text
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from flashtune.lint.common import Context
     from flashtune.parse.confdoc import ConfDoc
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any
 
 from flashtune.catalog import Knob
 from flashtune.catalog.values import canon_value
 from flashtune.lint.findings import Finding
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.record import FACTORY, dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SUGGESTION_BUDGET = 200
 ValueParser = Callable[[str, str], "float | int | bool | None"]

@@ -1,11 +1,15 @@
 """What the linter reports: one Finding per defect, with a stable code, a place and a suggested fix.
 The codes themselves (name, severity, doc) are the registry in flashtune.lint.codes."""
 
-# No `from __future__ import annotations` here: typing.NamedTuple turns string annotations into ForwardRefs,
-# which call compile(), and the process's first compile() builds all of `ast`'s node classes (~9M instructions
-# of a cold compile-config; tests/test_startup.py checks none is made).
+from __future__ import annotations
+
 import operator
-from typing import Any, NamedTuple
+
+from flashtune.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITIES = ("error", "warning", "info")
 

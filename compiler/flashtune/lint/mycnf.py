@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fnmatch
 from functools import cache
-from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.names import mysql_option_names
@@ -24,6 +23,10 @@ from flashtune.lint.common import Context, check_duplicates, check_value, did_yo
 from flashtune.lint.values import mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def is_server_group(group: str, rules: dict[str, Any]) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from functools import cache
-from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.fileio import read_text
@@ -19,6 +18,10 @@ from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.paths import data_dir
 from flashtune.yamlio import load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PER_DEVICE = re.compile(r"^(net\.ipv[46]\.(?:conf|neigh)|net\.mpls\.conf)\.([^.]+)\.(.+)$")
 

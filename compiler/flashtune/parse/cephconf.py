@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _COMMENT = "#;"
 # A key line without escapes or quotes (the caller checked): indent, key, '=', value, optional comment.

@@ -7,10 +7,13 @@ way on each. Positions are 1-based line and column of the key and of the value a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.record import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("ceph.conf", "my.cnf", "sysctl.conf", "cbt.yaml", "ceph-config.json")
 
