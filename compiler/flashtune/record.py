@@ -372,7 +372,8 @@ _make_namedtuple: Callable[..., Any] = namedtuple
 
 class _NamedTupleMeta(type):
     """`class C(NamedTuple)` made as typing.NamedTuple makes it (a collections.namedtuple of the annotated fields,
-    the class body's methods copied onto it) without importing typing at run time (start-up cost)."""
+    the class body's methods copied onto it) without importing typing at run time (start-up cost). Annotations
+    stay as written: typing makes a ForwardRef of each string, whose compile() builds all of `ast`'s classes."""
 
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:  # the NamedTuple base itself
