@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -464,12 +463,16 @@ def _knob_index(snapshot: Path) -> dict[str, Any] | None:
 
 
 def _record_checked(snapshot: Path, stamps: dict[str, Any]) -> None:
+    import contextlib  # here, as below: only the first load after a snapshot build writes (~3M to import)
+
     _record_index(snapshot, stamps)
     with contextlib.suppress(OSError):  # a read-only snapshot: every load checks the whole catalog
         _write_json(snapshot / CHECKED, stamps)
 
 
 def _record_index(snapshot: Path, stamps: dict[str, Any]) -> None:
+    import contextlib
+
     index = _knob_index(snapshot)
     if index is not None:
         with contextlib.suppress(OSError):  # a read-only snapshot: every load decodes every knob file
