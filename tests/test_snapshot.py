@@ -172,12 +172,13 @@ def test_the_lazy_catalog_holds_the_same_knobs_as_a_fully_checked_load() -> None
 def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily(tmp_path: Path) -> None:
     import pytest
 
-    from flashtune.catalog.store import CHECKED, _checked_before, check_snapshot
+    from flashtune.catalog.store import CHECKED, KNOB_INDEX, _checked_before, check_snapshot
     from flashtune.errors import DataError
 
     snap = tmp_path / "_data"
     shutil.copytree(SNAPSHOT_DIR, snap)
     (snap / CHECKED).unlink()
+    (snap / KNOB_INDEX).unlink()
     assert _checked_before(snap)  # never checked: load_catalog would check every knob
     check_snapshot(snap)
     assert _checked_before(snap) is None  # checked: load_catalog builds knobs on demand
@@ -187,6 +188,7 @@ def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily
     assert _checked_before(snap)
     # a bad knob: the whole-catalog check names its file and line, and records nothing
     (snap / CHECKED).unlink()
+    (snap / KNOB_INDEX).unlink()
     doc = decode((snap / "knobs" / "nic.yaml").read_text(encoding="utf-8"))
     items = doc.get("knobs") if isinstance(doc, dict) else doc
     items[0]["domain"] = "nonsense"
@@ -195,17 +197,19 @@ def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily
         check_snapshot(snap)
     assert "data/knobs/nic.yaml:" in str(err.value) and "nonsense" in str(err.value)
     assert not (snap / CHECKED).exists()
+    assert not (snap / KNOB_INDEX).exists()  # no knob is taken as checked either
 
 
 def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_path: Path) -> None:
-    """knobs.index.json: each knob's place in its snapshot file, so a compile decodes only the knobs it uses."""
+    """knobs.index.jsonl: every knob built and checked once, so a compile reads only the knobs it uses and
+    neither decodes the knob files nor checks a knob again."""
     from flashtune.catalog.store import (
         CHECKED,
         KNOB_INDEX,
+        _Built,
         _indexed,
         _knob_stamps,
         _load,
-        _Slice,
         check_snapshot,
     )
 
@@ -219,13 +223,15 @@ def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_pa
     rels = [f"knobs/{p.name}" for p in sorted((snap / "knobs").glob("*.yaml"))]
     catalog = _indexed(snap, rels, stamps)
     assert catalog is not None
-    assert all(isinstance(v, tuple) and isinstance(v[0], _Slice) for v in catalog._by_key.values())  # lazy
+    assert all(isinstance(v, tuple) and isinstance(v[0], _Built) for v in catalog._by_key.values())  # lazy
     files = sorted((snap / "knobs").glob("*.yaml"))
     eager = _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
     assert len(catalog) == len(eager)
+    assert [(k.domain, k.name) for k in catalog] == [(k.domain, k.name) for k in eager]  # the same order
     for k in eager:
         got = catalog.get(k.name, k.domain)
-        assert got == k
+        assert got == k  # every field, tuples as tuples, records as records (a list is no tuple here)
+        assert got is not None and repr(got) == repr(k)
         for a in k.aliases:
             assert catalog.get(a, k.domain) == k
     for domain in ("ceph", "mysql", "sysctl"):
@@ -233,6 +239,29 @@ def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_pa
     changed = {**stamps, "knobs": {**stamps["knobs"], "knobs/nic.yaml": 0}}  # a knob file changed since
     assert _indexed(snap, rels, changed) is None
     assert _indexed(snap, rels[1:], stamps) is None  # a knob file added or removed
-    nic = snap / "knobs" / "nic.yaml"
-    nic.write_text(nic.read_text(encoding="utf-8").replace(",", ", "), encoding="utf-8")  # rewritten (format)
+    index = snap / KNOB_INDEX
+    text = index.read_text(encoding="utf-8")
+    header, body = text.split("\n", 1)
+    head = json.loads(header)
+    head["code"][0] += 1  # written by code with another digest layout
+    index.write_text(json.dumps(head) + "\n" + body, encoding="utf-8")
     assert _indexed(snap, rels, stamps) is None
+    index.write_text(text[: len(header) // 2], encoding="utf-8")  # cut short
+    assert _indexed(snap, rels, stamps) is None
+
+
+def test_the_knob_index_is_not_written_for_a_knob_that_would_not_come_back_the_same(tmp_path: Path) -> None:
+    from flashtune.catalog.store import KNOB_INDEX, Catalog, _knob_stamps, _record_index
+    from flashtune.record import replace
+
+    snap = tmp_path / "_data"
+    shutil.copytree(SNAPSHOT_DIR, snap)
+    (snap / KNOB_INDEX).unlink(missing_ok=True)
+    stamps = _knob_stamps(snap)
+    assert stamps is not None
+    knobs = list(load_catalog())
+    odd = replace(knobs[0], default={"*": (1, 2)})  # a tuple JSON would turn into a list
+    _record_index(snap, stamps, Catalog([odd, *knobs[1:]]))
+    assert not (snap / KNOB_INDEX).exists()
+    _record_index(snap, stamps, Catalog(knobs))
+    assert (snap / KNOB_INDEX).exists()

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache, lru_cache
 from pathlib import Path
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
-from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, load_data
+from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, compiled, data_dir, data_label, data_names, load_data
+from flashtune.record import fields
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
 
@@ -162,22 +163,76 @@ def _knob(raw: Any, path: Path) -> Knob:
     )
 
 
-class _Slice:
-    """A knob's JSON text in its snapshot file (see KNOB_INDEX), decoded when the knob is first built."""
+class _Built:
+    """A knob already built and checked, as JSON in the knob index (see KNOB_INDEX); made a Knob on first use."""
 
     __slots__ = ("dead_when", "end", "start", "text")
 
     def __init__(self, text: str, start: int, end: int, dead_when: bool) -> None:
         self.text, self.start, self.end, self.dead_when = text, start, end, dead_when
 
-    def decode(self) -> Any:
-        from flashtune.snapshot import decode
+    def build(self) -> Knob:
+        import json
 
-        return decode(self.text[self.start : self.end])
+        return _rebuilt(json.loads(self.text[self.start : self.end]))
+
+
+def _digest(value: Any) -> Any:
+    """A built knob as JSON-ready data: a record as the list of its fields in order, a tuple as a list."""
+    if hasattr(type(value), "__record_fields__"):
+        return [_digest(getattr(value, f.name)) for f in fields(value)]
+    if isinstance(value, tuple | list):
+        return [_digest(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _digest(v) for k, v in value.items()}
+    return value
+
+
+def _value_rules(rows: list[list[Any]]) -> tuple[ValueRule, ...]:
+    return tuple(ValueRule(tuple(values), *rest) for values, *rest in rows)
+
+
+def _dead_when(rows: list[list[Any]]) -> tuple[deps.DeadWhen, ...]:
+    return tuple(
+        deps.DeadWhen(
+            kind,
+            why,
+            source,
+            knob,
+            tuple(is_),
+            {k: tuple(v) for k, v in context.items()},
+            tuple(value_in),
+            *rest,
+        )
+        for kind, why, source, knob, is_, context, value_in, *rest in rows
+    )
+
+
+@cache
+def _rebuild_plan() -> tuple[tuple[int, Callable[[Any], Any]], ...]:
+    """(field index, how to rebuild it from JSON) of the Knob fields that are not JSON values as they are."""
+    how: dict[str, Callable[[Any], Any]] = {
+        "location": lambda v: Location(v[0], tuple(v[1])),
+        "unsafe_values": _value_rules,
+        "removed_values": _value_rules,
+        "dead_when": _dead_when,
+    }
+    return tuple(
+        (i, how.get(f.name, tuple))
+        for i, f in enumerate(fields(Knob))
+        if f.name in how or f.default == ()  # the tuple fields
+    )
+
+
+def _rebuilt(digest: list[Any]) -> Knob:
+    """The Knob a _digest describes (written only where this round trip gives the same knob back)."""
+    for i, rebuild in _rebuild_plan():
+        digest[i] = rebuild(digest[i])
+    return Knob(*digest)
 
 
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Entry = tuple["Any", Path]  # a knob's mapping as loaded (or its _Slice of the snapshot) and its file
+Entry = tuple["Any", Path]  # a knob's mapping as loaded (or its _Built in the knob index) and its file
 
 
 class Catalog:
@@ -218,16 +273,18 @@ class Catalog:
         return catalog
 
     @classmethod
-    def indexed(cls, texts: list[tuple[str, Path, list[list[Any]]]]) -> Catalog:
-        """Catalog.lazy from the knob index: (snapshot file text, its label, its index rows) per knob file;
-        a knob's JSON is decoded only when it is asked for."""
+    def indexed(cls, text: str, files: dict[str, list[list[Any]]]) -> Catalog:
+        """Catalog.lazy from the knob index (its text, and its rows per knob file); a knob is made from its
+        JSON only when it is asked for."""
         catalog = cls([])
-        for text, path, rows in texts:
+        by_key, alias = catalog._by_key, catalog._alias
+        for rel, rows in files.items():
+            path = Path(data_label(rel))
             for domain, name, aliases, dead_when, start, end in rows:
                 key = (domain, name)
-                catalog._by_key.setdefault(key, (_Slice(text, start, end, dead_when), path))
+                by_key.setdefault(key, (_Built(text, start, end, dead_when), path))
                 for a in aliases:
-                    catalog._alias.setdefault((domain, a), key)
+                    alias.setdefault((domain, a), key)
         return catalog
 
     def _at(self, key: tuple[str, str]) -> Knob | None:
@@ -235,7 +292,7 @@ class Catalog:
         if k is None or isinstance(k, Knob):
             return k
         raw, path = k
-        built = _knob(raw.decode() if isinstance(raw, _Slice) else raw, path)
+        built = raw.build() if isinstance(raw, _Built) else _knob(raw, path)
         self._by_key[key] = built
         return built
 
@@ -365,10 +422,9 @@ def _has(k: Knob | Entry, field: str) -> bool:
     if isinstance(k, Knob):
         return bool(getattr(k, field))
     raw = k[0]
-    if isinstance(raw, _Slice):
-        if field == "dead_when":  # the one field the index records
-            return raw.dead_when
-        raw = raw.decode()
+    if isinstance(raw, _Built):
+        # the one field the index records; any other is read from the knob
+        return raw.dead_when if field == "dead_when" else bool(getattr(raw.build(), field))
     return bool(raw.get(field))
 
 
@@ -397,10 +453,15 @@ def load_from(directory: Path) -> Catalog:
 # wheel build, or by the first load after the knobs changed in a checkout). While it matches, load_catalog
 # builds only the knobs asked for.
 CHECKED = "knobs.checked.json"
-# Written with CHECKED, for the same CRCs: where each knob's JSON lies in its snapshot file, with what the
-# catalog indexes it by (domain, name, aliases, whether it has dead_when). While it matches, load_catalog
-# decodes only the knobs asked for (compile-config uses about a fifth of them).
-KNOB_INDEX = "knobs.index.json"
+# Written with CHECKED, for the same CRCs: every knob already built, so that load_catalog neither reads the
+# knob files nor checks a knob again (the whole catalog passed every check before this was written). Line 1 is
+# the header: the stamps, what code wrote it (_code_stamp) and, per knob file, a row per knob: the catalog's
+# keys (domain, name, aliases, whether it has dead_when) and where in the text after line 1 its JSON lies
+# (_digest: the Knob's fields in order), one knob a line. While it matches, load_catalog builds only the knobs
+# asked for, from their JSON (compile-config uses about a fifth of them).
+KNOB_INDEX = "knobs.index.jsonl"
+# The layout of a digest (_digest/_rebuilt): change it when they change, and an index written before is not used.
+_DIGEST_FORMAT = 1
 
 
 def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
@@ -416,75 +477,79 @@ def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
 
 
 def check_snapshot(snapshot: Path) -> None:
-    """Load the snapshot's whole catalog with every check, then record that it passed (CHECKED)."""
+    """Load the snapshot's whole catalog with every check, then record that it passed (CHECKED) and write
+    the knob index."""
     from flashtune.snapshot import decode
 
     stamps = _knob_stamps(snapshot)
     files = sorted((snapshot / "knobs").glob("*.yaml"))
-    _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
+    catalog = _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
     if stamps is not None:
-        _record_checked(snapshot, stamps)
+        _record_checked(snapshot, stamps, catalog)
 
 
-def _knob_index(snapshot: Path) -> dict[str, Any] | None:
-    """files: knob file -> [domain, name, aliases, has dead_when, start, end] per knob, where text[start:end]
-    is that knob's JSON in the snapshot file; written: each snapshot file's [size, CRC-32] (the offsets hold
-    for those bytes only: a snapshot rewritten in another format invalidates them, an install's new mtimes do
-    not). None if a knob's JSON cannot be found as written."""
+def _code_stamp(snapshot: Path) -> list[Any]:
+    """What code a knob index was written by: the digest's format and, for a source checkout's own snapshot
+    (where the code changes without a new version), the size and mtime of the modules that build knobs."""
+    if snapshot != SNAPSHOT_DIR or data_dir() != SOURCE_DATA:
+        return [_DIGEST_FORMAT]
+    here = os.path.dirname(__file__)
+    files = ("store.py", "model.py", "deps.py")
+    return [
+        _DIGEST_FORMAT,
+        *[[(st := os.stat(os.path.join(here, f))).st_size, st.st_mtime_ns] for f in files],
+    ]
+
+
+def _knob_index(snapshot: Path, catalog: Catalog, stamps: dict[str, Any]) -> str | None:
+    """The text of KNOB_INDEX for a catalog that passed every check; None if a knob does not come back the
+    same from its JSON (then load_catalog builds knobs from the knob files)."""
     import json
 
-    from flashtune.snapshot import decode, encode
-
-    out: dict[str, list[list[Any]]] = {}
-    written: dict[str, list[int]] = {}
-    for p in sorted((snapshot / "knobs").glob("*.yaml")):
-        data = p.read_bytes()
-        written[f"knobs/{p.name}"] = _identity(data)
-        text = data.decode("utf-8")
-        doc = decode(text)
-        items = doc.get("knobs") if isinstance(doc, dict) else doc
-        if not isinstance(items, list):
+    files: dict[str, list[list[Any]]] = {}
+    lines: list[str] = []
+    pos = 0
+    for k in catalog:
+        line = json.dumps(_digest(k), ensure_ascii=False, separators=(",", ":"))
+        if _rebuilt(json.loads(line)) != k:
             return None
-        rows: list[list[Any]] = []
-        pos = 0
-        for raw in items:
-            # the knob as the snapshot writes it (snapshot.compile_file): found verbatim in the file's text
-            piece = json.dumps(encode(raw), ensure_ascii=False, separators=(",", ":"))
-            start = text.find(piece, pos)
-            if start < 0:
-                return None
-            pos = start + len(piece)
-            aliases = list(_tuple(raw.get("aliases")))
-            rows.append(
-                [str(raw["domain"]), str(raw["name"]), aliases, bool(raw.get("dead_when")), start, pos]
-            )
-        out[f"knobs/{p.name}"] = rows
-    return {"files": out, "written": written}
+        rel = k.source_file.removeprefix("data/")
+        files.setdefault(rel, []).append(
+            [k.domain, k.name, list(k.aliases), bool(k.dead_when), pos, pos + len(line)]
+        )
+        lines.append(line)
+        pos += len(line) + 1
+    header = json.dumps({"stamps": stamps, "code": _code_stamp(snapshot), "files": files}, sort_keys=True)
+    return "\n".join([header, *lines]) + "\n"
 
 
-def _record_checked(snapshot: Path, stamps: dict[str, Any]) -> None:
+def _record_checked(snapshot: Path, stamps: dict[str, Any], catalog: Catalog) -> None:
     import contextlib  # here, as below: only the first load after a snapshot build writes (~3M to import)
 
-    _record_index(snapshot, stamps)
+    _record_index(snapshot, stamps, catalog)
     with contextlib.suppress(OSError):  # a read-only snapshot: every load checks the whole catalog
         _write_json(snapshot / CHECKED, stamps)
 
 
-def _record_index(snapshot: Path, stamps: dict[str, Any]) -> None:
+def _record_index(snapshot: Path, stamps: dict[str, Any], catalog: Catalog) -> None:
     import contextlib
 
-    index = _knob_index(snapshot)
-    if index is not None:
-        with contextlib.suppress(OSError):  # a read-only snapshot: every load decodes every knob file
-            _write_json(snapshot / KNOB_INDEX, {"stamps": stamps, **index})
+    text = _knob_index(snapshot, catalog, stamps)
+    if text is not None:
+        with contextlib.suppress(OSError):  # a read-only snapshot: every load reads the knob files
+            _write_text(snapshot / KNOB_INDEX, text)
 
 
 def _write_json(path: Path, data: Any) -> None:
     import json
 
+    _write_text(path, json.dumps(data, sort_keys=True))
+
+
+def _write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
@@ -507,26 +572,26 @@ def _read_json(path: Path) -> Any:
 
 
 def _indexed(snapshot: Path, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
-    """The catalog from KNOB_INDEX, if the index is there and describes the knob files as they are."""
-    index = _read_json(snapshot / KNOB_INDEX)
-    if not isinstance(index, dict) or index.get("stamps") != stamps:
+    """The catalog from KNOB_INDEX, if the index is there and was written for the knob files as they are, by
+    this code."""
+    import json
+
+    try:
+        text = (snapshot / KNOB_INDEX).read_text(encoding="utf-8")
+        end = text.index("\n")
+        index = json.loads(text[:end])
+    except (OSError, ValueError):
         return None
-    files, written = index.get("files"), index.get("written")
-    if not isinstance(files, dict) or not isinstance(written, dict) or sorted(files) != rels:
+    if (
+        not isinstance(index, dict)
+        or index.get("stamps") != stamps
+        or index.get("code") != _code_stamp(snapshot)
+    ):
         return None
-    texts = []
-    for rel in rels:
-        data = (snapshot / rel).read_bytes()
-        if written.get(rel) != _identity(data):
-            return None
-        texts.append((data.decode("utf-8"), Path(data_label(rel)), files[rel]))
-    return Catalog.indexed(texts)
-
-
-def _identity(data: bytes) -> list[int]:
-    import zlib  # here: only the knob index needs it (a CRC of ~230 kB costs far less than decoding them)
-
-    return [len(data), zlib.crc32(data)]
+    files = index.get("files")
+    if not isinstance(files, dict) or sorted(files) != rels:
+        return None
+    return Catalog.indexed(text[end + 1 :], files)
 
 
 @lru_cache(maxsize=1)
@@ -535,18 +600,19 @@ def load_catalog() -> Catalog:
     rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
     snapshot = bool(rels) and compiled(data_dir() / rels[0]) is not None
     stamps = _knob_stamps(SNAPSHOT_DIR) if snapshot else None
-    checked = stamps is not None and _read_json(SNAPSHOT_DIR / CHECKED) == stamps
-    if stamps is not None and checked:
+    if stamps is not None:  # the index is written only once the whole catalog passed every check
         catalog = _indexed(SNAPSHOT_DIR, rels, stamps)
         if catalog is not None:
             return catalog
     docs = [(Path(data_label(rel)), load_data(rel)) for rel in rels]
     if not snapshot:  # YAML read as it is (FLASHTUNE_DATA)
         return _load(docs)
-    if stamps is not None and checked:  # checked before the index was written: write it for next time
-        _record_index(SNAPSHOT_DIR, stamps)
-        return Catalog.lazy(_entries(docs))
+    if stamps is not None and _read_json(SNAPSHOT_DIR / CHECKED) == stamps:
+        # checked before the index was written (or by other code): write it for next time
+        catalog = Catalog.lazy(_entries(docs))
+        _record_index(SNAPSHOT_DIR, stamps, catalog)
+        return catalog
     catalog = _load(docs)
     if stamps:
-        _record_checked(SNAPSHOT_DIR, stamps)
+        _record_checked(SNAPSHOT_DIR, stamps, catalog)
     return catalog
