@@ -1,13 +1,16 @@
-"""Pieces every emitter shares: the provenance header, value rendering and shell quoting."""
+"""Pieces every emitter shares: the provenance header, value rendering, shell quoting and indented JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from json.encoder import INFINITY as _INF
+from json.encoder import encode_basestring_ascii as _json_str  # C (_json) where CPython has it
 
 from flashtune import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -39,3 +42,105 @@ def shell_quote(text: str) -> str:
     if all(c in _SHELL_SAFE for c in text):
         return text
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def json_text(value: Any, *, indent: int = 1, default: Callable[[Any], Any] = str) -> str:
+    """json.dumps(value, indent=indent, default=default), the same text, at 60 % of the cost.
+
+    With an indent, json.dumps (before Python 3.13) takes its pure-Python encoder: a generator per container,
+    every piece yielded up through each level (10M instructions for manifest.json, 3 % of a compile-config
+    run). This walks the tree once, appending to one list; scalars of the built-in types are spelt by a
+    function looked up by their type (strings by json's C escaper), others as json spells them, in json's
+    order of checks (str, None, True, False, int, float, list/tuple, dict, else default(value)). (Handing the
+    lists and dicts that hold only scalars to json's C encoder, with the level's newline as item separator,
+    measured no cheaper.) The value must be a tree: json.dumps reports a cycle, this would recurse forever.
+    """
+    out: list[str] = []
+    _json_into(out, value, "\n", " " * indent, default)
+    return "".join(out)
+
+
+def _json_float(f: float) -> str:
+    if f != f:
+        return "NaN"
+    if f == _INF:
+        return "Infinity"
+    if f == -_INF:
+        return "-Infinity"
+    return float.__repr__(f)
+
+
+_JSON_SCALAR: dict[type, Callable[[Any], str]] = {
+    str: _json_str,
+    int: int.__repr__,
+    float: _json_float,
+    bool: lambda b: "true" if b else "false",
+    type(None): lambda _: "null",
+}
+
+
+def _json_scalar(v: Any) -> str | None:
+    """The JSON of a str, None, bool, int or float (subclasses as json spells them), else None."""
+    enc = _JSON_SCALAR.get(type(v))
+    if enc is not None:
+        return enc(v)
+    if isinstance(v, str):
+        return _json_str(v)
+    if isinstance(v, int):  # bool cannot be subclassed: this is not True or False
+        return int.__repr__(v)
+    if isinstance(v, float):
+        return _json_float(v)
+    return None
+
+
+def _json_key(k: Any) -> str:
+    if isinstance(k, str):
+        return _json_str(k)
+    if isinstance(k, float):
+        return _json_str(_json_float(k))
+    if k is True or k is False or k is None:
+        return {True: '"true"', False: '"false"', None: '"null"'}[k]
+    if isinstance(k, int):
+        return _json_str(int.__repr__(k))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
+
+
+def _json_into(out: list[str], v: Any, nl: str, step: str, default: Callable[[Any], Any]) -> None:
+    s = _json_scalar(v)
+    if s is not None:
+        out.append(s)
+        return
+    inner = nl + step
+    sep = "," + inner
+    scalar = _JSON_SCALAR.get
+    if isinstance(v, list | tuple):
+        if not v:
+            out.append("[]")
+            return
+        lead = "[" + inner
+        for x in v:
+            enc = scalar(type(x))
+            if enc is not None:
+                out.append(lead + enc(x))
+            else:
+                out.append(lead)
+                _json_into(out, x, inner, step, default)
+            lead = sep
+        out.append(nl + "]")
+    elif isinstance(v, dict):
+        if not v:
+            out.append("{}")
+            return
+        lead = "{" + inner
+        for k, x in v.items():
+            key = _json_str(k) if type(k) is str else _json_key(k)
+            enc = scalar(type(x))
+            if enc is not None:
+                out.append(f"{lead}{key}: {enc(x)}")
+            else:
+                out.append(f"{lead}{key}: ")
+                _json_into(out, x, inner, step, default)
+            lead = sep
+        out.append(nl + "}")
+    else:
+        _json_into(out, default(v), nl, step, default)

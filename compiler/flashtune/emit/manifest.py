@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from flashtune import __version__
+from flashtune.emit.common import json_text
 from flashtune.model import Bundle, DeviceGroup
 
 TYPE_CHECKING = False
@@ -109,4 +109,4 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
-    return json.dumps(as_dict(bundle, inputs), indent=1, default=str) + "\n"
+    return json_text(as_dict(bundle, inputs), indent=1, default=str) + "\n"  # = json.dumps(..., indent=1)
