@@ -7,6 +7,7 @@ error path, another CLI or a changed data file needs.
 
 from __future__ import annotations
 
+import ast
 import ipaddress
 import json
 import os
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import flashtune
 from flashtune.catalog import load_catalog
 from flashtune.compile.derive_host import _address_kind, bind_address
 from flashtune.emit.common import shell_quote
@@ -178,3 +180,35 @@ def test_the_address_check_agrees_with_ipaddress(text: str) -> None:
                 bind_address(text)
         return
     assert _address_kind(text) == (ip.is_unspecified, ip.is_loopback)
+
+
+def _runtime_typing_imports(tree: ast.AST) -> list[int]:
+    """Lines importing typing outside an `if TYPE_CHECKING:` block."""
+    found = []
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            found += [n for child in node.orelse for n in _runtime_typing_imports(ast.Module([child], []))]
+            continue
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "typing" for a in node.names)) or (
+            isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "typing"
+        ):
+            found.append(node.lineno)
+        else:
+            found += _runtime_typing_imports(node)
+    return found
+
+
+def test_no_module_imports_typing_at_run_time() -> None:
+    """Not only the compile path: lint-config and the other commands start without typing too, and a module that
+    moves onto the compile path cannot bring it back. Typing-only names go under `if TYPE_CHECKING:`."""
+    package = Path(flashtune.__file__).parent
+    offenders = [
+        f"{path.relative_to(package)}:{line}"
+        for path in sorted(package.rglob("*.py"))
+        for line in _runtime_typing_imports(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert offenders == [], f"typing imported at run time: {offenders}"
+    assert _runtime_typing_imports(ast.parse("def f():\n    from typing import cast\n")) == [2]
+    assert _runtime_typing_imports(
+        ast.parse("if TYPE_CHECKING:\n    import typing\nelse:\n    import typing\n")
+    ) == [4]

@@ -12,7 +12,6 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import altair as alt
 
@@ -20,6 +19,10 @@ from flashtune.catalog import Knob, load_catalog
 from flashtune.errors import FlashtuneError
 from flashtune.paths import REPO_ROOT
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 RENDERER = "svg"
 THEME = "flashtune"

@@ -13,11 +13,14 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from flashtune.cli.common import bounded_int
 from flashtune.errors import UsageError
 from flashtune.record import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
 

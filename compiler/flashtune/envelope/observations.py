@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from flashtune import datapackage
 from flashtune.envelope.hardware import envelope_dir
@@ -12,6 +11,10 @@ from flashtune.envelope.model import Case
 from flashtune.errors import DataError
 from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BOTTLENECKS = ("media", "network", "cpu", "none")
 # cpu.<direction>_op_<objectstore>: cycles per OSD operation of that store; cpu.<direction>_byte: shared

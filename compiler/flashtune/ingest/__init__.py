@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, Stats, bin_frame, limit_rows
 from flashtune.ingest.schema import COLUMN_NAMES, COLUMNS, METRIC_UNITS, Column
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pandas as pd
 

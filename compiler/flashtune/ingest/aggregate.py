@@ -12,10 +12,9 @@ many are merged pairwise (exact for all of these), so the bin width doubles as n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from flashtune.errors import FlashtuneError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd

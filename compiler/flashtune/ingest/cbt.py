@@ -22,12 +22,14 @@ import re
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.ingest.common import as_int, bad_input, parse_size
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
     from flashtune.ingest.aggregate import Stats

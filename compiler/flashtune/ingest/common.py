@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError, position
 from flashtune.units import IEC, SI
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 # Benchmark outputs can be big (fio json+ with many jobs), but text summaries are never near this.

@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.ingest.common import (
@@ -35,7 +34,10 @@ from flashtune.ingest.common import (
 from flashtune.ingest.schema import MiB, percentile_stat
 from flashtune.record import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
     import pandas as pd
 

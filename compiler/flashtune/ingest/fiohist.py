@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.ingest.common import bad_input, results_frame
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import numpy as np
     import pandas as pd
 

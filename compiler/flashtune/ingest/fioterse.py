@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.ingest.common import as_float, bad_input, read_output, results_frame
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 # a v3-v5 record starts at `V;fio-`; a v2 record is a line `2;name;gid;err;` with numbers after

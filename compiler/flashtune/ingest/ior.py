@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.ingest.common import (
     as_float,
@@ -31,7 +30,10 @@ from flashtune.ingest.common import (
     results_frame,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 _OPS = ("write", "read")

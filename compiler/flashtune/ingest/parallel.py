@@ -22,8 +22,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from flashtune.ingest.aggregate import LogAggregator
 

@@ -11,8 +11,7 @@ report averages (`mean`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pandas as pd
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_tool_output
 from flashtune.ingest.schema import to_frame
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 _SUMMARY_KEYS: dict[str, tuple[str, str, float]] = {

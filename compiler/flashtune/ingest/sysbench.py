@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from flashtune.ingest.common import (
     as_float,
@@ -30,7 +29,10 @@ from flashtune.ingest.common import (
 )
 from flashtune.ingest.schema import percentile_stat
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 KNOWN_TESTS = (

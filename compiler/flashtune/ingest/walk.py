@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from flashtune.errors import FlashtuneError
 from flashtune.record import dataclass, field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pandas as pd
 

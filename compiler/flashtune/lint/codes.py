@@ -4,10 +4,13 @@ and a passing example), read from the `codes:` table of data/lint/rules.yaml, wh
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from flashtune.lint import ruledata
 from flashtune.record import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)
