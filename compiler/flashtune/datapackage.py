@@ -300,6 +300,13 @@ def resolve(ref: str) -> dict[str, str] | None:
     return None
 
 
+def checked_tables(root: str | None = None) -> dict[str, list[Row]]:
+    """Every resource's rows, of the package in root (default: the data in use), each table validated:
+    raises DataError on the first problem."""
+    at = root if root is not None else _root()
+    return {r["name"]: [dict(row) for _, row in _rows(at, r["name"])] for r in _descriptor(at)["resources"]}
+
+
 def validate() -> None:
     """Read and check every resource (raises DataError on the first problem)."""
     for name in resource_names():

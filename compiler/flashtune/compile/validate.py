@@ -32,7 +32,7 @@ def _layer_of(bundle: Bundle, file: str, section: str, key: str) -> str:
 
 
 def validate_settings(bundle: Bundle, catalog: Any) -> None:
-    from flashtune.datapackage import resolve
+    from flashtune.evidence import place
 
     req = bundle.request
     ceph_names = names.option_names("ceph", req.ceph_release)
@@ -47,7 +47,7 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
         knob = knob if isinstance(knob, Knob) else None
         release = release_of(s.file, req.ceph_release, req.mysql_flavour)
         own = not (knob is not None and s.evidence == knob.evidence)  # the catalog checks its own refs
-        dangling = [ref for ref in s.evidence if own and resolve(ref) is None]
+        dangling = [ref for ref in s.evidence if own and place(ref) is None]
         if dangling:
             raise DataError(
                 f"evidence {dangling[0]!r} of {s.key} names no row of data/datapackage.json",

@@ -20,17 +20,14 @@ except ImportError:  # other interpreters, and CPython 3.12+ (where it is _sha2)
 
 def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
     """Each evidence reference with the seed place it resolves to in the data package."""
-    from flashtune.datapackage import resolve
+    from flashtune.evidence import place
 
     out = []
     for ref in refs:
-        row = resolve(ref)
-        if row is None:
+        where = place(ref)
+        if where is None:
             out.append({"ref": ref, "resolved": False})
             continue
-        where = {
-            k: row[k] for k in ("seed_file", "section", "locator", "line_start", "line_end") if row.get(k)
-        }
         out.append({"ref": ref, "resolved": True, **where})
     return out
 
