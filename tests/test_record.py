@@ -349,3 +349,37 @@ def test_finding_is_a_named_tuple() -> None:
     f = Finding("f", 1, 2, "error", "E1", "k", "msg")
     assert f == ("f", 1, 2, "error", "E1", "k", "msg", "") and f.render() == "f:1:2: error E1 msg"
     assert f.as_dict()["suggestion"] == "" and f._replace(line=3).line == 3
+
+
+def test_a_plain_subclass_behaves_as_with_dataclasses() -> None:
+    """Record methods are shared by all record classes and __init__ is built on first use: a plain subclass
+    (as FlashtuneError's are) instantiated before its record base gets the base's __init__, may set its own
+    attributes, and not the frozen fields."""
+
+    def make(decorator: Any, frozen_error: type[Exception]) -> list[Any]:
+        @decorator(frozen=True)
+        class Base:
+            x: int
+            y: str = "y"
+
+        class Sub(Base):
+            pass
+
+        sub = Sub(1)  # the subclass first: Base's __init__ is built through it
+        sub.extra = 2
+        with pytest.raises(frozen_error, match="cannot assign to field 'x'"):
+            sub.x = 3
+        with pytest.raises(frozen_error, match="cannot delete field 'y'"):
+            del sub.y
+        del sub.extra
+        return [
+            repr(sub).split(".")[-1],
+            sub == Sub(1),
+            sub == Base(1),
+            hash(sub) == hash(Base(1)),
+            Base(2, "z").y,
+        ]
+
+    assert make(record.dataclass, record.FrozenInstanceError) == make(
+        dataclasses.dataclass, dataclasses.FrozenInstanceError
+    )
