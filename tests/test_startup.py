@@ -47,6 +47,7 @@ NOT_ON_THE_COMPILE_PATH = (
     "shlex",  # compiles a pattern at import: emit.common.shell_quote writes the same words
     "bisect",  # only an unknown my.cnf option name needs it
     "contextlib",  # ~3M instructions; only the first catalog load after a snapshot build uses it
+    "locale",  # gettext imports it for argparse's phrases, which flashtune's parsers take as written
     "typing",  # ~15M instructions: typing-only names are imported under `if TYPE_CHECKING:` (see ARCHITECTURE.md)
     "yaml",
     "ruamel",
@@ -219,3 +220,21 @@ def test_no_module_imports_typing_at_run_time() -> None:
     assert _runtime_typing_imports(
         ast.parse("if TYPE_CHECKING:\n    import typing\nelse:\n    import typing\n")
     ) == [4]
+
+
+def test_parsers_take_argparse_phrases_as_written_and_leave_gettext_to_other_parsers() -> None:
+    code = (
+        "import argparse, gettext, sys\n"
+        "from flashtune.cli.common import Parser\n"
+        "Parser(prog='x', description='d').add_argument('--flag', choices=('a', 'b'))\n"
+        "print(vars(argparse)['_'] is gettext.gettext, 'locale' in sys.modules)\n"
+        "argparse.ArgumentParser(prog='y')  # an ordinary parser still asks gettext (which imports locale)\n"
+        "print('locale' in sys.modules)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "False", "True"]
+    from flashtune.cli.compile import build_parser
+
+    text = build_parser().format_help()  # the phrases as argparse writes them
+    assert "\noptions:\n  -h, --help " in text and "show this help message and exit" in text

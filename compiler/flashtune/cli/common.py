@@ -14,7 +14,7 @@ from flashtune.errors import FlashtuneError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
@@ -74,7 +74,23 @@ def _help_width() -> int:
     return (columns or 80) - 2
 
 
+def _as_written(message: str) -> str:
+    return message
+
+
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # ArgumentParser.__init__ has gettext translate three phrases ("positional arguments", "options", "show
+        # this help message and exit"). Each lookup searches the locale folders for a catalogue of gettext's
+        # default domain, which Python does not ship, and the first imports `locale`: ~4M instructions of every
+        # CLI start-up. flashtune's CLIs speak English only; their parsers take these phrases as written.
+        lookup = vars(argparse)["_"]
+        argparse._ = _as_written  # type: ignore[attr-defined]
+        try:
+            super().__init__(*args, **kwargs)
+        finally:
+            argparse._ = lookup  # type: ignore[attr-defined]
+
     def _get_formatter(self) -> argparse.HelpFormatter:
         # argparse makes a formatter for every add_argument; given no width, each one asks shutil for the
         # terminal's, and importing shutil (with bz2 and lzma) costs every CLI start-up more than its work
