@@ -20,13 +20,13 @@ from pathlib import Path
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.paths import data_dir
+from flashtune.units import lead_int
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 DESCRIPTOR = "datapackage.json"
-_INT = re.compile(r"^[+-]?\d+$")
 _BOOL = {"true": True, "false": False}
 
 Row = dict[str, str]
@@ -137,7 +137,8 @@ def _check_value(field: dict[str, Any], value: str) -> str | None:
     ftype = field.get("type", "string")
     number: float | None = None
     if ftype == "integer":
-        if not _INT.match(value):
+        digits = lead_int(value)
+        if digits is None or digits[1]:
             return f"{value!r} is not an integer"
         number = int(value)
     elif ftype == "number":

@@ -7,7 +7,6 @@ YAML library would cost the CLI more start-up time than the whole compile.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 
 from flashtune.emit.common import header
@@ -16,8 +15,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./+-]*|[0-9]+[A-Za-z][A-Za-z0-9_./+-]*")
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_DIGITS = "0123456789"
+_PLAIN_CHARS = _LETTERS + _DIGITS + "_./+-"
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "none", "~", "y", "n"}
+
+
+def plain(s: str) -> bool:
+    """May s be written unquoted? Letters, digits and _./+- only, starting with a letter or _./, or with digits
+    then a letter (so never a number). String methods, not a regular expression: start-up
+    (tests/test_str_scanners.py checks it against the pattern it replaced)."""
+    if not s or s.strip(_PLAIN_CHARS):
+        return False
+    if s[0] in _LETTERS or s[0] in "_./":
+        return True
+    rest = s.lstrip(_DIGITS)
+    return rest != s and rest != "" and rest[0] in _LETTERS
 
 
 def scalar(v: Any) -> str:
@@ -28,7 +42,7 @@ def scalar(v: Any) -> str:
     if isinstance(v, int | float):
         return repr(v)
     s = str(v)
-    if _PLAIN.fullmatch(s) and s.lower() not in _RESERVED:
+    if plain(s) and s.lower() not in _RESERVED:
         return s
     return json.dumps(s)  # a JSON string is a valid double-quoted YAML scalar
 

@@ -441,16 +441,14 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
     CbtLinter(doc, ctx).run()
 
 
-_TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:")
-
-
 def misplaced_cluster_keys(text: str) -> list[tuple[int, str]]:
     """(line, key) of cluster keys written at column 1, found by scanning lines (works when YAML fails)."""
     schema = ruledata.cbt_schema()
     top, cluster = schema["top_level"], schema["cluster"]
+    top_key = re.compile(r"^([A-Za-z0-9_-]+)\s*:")  # here, not at import: only a broken plan needs it
     out = []
     for no, line in enumerate(text.split("\n"), 1):
-        m = _TOP_KEY.match(line)
+        m = top_key.match(line)
         if m and m[1] not in top and m[1] in cluster:
             out.append((no, m[1]))
     return out

@@ -8,7 +8,6 @@ from the machine running the linter: the file may be meant for another host.
 from __future__ import annotations
 
 import fnmatch
-import re
 from functools import cache
 
 from flashtune.catalog import load_catalog
@@ -23,7 +22,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_PER_DEVICE = re.compile(r"^(net\.ipv[46]\.(?:conf|neigh)|net\.mpls\.conf)\.([^.]+)\.(.+)$")
+
+# Per-device keys: <prefix><device>.<name>, listed in the name lists as <prefix>*.<name>
+_PER_DEVICE = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.", "net.mpls.conf.")
 
 
 @cache
@@ -67,11 +68,19 @@ def _with_prefix(key: str) -> list[str]:
 
 
 def _forms(key: str) -> tuple[str, ...]:
-    m = _PER_DEVICE.match(key)
-    return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
+    """The key, and for a per-device key also its listed form. String methods, not a regular expression
+    (start-up; tests/test_str_scanners.py checks it against the pattern it replaced; keys hold no newline)."""
+    for prefix in _PER_DEVICE:
+        if key.startswith(prefix):
+            device, _, name = key[len(prefix) :].partition(".")
+            if device and name:
+                return key, f"{prefix}*.{name}"
+    return (key,)
 
 
-_GLOB = re.compile(r"[*?\[]")
+def is_glob(key: str) -> bool:
+    """Does a sysctl.d key hold a glob(7) wildcard?"""
+    return "*" in key or "?" in key or "[" in key
 
 
 @cache
@@ -102,7 +111,7 @@ def check_glob(e: Entry, ctx: Context) -> None:
 def check_name(e: Entry, ctx: Context, *, catalogued: bool = False) -> None:
     """Is the key a sysctl of some kernel? catalogued: the knob catalog knows it exists (on some kernels), so
     only whether this kernel list has it is said."""
-    if _GLOB.search(e.key):
+    if is_glob(e.key):
         check_glob(e, ctx)
         return
     lists, ranges, modules, complete = name_data()
