@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from flashtune.catalog import vocab
 from flashtune.catalog.deps import DeadWhen
 from flashtune.catalog.values import canon_value as canon_value  # re-exported: callers import it from here
