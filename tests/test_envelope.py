@@ -28,7 +28,7 @@ from flashtune.envelope.model import (
 )
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import GOAL, validation
-from flashtune.paths import data_dir, tiers_dir
+from flashtune.paths import data_dir, data_path
 from flashtune.record import replace
 from flashtune.yamlio import load_yaml
 
@@ -197,7 +197,7 @@ def test_the_five_node_headlines_are_all_there_with_their_stated_bottlenecks() -
 
 def test_envelope_yaml_files_follow_the_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    d = data_dir() / "envelope"
+    d = Path(data_path("envelope"))
     schema = json.loads((d / "envelope.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
 
@@ -211,7 +211,7 @@ def test_envelope_yaml_files_follow_the_schema() -> None:
     check("devices", d / "devices.yaml")
     check("constants", d / "constants.yaml")
     check("headlines", d / "headlines.yaml")
-    for p in [*setups_dir().glob("*.yaml"), *tiers_dir().glob("*.yaml")]:
+    for p in [*Path(setups_dir()).glob("*.yaml"), *Path(data_path("tiers")).glob("*.yaml")]:
         check("hardware", p)
     # and the schema rejects what it should
     bad = {
@@ -396,7 +396,7 @@ def test_a_wrong_published_value_would_be_caught(tmp_path: Path, monkeypatch: py
 
 
 def test_tiers_load_with_type_defaults_and_own_figures_win(tmp_path: Path) -> None:
-    iops = load_cluster(tiers_dir() / "iops.yaml")
+    iops = load_cluster(data_path("tiers/iops.yaml"))
     assert iops.drives[0].read_iops == 460_000 and iops.public_gbps == 80 and iops.ghz == 2.2
     f = tmp_path / "hw.yaml"
     f.write_text(
@@ -548,7 +548,7 @@ def test_compile_with_a_bad_performance_field_names_the_file_and_line(tmp_path: 
     from flashtune.errors import DataError
 
     f = tmp_path / "hw.yaml"
-    f.write_text((tiers_dir() / "iops.yaml").read_text().replace("cpu_ghz: 2.2", "cpu_ghz: fast"))
+    f.write_text(Path(data_path("tiers/iops.yaml")).read_text().replace("cpu_ghz: 2.2", "cpu_ghz: fast"))
     with pytest.raises(DataError) as e:
         compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=f))
     assert "'cpu_ghz' must be a number, got 'fast'" in str(e.value) and f"{f}:" in str(e.value)
@@ -628,7 +628,7 @@ def test_schema_and_reader_name_the_same_choices() -> None:
     from flashtune.envelope.hardware import device_defaults
     from flashtune.hardware_file import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, OBJECTSTORES, SOFTWARE
 
-    defs = json.loads((data_dir() / "envelope" / "envelope.schema.json").read_text())["$defs"]
+    defs = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())["$defs"]
     hw = defs["hardware"]["properties"]
     node = hw["node"]["properties"]
     assert hw["software"]["enum"] == list(SOFTWARE)

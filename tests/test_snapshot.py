@@ -13,20 +13,22 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flashtune import paths
 from flashtune.catalog import load_catalog
 from flashtune.catalog.store import load_from
 from flashtune.compile.hardware import hardware_from, load_tier, tier_names
 from flashtune.compile.profiles import read_profile
-from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, compiled, data_dir, data_names
+from flashtune.paths import compiled, data_dir, data_names
 from flashtune.snapshot import build, compile_file, decode, encode, stale
 from flashtune.yamlio import line_of, load_yaml, parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
+SOURCE_DATA, SNAPSHOT_DIR = Path(paths.SOURCE_DATA), Path(paths.SNAPSHOT_DIR)  # (flashtune names them as str)
 
 
 def test_the_checkout_snapshot_equals_a_fresh_compile_of_data() -> None:
-    assert data_dir() == SOURCE_DATA  # a checkout: reading data brings the snapshot up to date first
-    assert compiled(SOURCE_DATA / "knobs" / "ceph.yaml") == SNAPSHOT_DIR / "knobs" / "ceph.yaml"
+    assert data_dir() == str(SOURCE_DATA)  # a checkout: reading data brings the snapshot up to date first
+    assert compiled(SOURCE_DATA / "knobs" / "ceph.yaml") == str(SNAPSHOT_DIR / "knobs" / "ceph.yaml")
     changed, _, _ = stale(SOURCE_DATA, SNAPSHOT_DIR)
     assert changed == []
     for path in sorted(p for p in SOURCE_DATA.rglob("*") if p.is_file()):

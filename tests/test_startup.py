@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import ast
 import ipaddress
+import itertools
 import json
 import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
 import flashtune
+from flashtune import pathnames
 from flashtune.catalog import load_catalog
 from flashtune.compile.derive_host import _address_kind, bind_address
 from flashtune.emit.common import shell_quote
@@ -45,6 +47,10 @@ NOT_ON_THE_COMPILE_PATH = (
     "dataclasses",  # exec()s source per class: flashtune.record makes the record classes without it
     "inspect",  # ~12 ms to import; dataclasses brought it in
     "shlex",  # compiles a pattern at import: emit.common.shell_quote writes the same words
+    "pathlib",  # ~17M instructions with what it imports: flashtune.pathnames spells names as it does
+    "urllib",
+    "ntpath",
+    "ipaddress",  # ~6M instructions: the default bind address is read without it
     "bisect",  # only an unknown my.cnf option name needs it
     "contextlib",  # ~3M instructions; only the first catalog load after a snapshot build uses it
     "locale",  # gettext imports it for argparse's phrases, which flashtune's parsers take as written
@@ -272,3 +278,98 @@ def test_parsers_take_argparse_phrases_as_written_and_leave_gettext_to_other_par
 
     text = build_parser().format_help()  # the phrases as argparse writes them
     assert "\noptions:\n  -h, --help " in text and "show this help message and exit" in text
+
+
+NAMES = [
+    "",
+    ".",
+    "./",
+    "a",
+    "a/",
+    "./a/./b//c/",
+    "/",
+    "//",
+    "///",
+    "//a",
+    "///a/b",
+    "/a/..",
+    "a/../b",
+    "..",
+    ".bashrc",
+    "a.",
+    "a.b.c",
+    "x/.y.z",
+    "/.",
+    "..a",
+    "a..",
+    "~/x y/z.yaml",
+    "a/.",
+    "./.",
+    "a//b.tar.gz",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_names_are_spelt_as_pathlib_spells_them(name: str) -> None:
+    p = PurePosixPath(name)
+    assert pathnames.clean(name) == str(p)
+    assert pathnames.name(name) == p.name
+    assert pathnames.stem(name) == p.stem
+    assert pathnames.parent(name) == str(p.parent)
+    assert pathnames.clean(Path(name)) == str(p)  # a Path from a caller that has one
+
+
+def test_joined_names_and_folder_listings_match_pathlib(tmp_path: Path) -> None:
+    for base, rel in itertools.product(NAMES, ["x", "/y", "x/", "./z", "", "a/b.yaml"]):
+        assert pathnames.join(base, rel) == str(PurePosixPath(base) / rel), (base, rel)
+    for n in ("b.yaml", "a.yaml", ".yaml", "c.yml", "d.yaml.bak", "x.y.yaml"):
+        (tmp_path / n).write_text("")
+    (tmp_path / "sub.yaml").mkdir()
+    assert pathnames.stems(tmp_path, ".yaml") == sorted(p.stem for p in tmp_path.glob("*.yaml"))
+    assert pathnames.stems(tmp_path / "missing", ".yaml") == []
+
+
+def test_a_compile_reports_names_as_before(tmp_path: Path) -> None:
+    """--out and --hardware are spelt as str(Path(name)) in what compile-config prints and writes."""
+    hw = tmp_path / "my.rig.yaml"
+    hw.write_text((Path(__file__).parents[1] / "data" / "tiers" / "iops.yaml").read_text())
+    out = f"{tmp_path}//out/./"
+    args = [
+        "--hardware",
+        f"{tmp_path}/./my.rig.yaml",
+        "--workload",
+        "block",
+        "--out",
+        out,
+        "--format",
+        "json",
+    ]
+    r = subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.compile", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["out"] == str(Path(out))
+    assert doc["files"][0] == str(Path(out) / "ceph.conf")
+    assert doc["manifest"]["inputs"]["hardware"] == str(hw)
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flashtune.cli.compile",
+            "--tier",
+            "iops",
+            "--workload",
+            "block",
+            "--out",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode != 0
+    assert again.stderr.startswith(f"{Path(out) / 'ceph.conf'}: error: exists already"), again.stderr

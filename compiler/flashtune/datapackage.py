@@ -12,13 +12,14 @@ import csv
 import io
 import json
 import math
+import os
 import re
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
+from flashtune.pathnames import join
 from flashtune.paths import data_dir
 from flashtune.units import lead_int
 
@@ -32,24 +33,24 @@ _BOOL = {"true": True, "false": False}
 Row = dict[str, str]
 
 
-def package_path() -> Path:
-    return data_dir() / DESCRIPTOR
+def package_path() -> str:
+    return os.path.join(data_dir(), DESCRIPTOR)
 
 
 def _root() -> str:
-    return str(data_dir())
+    return data_dir()
 
 
 @cache
 def _descriptor(root: str) -> dict[str, Any]:
-    path = Path(root) / DESCRIPTOR
+    path = os.path.join(root, DESCRIPTOR)
     text = read_text(path)
     try:
         desc = json.loads(text)
     except json.JSONDecodeError as e:
         raise DataError(
             f"invalid JSON: {e.msg}",
-            file=str(path),
+            file=path,
             line=e.lineno,
             column=e.colno,
             suggestion="fix the JSON syntax (commas, quotes, brackets)",
@@ -60,7 +61,7 @@ def _descriptor(root: str) -> dict[str, Any]:
     ):
         raise DataError(
             "the descriptor needs a 'resources' list of objects with a 'name'",
-            file=str(path),
+            file=path,
             suggestion="see https://specs.frictionlessdata.io/data-package/",
         )
     checked: dict[str, Any] = desc  # json.loads gives Any: the checks above made it this
@@ -77,7 +78,7 @@ def _resource(root: str, name: str) -> dict[str, Any]:
     close = difflib.get_close_matches(name, names, n=3)
     raise DataError(
         f"no resource named {name!r} in the data package",
-        file=str(Path(root) / DESCRIPTOR),
+        file=os.path.join(root, DESCRIPTOR),
         suggestion=f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(names)}",
     )
 
@@ -100,8 +101,8 @@ def describe(resource: str) -> dict[str, Any]:
     return copy
 
 
-def resource_path(resource: str) -> Path:
-    return Path(_root()) / str(_resource(_root(), resource)["path"])
+def resource_path(resource: str) -> str:
+    return join(_root(), str(_resource(_root(), resource)["path"]))
 
 
 def _checker(field: dict[str, Any]) -> Callable[[str], str | None]:
@@ -170,8 +171,8 @@ def _check_value(field: dict[str, Any], value: str) -> str | None:
 def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
     """(CSV line number, row) pairs of a resource, validated against its schema."""
     res = _resource(root, name)
-    path = Path(root) / str(res["path"])
-    where = str(path)
+    path = join(root, str(res["path"]))
+    where = path
     fields: list[dict[str, Any]] = res["schema"]["fields"]
     names = [f["name"] for f in fields]
     checks = [(f["name"], _checker(f)) for f in fields]

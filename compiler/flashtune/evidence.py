@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from pathlib import Path
 
+from flashtune.pathnames import StrPath
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, compiled, data_dir
 
 TYPE_CHECKING = False
@@ -45,7 +45,7 @@ def place(ref: str) -> dict[str, str] | None:
 
 
 @cache
-def _rows(root: Path, resource: str) -> dict[str, dict[str, str]] | None:
+def _rows(root: str, resource: str) -> dict[str, dict[str, str]] | None:
     """A resource's row ids and seed places, from its line of the index (None: no such resource)."""
     index = _index(root)
     span = index[1].get(resource) if index is not None else None
@@ -55,7 +55,7 @@ def _rows(root: Path, resource: str) -> dict[str, dict[str, str]] | None:
     return rows
 
 
-def _stamps(snapshot: Path) -> dict[str, Any] | None:
+def _stamps(snapshot: StrPath) -> dict[str, Any] | None:
     """The data the index must have been written for: the snapshot's CRCs of the data package's files, the
     flashtune version, the index format and, for a source checkout's own snapshot, the checking code's size
     and mtime (it changes there without a new version)."""
@@ -71,7 +71,7 @@ def _stamps(snapshot: Path) -> dict[str, Any] | None:
         if rel == "datapackage.json" or rel.startswith("tables/")
     }
     code: list[Any] = [_FORMAT]
-    if snapshot == SNAPSHOT_DIR and data_dir() == SOURCE_DATA:
+    if os.fspath(snapshot) == SNAPSHOT_DIR and data_dir() == SOURCE_DATA:
         here = os.path.dirname(__file__)
         for name in ("evidence.py", "datapackage.py"):
             st = os.stat(os.path.join(here, name))
@@ -80,10 +80,10 @@ def _stamps(snapshot: Path) -> dict[str, Any] | None:
 
 
 @cache
-def _index(root: Path) -> tuple[str, dict[str, list[int]]] | None:
+def _index(root: str) -> tuple[str, dict[str, list[int]]] | None:
     """(text after the header, resource -> span) of a matching index for the data in root, else None (then
     flashtune.datapackage answers). A missing or stale index (a source checkout) is written first."""
-    if compiled(root / "datapackage.json") is None:  # FLASHTUNE_DATA: the files as they are
+    if compiled(os.path.join(root, "datapackage.json")) is None:  # FLASHTUNE_DATA: the files as they are
         return None
     stamps = _stamps(SNAPSHOT_DIR)
     if stamps is None:
@@ -94,9 +94,10 @@ def _index(root: Path) -> tuple[str, dict[str, list[int]]] | None:
     return found
 
 
-def _read(snapshot: Path, stamps: dict[str, Any]) -> tuple[str, dict[str, list[int]]] | None:
+def _read(snapshot: str, stamps: dict[str, Any]) -> tuple[str, dict[str, list[int]]] | None:
     try:
-        text = (snapshot / EVIDENCE_INDEX).read_text(encoding="utf-8")
+        with open(os.path.join(snapshot, EVIDENCE_INDEX), encoding="utf-8") as f:
+            text = f.read()
         end = text.index("\n")
         head = json.loads(text[:end])
     except (OSError, ValueError):
@@ -110,7 +111,7 @@ def _read(snapshot: Path, stamps: dict[str, Any]) -> tuple[str, dict[str, list[i
     return text[end + 1 :], head["resources"]
 
 
-def write_index(snapshot: Path, source: Path | None = None) -> bool:
+def write_index(snapshot: StrPath, source: StrPath | None = None) -> bool:
     """Check the snapshot's whole data package (raises DataError on the first problem), then write
     EVIDENCE_INDEX for it; False if the snapshot cannot be written (every compile then asks datapackage).
     source: the folder the snapshot mirrors (a checkout's data/), which error messages then name."""
@@ -119,7 +120,7 @@ def write_index(snapshot: Path, source: Path | None = None) -> bool:
     stamps = _stamps(snapshot)
     if stamps is None:
         return False
-    tables = checked_tables(str(source or snapshot))
+    tables = checked_tables(os.fspath(source or snapshot))
     spans: dict[str, list[int]] = {}
     lines: list[str] = []
     pos = 0
@@ -133,12 +134,16 @@ def write_index(snapshot: Path, source: Path | None = None) -> bool:
         lines.append(line)
         pos += len(line) + 1
     text = "\n".join([json.dumps({"stamps": stamps, "resources": spans}, sort_keys=True), *lines]) + "\n"
-    path = snapshot / EVIDENCE_INDEX
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path = os.path.join(snapshot, EVIDENCE_INDEX)
+    tmp = os.path.join(snapshot, f".{EVIDENCE_INDEX}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        import contextlib  # here: only a failed write needs it, and it costs every CLI start-up
+
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         return False
     return True

@@ -4,17 +4,20 @@ Reading: only regular files (a FIFO would block forever, /dev/zero never ends), 
 Writing one file: a temp file beside the target, renamed over it. Writing an output folder: the whole folder
 is built beside the target and swapped in with one rename, so a failure leaves the earlier folder as it was
 and `--force` leaves no stale file of an earlier run. New files get the usual 0666 & ~umask, like any tool.
+Names are handled as strings (flashtune.pathnames: compile-config's start-up does without pathlib) and
+reported as str(Path(name)) would write them; every function also takes a Path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 from collections.abc import Mapping
-from pathlib import Path
 
 from flashtune.errors import FlashtuneError, UsageError
+from flashtune.pathnames import StrPath, clean, join, name, parent
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # a config bigger than this is not a config
 
@@ -27,7 +30,7 @@ _KIND = {
 }
 
 
-def _os_error(e: OSError, path: Path, doing: str) -> FlashtuneError:
+def _os_error(e: OSError, path: str, doing: str) -> FlashtuneError:
     """One-line message for an OSError, with a hint where there is an obvious one."""
     hints = {
         errno.ENOENT: "check the path",
@@ -43,39 +46,37 @@ def _os_error(e: OSError, path: Path, doing: str) -> FlashtuneError:
         errno.EISDIR: "pass a file, not a folder",
     }
     reason = e.strerror or str(e)
-    return FlashtuneError(
-        f"cannot {doing}: {reason.lower()}", file=str(path), suggestion=hints.get(e.errno or 0)
-    )
+    return FlashtuneError(f"cannot {doing}: {reason.lower()}", file=path, suggestion=hints.get(e.errno or 0))
 
 
 def file_kind(mode: int) -> str:
     return _KIND.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def check_input(path: str | Path, *, dirs: bool = False) -> os.stat_result:
+def check_input(path: StrPath, *, dirs: bool = False) -> os.stat_result:
     """stat() an input path and refuse anything that is not a regular file (or a folder, if `dirs`)."""
-    p = Path(path)
-    if str(path) == "":
+    p = clean(path)
+    if os.fspath(path) == "":
         raise UsageError("an empty string is not a file name", suggestion="pass the path of a file")
     try:
-        st = p.stat()
+        st = os.stat(p)
     except OSError as e:
         raise _os_error(e, p, "read") from None
     if stat.S_ISREG(st.st_mode) or (dirs and stat.S_ISDIR(st.st_mode)):
         return st
     kind = file_kind(st.st_mode)
     hint = "pass the file itself" if stat.S_ISDIR(st.st_mode) else "save the data to a regular file first"
-    raise FlashtuneError(f"is {kind}, not a regular file", file=str(p), suggestion=hint)
+    raise FlashtuneError(f"is {kind}, not a regular file", file=p, suggestion=hint)
 
 
-def check_input_tree(path: str | Path, *, max_entries: int = 200_000) -> None:
+def check_input_tree(path: StrPath, *, max_entries: int = 200_000) -> None:
     """check_input, and for a folder every entry below it: a FIFO or device inside would block a reader."""
     st = check_input(path, dirs=True)
     if not stat.S_ISDIR(st.st_mode):
         return
     seen = 0
     for root, dirs, files in os.walk(path, followlinks=False):
-        for name in (*files, *dirs):
+        for entry_name in (*files, *dirs):
             seen += 1
             if seen > max_entries:
                 raise FlashtuneError(
@@ -83,26 +84,26 @@ def check_input_tree(path: str | Path, *, max_entries: int = 200_000) -> None:
                     file=str(path),
                     suggestion="pass the result folders themselves",
                 )
-            entry = Path(root) / name
+            entry = join(root, entry_name)
             try:
-                mode = entry.stat().st_mode  # follows links: a link to a FIFO is a FIFO
+                mode = os.stat(entry).st_mode  # follows links: a link to a FIFO is a FIFO
             except OSError as e:
                 raise _os_error(e, entry, "read") from None
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise FlashtuneError(
                     f"is {file_kind(mode)}, not a regular file",
-                    file=str(entry),
+                    file=entry,
                     suggestion="move it out of the folder or pass the files one by one",
                 )
 
 
-def read_bytes(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     """A regular file's bytes, at most max_bytes (checked again while reading: files can grow)."""
-    p = Path(path)
+    p = clean(path)
     st = check_input(p)
     too_big = FlashtuneError(
         f"file is more than the {max_bytes} bytes flashtune reads",
-        file=str(p),
+        file=p,
         suggestion="split the file or check that it is really the file you meant",
     )
     if st.st_size > max_bytes:
@@ -118,15 +119,15 @@ def read_bytes(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     return raw
 
 
-def read_text(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
+def read_text(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """Read a user's text file as UTF-8, turning every failure into a FlashtuneError."""
-    p = Path(path)
+    p = clean(path)
     raw = read_bytes(p, max_bytes=max_bytes)
     if b"\x00" in raw:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise FlashtuneError(
             "file contains NUL bytes: it looks binary, not a text config",
-            file=str(p),
+            file=p,
             line=line,
             suggestion="pass the text config file itself",
         )
@@ -137,7 +138,7 @@ def read_text(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
         col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
         raise FlashtuneError(
             f"not valid UTF-8 (byte 0x{raw[e.start]:02x})",
-            file=str(p),
+            file=p,
             line=line,
             column=col,
             suggestion="save the file as UTF-8",
@@ -150,7 +151,7 @@ def _umask() -> int:
     return mask
 
 
-def _write_new(path: Path, data: bytes, *, sync: bool) -> None:
+def _write_new(path: str, data: bytes, *, sync: bool) -> None:
     """Create path (which must not exist) with mode 0666 & ~umask and write data."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
@@ -163,82 +164,89 @@ def _write_new(path: Path, data: bytes, *, sync: bool) -> None:
         os.close(fd)
 
 
-def _target_state(path: Path) -> os.stat_result | None:
+def _target_state(path: str) -> os.stat_result | None:
     """lstat of an output target, refusing symlinks (a loop, or a link elsewhere) outright."""
     try:
-        st = path.lstat()
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as e:
         raise _os_error(e, path, "write") from None
     if stat.S_ISLNK(st.st_mode):
         try:
-            path.stat()
+            os.stat(path)
         except OSError as e:
             raise _os_error(e, path, "write") from None
         raise FlashtuneError(
             "is a symbolic link; flashtune does not write through links",
-            file=str(path),
+            file=path,
             suggestion="pass the real path the link points at",
         )
     return st
 
 
-def check_output_file(path: str | Path, *, force: bool = False) -> os.stat_result | None:
+def check_output_file(path: StrPath, *, force: bool = False) -> os.stat_result | None:
     """Refuse an output file name that is empty, not a regular file, or exists (unless force); its lstat."""
-    path = Path(path)
-    if str(path) in ("", "."):
+    path = clean(path)
+    if path == ".":
         raise UsageError("the output file name is empty", suggestion="pass a file name")
     st = _target_state(path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FlashtuneError(
             f"is {file_kind(st.st_mode)}; flashtune writes only regular files",
-            file=str(path),
+            file=path,
             suggestion="choose a file name for the output",
         )
     if st is not None and not force:
         raise FlashtuneError(
             "exists already; refusing to overwrite it",
-            file=str(path),
+            file=path,
             suggestion="choose another output name or pass --force",
         )
     return st
 
 
-def write_atomic(path: Path, text: str, *, force: bool = False) -> None:
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def write_atomic(path: StrPath, text: str, *, force: bool = False) -> None:
     """Write text to a regular file via a temp file + rename, refusing to replace it unless force."""
-    path = Path(path)
+    path = clean(path)
     st = check_output_file(path, force=force)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder = parent(path)
+    tmp = join(folder, f".{name(path)}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         _write_new(tmp, text.encode("utf-8"), sync=st is not None)
         os.replace(tmp, path)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        _unlink(tmp)
         raise _os_error(e, path, "write") from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _unlink(tmp)
         raise
 
 
 MARKER = ".flashtune-output"  # in every output folder: what --force may replace as a whole
 
 
-def is_flashtune_folder(folder: Path) -> bool:
+def is_flashtune_folder(folder: StrPath) -> bool:
     """Whether a folder holds an earlier compile-config output (its marker, or a manifest.json naming flashtune)."""
     import json
 
-    if (folder / MARKER).is_file():
+    if os.path.isfile(os.path.join(folder, MARKER)):
         return True
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.loads(f.read())
         return str(manifest["generated_by"]["tool"]).startswith("flashtune")
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
 
-def _exchange(a: Path, b: Path) -> bool:
+def _exchange(a: str, b: str) -> bool:
     """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
     try:
         import ctypes
@@ -253,37 +261,37 @@ def _exchange(a: Path, b: Path) -> bool:
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
-    raise OSError(err, os.strerror(err), str(b))
+    raise OSError(err, os.strerror(err), b)
 
 
-def _new_dir(parent: Path, prefix: str, suffix: str) -> Path:
+def _new_dir(folder: str, prefix: str, suffix: str) -> str:
     """A new private (0700) folder with an unused random name, as tempfile.mkdtemp makes (tempfile is not
     imported: it pulls in `random`, which costs compile-config's start-up more than this)."""
     for _ in range(100):
-        path = parent / f"{prefix}{os.urandom(6).hex()}{suffix}"
+        path = join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
         try:
-            path.mkdir(mode=0o700)
+            os.mkdir(path, 0o700)
         except FileExistsError:
             continue
         return path
-    raise FileExistsError(errno.EEXIST, "no unused temporary folder name", str(parent))
+    raise FileExistsError(errno.EEXIST, "no unused temporary folder name", folder)
 
 
-def _rmtree(path: Path, *, ignore_errors: bool = False) -> None:
+def _rmtree(path: str, *, ignore_errors: bool = False) -> None:
     import shutil  # here: a new output folder (compile-config's usual case) never removes one
 
     shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
-def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) -> list[Path]:
+def write_folder(out: StrPath, files: Mapping[str, str], *, force: bool = False) -> list[str]:
     """Write `files` (relative name -> text) as the folder `out`, all at once.
 
     The folder is built in a hidden temp folder beside `out` and renamed into place. An existing `out` is
     refused unless it is empty, or `force` is given and it is an earlier flashtune output folder; then it is
     swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
     """
-    out = Path(out)
-    if str(out) in ("", "."):
+    out = clean(out)
+    if out == ".":
         raise UsageError("the output folder name is empty", suggestion="pass --out FOLDER (a new folder)")
     st = _target_state(out)
     replace = False
@@ -291,11 +299,11 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
         if not stat.S_ISDIR(st.st_mode):
             raise FlashtuneError(
                 f"is {file_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}, not a folder",
-                file=str(out),
+                file=out,
                 suggestion="pass --out a folder name",
             )
         try:
-            empty = not any(out.iterdir())
+            empty = not os.listdir(out)
         except OSError as e:
             raise _os_error(e, out, "read the folder") from None
         if not empty:
@@ -303,31 +311,33 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
                 raise FlashtuneError(
                     "exists and is not a flashtune output folder (no manifest.json from "
                     "compile-config); refusing to replace it",
-                    file=str(out),
+                    file=out,
                     suggestion="choose a new --out folder",
                 )
             if not force:
-                clash = next((out / n for n in files if (out / n).exists()), out)
+                clash = next((join(out, n) for n in files if os.path.exists(join(out, n))), out)
                 raise FlashtuneError(
                     "exists already; refusing to overwrite it",
-                    file=str(clash),
+                    file=clash,
                     suggestion="choose another --out folder or pass --force",
                 )
         replace = True
-    parent = out.parent
+    folder = parent(out)
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = _new_dir(parent, f".{out.name}.", ".tmp")
+        os.makedirs(folder, exist_ok=True)
+        tmp = _new_dir(folder, f".{name(out)}.", ".tmp")
     except OSError as e:
         raise _os_error(e, out, "create the output folder") from None
     try:
-        _write_new(tmp / MARKER, b"compile-config output: --force replaces this whole folder\n", sync=False)
+        _write_new(
+            join(tmp, MARKER), b"compile-config output: --force replaces this whole folder\n", sync=False
+        )
         written = []
-        for name, text in files.items():
-            dest = tmp / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
+        for rel, text in files.items():
+            dest = join(tmp, rel)
+            os.makedirs(parent(dest), exist_ok=True)
             _write_new(dest, text.encode("utf-8"), sync=replace)  # replacing: the new data is on disk first
-            written.append(out / name)
+            written.append(join(out, rel))
         mode = 0o777 & ~_umask()
         for root, _, _ in os.walk(tmp):  # (not Path.rglob: its pattern machinery costs start-up time)
             os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
@@ -335,7 +345,7 @@ def write_folder(out: Path, files: Mapping[str, str], *, force: bool = False) ->
             if _exchange(tmp, out):
                 _rmtree(tmp)  # now the old folder
             else:
-                old = _new_dir(parent, f".{out.name}.", ".old")
+                old = _new_dir(folder, f".{name(out)}.", ".old")
                 os.replace(out, old)
                 os.rename(tmp, out)
                 _rmtree(old, ignore_errors=True)

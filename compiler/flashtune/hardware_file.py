@@ -30,10 +30,10 @@ that schema checks every tier and published set-up against it.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
+from flashtune.pathnames import StrPath, stem
 from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.yamlio import line_of
 
@@ -119,17 +119,17 @@ def number(
     return float(value)
 
 
-def _num(node: Any, key: str, path: Path) -> float:
+def _num(node: Any, key: str, path: StrPath) -> float:
     v = node.get(key) if isinstance(node, dict) else None
     return number(v, key, str(path), line_of(node, key) or line_of(node))
 
 
-def _opt(node: Any, key: str, path: Path) -> float | None:
+def _opt(node: Any, key: str, path: StrPath) -> float | None:
     """An optional field: None when absent."""
     return _num(node, key, path) if isinstance(node, dict) and key in node else None
 
 
-def _mapping(node: Any, key: str, path: Path, shape: str) -> dict[str, Any]:
+def _mapping(node: Any, key: str, path: StrPath, shape: str) -> dict[str, Any]:
     v = node.get(key) if isinstance(node, dict) else None
     if v is None:
         return {}
@@ -140,7 +140,7 @@ def _mapping(node: Any, key: str, path: Path, shape: str) -> dict[str, Any]:
     return v
 
 
-def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
+def _devices(node: Any, key: str, path: StrPath) -> tuple[DeviceGroup, ...]:
     groups = node.get(key) or []
     if not isinstance(groups, list):
         raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
@@ -167,7 +167,7 @@ def _devices(node: Any, key: str, path: Path) -> tuple[DeviceGroup, ...]:
     return tuple(out)
 
 
-def _nics(node: dict[str, Any], path: Path) -> tuple[Nic, ...]:
+def _nics(node: dict[str, Any], path: StrPath) -> tuple[Nic, ...]:
     nics = node.get("nics") or []
     out = []
     for n in nics if isinstance(nics, list) else []:
@@ -198,7 +198,7 @@ def _nics(node: dict[str, Any], path: Path) -> tuple[Nic, ...]:
     return tuple(out)
 
 
-def _pair(node: dict[str, Any], key: str, path: Path, example: str) -> tuple[int, int]:
+def _pair(node: dict[str, Any], key: str, path: StrPath, example: str) -> tuple[int, int]:
     v = node[key]
     if not (isinstance(v, list) and len(v) == 2):
         raise DataError(
@@ -212,7 +212,7 @@ def _pair(node: dict[str, Any], key: str, path: Path, example: str) -> tuple[int
     return k, m
 
 
-def _protection(cluster: dict[str, Any], path: Path) -> Protection | None:
+def _protection(cluster: dict[str, Any], path: StrPath) -> Protection | None:
     node = cluster.get("protection")
     if node is None:
         return None
@@ -233,7 +233,7 @@ def _protection(cluster: dict[str, Any], path: Path) -> Protection | None:
     )
 
 
-def read_hardware(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
+def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
     """A parsed hardware file -> Hardware (DataError with file:line on bad input). `layout` is kept as
     written: compile/hardware.py checks it against the layout data."""
     node = doc.get("node") if isinstance(doc, dict) else None
@@ -277,7 +277,7 @@ def read_hardware(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
     layout = doc.get("layout")
     return Hardware(
-        name=str(doc.get("name", path.stem)),
+        name=str(doc.get("name", stem(path))),
         source=str(doc.get("source", path)),
         cores=cores,
         ram_gib=ram,
@@ -305,9 +305,9 @@ def tier_names() -> list[str]:
     return data_names("tiers")
 
 
-def tier_doc(name: str) -> tuple[Any, Path]:
+def tier_doc(name: str) -> tuple[Any, str]:
     """A shipped tier's parsed file and the path messages name."""
     rel = f"tiers/{name}.yaml"
     if not has_data(rel):
         raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
-    return load_data(rel), Path(data_label(rel))
+    return load_data(rel), data_label(rel)

@@ -7,14 +7,15 @@ import these types from here, and it imports nothing of flashtune but the releas
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from flashtune.record import dataclass, field
 from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from flashtune.pathnames import StrPath
 
 GiB = 1 << 30
 
@@ -164,7 +165,7 @@ class CompileRequest:
 
     workload: str
     tier: str | None = "iops"
-    hardware_file: Path | None = None
+    hardware_file: StrPath | None = None  # a name, as given (str or Path)
     ceph_release: str = DEFAULT_CEPH_RELEASE
     mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR
     allow_unsafe: frozenset[str] = frozenset()

@@ -34,7 +34,7 @@ READER_LABEL = "your results"
 COMPARE_RELEASES = ("jewel", "pacific", "tentacle")
 KNOB_PAGES = "../book/_generated/knobs"  # the book's knob reference, relative to notebooks/
 # The configs printed in the seeds, extracted once for the linter's tests; notebooks 05, 07, 09, 14 read them.
-SEED_CONFIGS = REPO_ROOT / "tests" / "fixtures" / "seed-configs"
+SEED_CONFIGS = Path(REPO_ROOT) / "tests" / "fixtures" / "seed-configs"
 
 
 def _theme() -> alt.theme.ThemeConfig:

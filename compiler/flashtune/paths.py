@@ -2,76 +2,89 @@
 
 data/*.yaml is compiled into the data snapshot (flashtune/_data, see flashtune.snapshot): a mirror of data/
 whose YAML files hold JSON. yamlio.load_yaml reads that compiled form whenever it is asked for a data file,
-so callers simply read `data_dir() / "knobs" / "ceph.yaml"`:
+so callers simply read `load_data("knobs/ceph.yaml")` or `os.path.join(data_dir(), "knobs", "ceph.yaml")`:
 - installed package: data_dir() is the snapshot itself;
 - source checkout: data_dir() is data/ (edit it, copy it); the snapshot beside the package is brought up to
   date first, like a .pyc with its .py, and load_yaml reads from it;
 - FLASHTUNE_DATA=<folder> (a modified copy, in tests and the book build): that folder, parsed as YAML.
 
     data_dir()            the data folder (data/ names: knobs/, profiles/, tiers/, tables/, ...)
+    data_path(rel)        one file or folder in it, e.g. data_path("tiers/iops.yaml")
     data_names(folder)    names of the YAML files in one data folder, e.g. data_names("tiers") -> ["iops", ...]
     load_data(rel)        one YAML data file, e.g. load_data("knobs/ceph.yaml"), as YDict/YList with lines
     data_label(rel)       how messages name that file, e.g. "data/knobs/ceph.yaml"
     compiled(path)        the snapshot file holding a data YAML file's compiled form, if there is one
+
+Folders and files are plain strings (no pathlib: see flashtune.pathnames); wrap them in Path where it helps.
 """
 
 from __future__ import annotations
 
 import os
 from functools import cache
-from pathlib import Path
+
+from flashtune.pathnames import StrPath, clean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_DIR.parents[1]  # a source checkout: compiler/flashtune -> the repository
-SOURCE_DATA = REPO_ROOT / "data"  # the authoring YAML; only a source checkout has it
-SNAPSHOT_DIR = PACKAGE_DIR / "_data"
+PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+# a source checkout: compiler/flashtune -> the repository
+REPO_ROOT = os.path.dirname(os.path.dirname(PACKAGE_DIR))
+SOURCE_DATA = os.path.join(REPO_ROOT, "data")  # the authoring YAML; only a source checkout has it
+SNAPSHOT_DIR = os.path.join(PACKAGE_DIR, "_data")
 
 
 @cache
 def _checkout_snapshot() -> bool | None:
     """None: not a source checkout; True: its snapshot is up to date; False: it cannot be written."""
-    if not ((SOURCE_DATA / "datapackage.json").is_file() and (REPO_ROOT / "compiler" / "flashtune").is_dir()):
+    if not (
+        os.path.isfile(os.path.join(SOURCE_DATA, "datapackage.json"))
+        and os.path.isdir(os.path.join(REPO_ROOT, "compiler", "flashtune"))
+    ):
         return None
     from flashtune.snapshot import ensure
 
     return ensure(SOURCE_DATA, SNAPSHOT_DIR)
 
 
-def data_dir() -> Path:
+def data_dir() -> str:
     env = os.environ.get("FLASHTUNE_DATA")
     if env:
-        return Path(env)
+        return clean(env)
     if _checkout_snapshot() is not None:
         return SOURCE_DATA
-    if not (SNAPSHOT_DIR / "index.json").is_file():
+    if not os.path.isfile(os.path.join(SNAPSHOT_DIR, "index.json")):
         from flashtune.errors import DataError
 
         raise DataError(
             "flashtune's data snapshot is missing from the installed package",
-            file=str(SNAPSHOT_DIR),
+            file=SNAPSHOT_DIR,
             suggestion="reinstall flashtune (pip install --force-reinstall flashtune)",
         )
     return SNAPSHOT_DIR
 
 
-def compiled(path: str | Path) -> Path | None:
+def data_path(rel: str) -> str:
+    """A file or folder of the data, e.g. data_path("tiers/iops.yaml")."""
+    return os.path.join(data_dir(), rel)
+
+
+def compiled(path: StrPath) -> str | None:
     """The snapshot file with the compiled (JSON) form of a data YAML file, or None (parse the YAML)."""
-    text = str(path)
+    text = os.fspath(path)
     if text.startswith(f"{SNAPSHOT_DIR}/"):
-        return Path(text)
+        return text
     if text.startswith(f"{SOURCE_DATA}/") and _checkout_snapshot():
-        return SNAPSHOT_DIR / text[len(str(SOURCE_DATA)) + 1 :]
+        return os.path.join(SNAPSHOT_DIR, text[len(SOURCE_DATA) + 1 :])
     return None
 
 
 def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
     """Stems of the files `<folder>/*<suffix>` in the data, sorted."""
     try:  # (listdir, not Path.glob: the glob's pattern machinery costs every CLI start-up)
-        names = os.listdir(data_dir() / folder)
+        names = os.listdir(data_path(folder))
     except (FileNotFoundError, NotADirectoryError):
         return []
     return sorted(n[: -len(suffix)] for n in names if n.endswith(suffix))
@@ -80,27 +93,27 @@ def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
 def data_label(rel: str) -> str:
     """How messages name a data file: data/<rel> for the shipped data, the full path for FLASHTUNE_DATA."""
     root = data_dir()
-    return f"data/{rel}" if root in (SOURCE_DATA, SNAPSHOT_DIR) else str(root / rel)
+    return f"data/{rel}" if root in (SOURCE_DATA, SNAPSHOT_DIR) else os.path.join(root, rel)
 
 
 def has_data(rel: str) -> bool:
-    return (data_dir() / rel).is_file()
+    return os.path.isfile(data_path(rel))
 
 
 def load_data(rel: str) -> Any:
     """One YAML file of the data (e.g. "profiles/base.yaml") as YDict/YList/scalars with line numbers."""
     from flashtune.yamlio import load_yaml
 
-    return load_yaml(data_dir() / rel)
+    return load_yaml(data_path(rel))
 
 
-def knobs_dir() -> Path:
-    return data_dir() / "knobs"
+def knobs_dir() -> str:
+    return data_path("knobs")
 
 
-def tiers_dir() -> Path:
-    return data_dir() / "tiers"
+def tiers_dir() -> str:
+    return data_path("tiers")
 
 
-def profiles_dir() -> Path:
-    return data_dir() / "profiles"
+def profiles_dir() -> str:
+    return data_path("profiles")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from flashtune.errors import DataError
-from flashtune.paths import data_dir
+from flashtune.paths import data_path
 from flashtune.record import dataclass
 from flashtune.yamlio import load_yaml
 
@@ -42,7 +42,7 @@ def _companions(rows: list[dict[str, Any]]) -> dict[str, tuple[tuple[str, str, s
 
 @lru_cache(maxsize=1)
 def placement() -> Placement:
-    path = data_dir() / "deploy.yaml"
+    path = data_path("deploy.yaml")
     doc = load_yaml(path)
     try:
         return Placement(

@@ -17,12 +17,13 @@ Who builds it:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
+from flashtune.pathnames import StrPath
 from flashtune.yamlio import Lines, YDict, YList
 
 TYPE_CHECKING = False
@@ -122,56 +123,61 @@ def _entries(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[s
         yield from _entries(d.path, f"{prefix}{d.name}/")
 
 
-def _sources(data: Path) -> Iterator[tuple[str, Path]]:
-    for rel, entry in _entries(str(data)):
-        yield rel, Path(entry.path)
+def _sources(data: StrPath) -> Iterator[tuple[str, str]]:
+    for rel, entry in _entries(os.fspath(data)):
+        yield rel, entry.path
 
 
-def _crc(path: str | Path) -> int:
+def _crc(path: StrPath) -> int:
     import zlib  # here: only a changed source needs it, and it costs every CLI start-up
 
     with open(path, "rb") as f:
         return zlib.crc32(f.read())
 
 
-def _stamp(path: Path) -> Stamp:
-    st = path.stat()
+def _stamp(path: StrPath) -> Stamp:
+    st = os.stat(path)
     return [st.st_size, st.st_mtime_ns, _crc(path)]
 
 
-def compile_file(rel: str, path: Path) -> tuple[str, bytes]:
+def compile_file(rel: str, path: StrPath) -> tuple[str, bytes]:
     """One data file -> (name in the snapshot, content)."""
     if rel.endswith((".yaml", ".yml")):
         from flashtune.yamlio import parse_yaml
 
-        tree = parse_yaml(path.read_text(encoding="utf-8"), f"data/{rel}")
+        with open(path, encoding="utf-8") as text:
+            tree = parse_yaml(text.read(), f"data/{rel}")
         return rel, json.dumps(encode(tree), ensure_ascii=False, separators=(",", ":")).encode()
-    return rel, path.read_bytes()
+    with open(path, "rb") as f:
+        return rel, f.read()
 
 
-def _write(path: Path, content: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(content)
+def _write(path: str, content: bytes) -> None:
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(content)
     os.replace(tmp, path)
 
 
-def read_index(out: Path) -> dict[str, Any] | None:
+def read_index(out: StrPath) -> dict[str, Any] | None:
     try:
-        index = json.loads((out / INDEX).read_text(encoding="utf-8"))
+        with open(os.path.join(out, INDEX), encoding="utf-8") as f:
+            index = json.loads(f.read())
     except (OSError, ValueError):
         return None
     return index if isinstance(index, dict) and index.get("format") == FORMAT else None
 
 
-def stale(data: Path, out: Path) -> tuple[list[str], dict[str, Stamp], bool]:
+def stale(data: StrPath, out: StrPath) -> tuple[list[str], dict[str, Stamp], bool]:
     """Sources whose snapshot is missing or out of date (or deleted), the current stamps of all sources,
     and whether index.json needs rewriting (a changed mtime with unchanged content counts)."""
     index = read_index(out) or {"sources": {}}
     old: dict[str, Stamp] = index.get("sources", {})
     now: dict[str, Stamp] = {}
     changed: list[str] = []
-    for rel, entry in _entries(str(data)):
+    for rel, entry in _entries(os.fspath(data)):
         st = entry.stat()
         prev = old.get(rel)
         if prev is not None and prev[0] == st.st_size and prev[1] == st.st_mtime_ns:
@@ -185,30 +191,34 @@ def stale(data: Path, out: Path) -> tuple[list[str], dict[str, Stamp], bool]:
     return changed, now, now != old
 
 
-def _write_index(out: Path, stamps: dict[str, Stamp]) -> None:
-    _write(out / INDEX, json.dumps({"format": FORMAT, "sources": stamps}, indent=0, sort_keys=True).encode())
+def _write_index(out: StrPath, stamps: dict[str, Stamp]) -> None:
+    _write(
+        os.path.join(out, INDEX),
+        json.dumps({"format": FORMAT, "sources": stamps}, indent=0, sort_keys=True).encode(),
+    )
 
 
-def build(data: Path, out: Path) -> list[str]:
+def build(data: StrPath, out: StrPath) -> list[str]:
     """Bring the snapshot of `data` in `out` up to date, file by file; returns the sources it compiled."""
     changed, now, index_differs = stale(data, out)
     for rel in changed:
         if rel in now:
-            name, content = compile_file(rel, data / rel)
-            _write(out / name, content)
+            name, content = compile_file(rel, os.path.join(data, rel))
+            _write(os.path.join(out, name), content)
         else:  # the source was deleted
-            (out / rel).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(out, rel))
     if changed or index_differs:
         _write_index(out, now)
     return changed
 
 
-def build_fresh(data: Path, out: Path) -> None:
+def build_fresh(data: StrPath, out: StrPath) -> None:
     """Write a complete snapshot into an empty or absent folder (the wheel build)."""
     now = {}
     for rel, path in _sources(data):
         name, content = compile_file(rel, path)
-        _write(out / name, content)
+        _write(os.path.join(out, name), content)
         now[rel] = _stamp(path)
     _write_index(out, now)
 
@@ -216,7 +226,7 @@ def build_fresh(data: Path, out: Path) -> None:
 # --- run time ----------------------------------------------------------------------------------------------
 
 
-def ensure(data: Path, out: Path) -> bool:
+def ensure(data: StrPath, out: StrPath) -> bool:
     """Bring the snapshot up to date with the data/ beside it (a source checkout); False if it cannot be
     written (read-only checkout: the caller reads data/ itself)."""
     try:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
+from flashtune.pathnames import StrPath
 from flashtune.paths import compiled
 
 TYPE_CHECKING = False
@@ -385,7 +385,7 @@ def parse_yaml(text: str, filename: str = "<string>") -> Any:
     return to_tree(compose(text, filename, schema="core"), filename)
 
 
-def load_yaml(path: str | Path) -> Any:
+def load_yaml(path: StrPath) -> Any:
     """Read and parse a YAML file (core schema); every failure is a DataError naming file:line.
 
     A data file (see flashtune.paths) is read from its compiled form in the snapshot: JSON, no YAML parser.

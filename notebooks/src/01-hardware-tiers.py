@@ -349,7 +349,7 @@ from flashtune.errors import FlashtuneError
 from flashtune.paths import tiers_dir
 
 if reader is not None:
-    yours = load_cluster(Path(hardware) if hardware else tiers_dir() / "iops.yaml")
+    yours = load_cluster(Path(hardware) if hardware else Path(tiers_dir(), "iops.yaml"))
     try:
         comparisons = compare(yours, constants(), measured_cases(reader))
     except FlashtuneError as e:

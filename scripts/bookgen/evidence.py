@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from bookgen import myst
 from flashtune import datapackage
 from flashtune.errors import DataError
@@ -14,7 +16,7 @@ def dataset_label(resource: str) -> str:
 
 
 def has_package() -> bool:
-    return datapackage.package_path().is_file()
+    return os.path.isfile(datapackage.package_path())
 
 
 def _summary(row: dict[str, str]) -> str:

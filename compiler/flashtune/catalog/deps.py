@@ -22,11 +22,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from flashtune.catalog import vocab
 from flashtune.catalog.values import canon_value
 from flashtune.errors import DataError
+from flashtune.pathnames import StrPath
 from flashtune.record import dataclass, field
 
 TYPE_CHECKING = False
@@ -125,7 +125,7 @@ class DeadWhen:
         return " and ".join(parts)
 
 
-def parse(raw: Any, name: str, path: Path, line: int | None) -> tuple[DeadWhen, ...]:
+def parse(raw: Any, name: str, path: StrPath, line: int | None) -> tuple[DeadWhen, ...]:
     """The `dead_when:` list of one knob (validated: unknown fields, kinds, facts and formulas are errors)."""
     if raw is None:
         return ()

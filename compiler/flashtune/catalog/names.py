@@ -3,10 +3,12 @@ behind "unknown option" and "removed after <release>", for names the knob catalo
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 from flashtune.fileio import read_text
-from flashtune.paths import data_dir
+from flashtune.pathnames import stems
+from flashtune.paths import data_path
 
 FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
 
@@ -14,8 +16,8 @@ FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
 @cache
 def option_names(domain: str, release: str) -> frozenset[str] | None:
     """All option names of a Ceph release / MySQL flavour, or None where flashtune has no list (e.g. jewel)."""
-    path = data_dir() / FOLDERS[domain] / f"{release}.txt"
-    if not path.is_file():
+    path = data_path(f"{FOLDERS[domain]}/{release}.txt")
+    if not os.path.isfile(path):
         return None
     return frozenset({s for s in map(str.strip, read_text(path).splitlines()) if s and s[0] != "#"})
 
@@ -32,8 +34,8 @@ def mysql_option_names(flavour: str) -> frozenset[str] | None:
 def all_ceph_option_names() -> frozenset[str]:
     """Names any listed Ceph release knows."""
     out: set[str] = set()
-    for p in sorted((data_dir() / FOLDERS["ceph"]).glob("*.txt")):
-        out |= option_names("ceph", p.stem) or frozenset()
+    for release in stems(data_path(FOLDERS["ceph"]), ".txt"):
+        out |= option_names("ceph", release) or frozenset()
     return frozenset(out)
 
 

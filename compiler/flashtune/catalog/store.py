@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, lru_cache
-from pathlib import Path
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
-from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, compiled, data_dir, data_label, data_names, load_data
+from flashtune.pathnames import StrPath, join, stems
+from flashtune.paths import (
+    SNAPSHOT_DIR,
+    SOURCE_DATA,
+    compiled,
+    data_dir,
+    data_label,
+    data_names,
+    data_path,
+    load_data,
+)
 from flashtune.record import fields
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
@@ -34,7 +43,7 @@ def _tuple(v: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in v)
 
 
-def _rules(raw: Any, field: str, name: str, path: Path) -> tuple[ValueRule, ...]:
+def _rules(raw: Any, field: str, name: str, path: str) -> tuple[ValueRule, ...]:
     """unsafe_values / removed_values: one mapping or a list of {values, safety, note, removed}."""
     items = raw.get(field)
     if items is None:
@@ -84,7 +93,7 @@ def _rules(raw: Any, field: str, name: str, path: Path) -> tuple[ValueRule, ...]
     return tuple(rules)
 
 
-def _knob(raw: Any, path: Path) -> Knob:
+def _knob(raw: Any, path: str) -> Knob:
     line = line_of(raw)
     if not isinstance(raw, dict):
         raise DataError("a knob must be a mapping", file=str(path), line=line)
@@ -232,7 +241,7 @@ def _rebuilt(digest: list[Any]) -> Knob:
 
 
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Entry = tuple["Any", Path]  # a knob's mapping as loaded (or its _Built in the knob index) and its file
+Entry = tuple["Any", str]  # a knob's mapping as loaded (or its _Built in the knob index) and its file
 
 
 class Catalog:
@@ -279,7 +288,7 @@ class Catalog:
         catalog = cls([])
         by_key, alias = catalog._by_key, catalog._alias
         for rel, rows in files.items():
-            path = Path(data_label(rel))
+            path = data_label(rel)
             for domain, name, aliases, dead_when, start, end in rows:
                 key = (domain, name)
                 by_key.setdefault(key, (_Built(text, start, end, dead_when), path))
@@ -428,7 +437,7 @@ def _has(k: Knob | Entry, field: str) -> bool:
     return bool(raw.get(field))
 
 
-def _entries(docs: Iterable[tuple[Path, Any]]) -> list[Entry]:
+def _entries(docs: Iterable[tuple[str, Any]]) -> list[Entry]:
     entries: list[Entry] = []
     for path, doc in docs:
         items = doc.get("knobs") if isinstance(doc, dict) else doc
@@ -438,15 +447,16 @@ def _entries(docs: Iterable[tuple[Path, Any]]) -> list[Entry]:
     return entries
 
 
-def _load(docs: Iterable[tuple[Path, Any]]) -> Catalog:
+def _load(docs: Iterable[tuple[str, Any]]) -> Catalog:
     catalog = Catalog([_knob(raw, path) for raw, path in _entries(docs)])
     _check_refs(catalog)
     return catalog
 
 
-def load_from(directory: Path) -> Catalog:
+def load_from(directory: StrPath) -> Catalog:
     """The catalog of a folder of knob YAML files (tests and tools; the CLIs use load_catalog)."""
-    return _load((path, load_yaml(path)) for path in sorted(directory.glob("*.yaml")))
+    paths = [join(directory, f"{name}.yaml") for name in stems(directory, ".yaml")]
+    return _load((path, load_yaml(path)) for path in paths)
 
 
 # In the data snapshot: the knob files' CRCs when the whole catalog last passed every check (written by the
@@ -464,7 +474,7 @@ KNOB_INDEX = "knobs.index.jsonl"
 _DIGEST_FORMAT = 1
 
 
-def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
+def _knob_stamps(snapshot: StrPath) -> dict[str, Any] | None:
     """What CHECKED records for the snapshot's knob files (None: no snapshot index)."""
     from flashtune import __version__
     from flashtune.snapshot import read_index
@@ -476,22 +486,24 @@ def _knob_stamps(snapshot: Path) -> dict[str, Any] | None:
     return {"flashtune": __version__, "knobs": knobs}
 
 
-def check_snapshot(snapshot: Path) -> None:
+def check_snapshot(snapshot: StrPath) -> None:
     """Load the snapshot's whole catalog with every check, then record that it passed (CHECKED) and write
     the knob index."""
     from flashtune.snapshot import decode
 
     stamps = _knob_stamps(snapshot)
-    files = sorted((snapshot / "knobs").glob("*.yaml"))
-    catalog = _load((Path(f"data/knobs/{p.name}"), decode(p.read_text(encoding="utf-8"))) for p in files)
+    files = [f"{name}.yaml" for name in stems(os.path.join(snapshot, "knobs"), ".yaml")]
+    catalog = _load(
+        (f"data/knobs/{n}", decode(_read_text(os.path.join(snapshot, "knobs", n)))) for n in files
+    )
     if stamps is not None:
         _record_checked(snapshot, stamps, catalog)
 
 
-def _code_stamp(snapshot: Path) -> list[Any]:
+def _code_stamp(snapshot: StrPath) -> list[Any]:
     """What code a knob index was written by: the digest's format and, for a source checkout's own snapshot
     (where the code changes without a new version), the size and mtime of the modules that build knobs."""
-    if snapshot != SNAPSHOT_DIR or data_dir() != SOURCE_DATA:
+    if os.fspath(snapshot) != SNAPSHOT_DIR or data_dir() != SOURCE_DATA:
         return [_DIGEST_FORMAT]
     here = os.path.dirname(__file__)
     files = ("store.py", "model.py", "deps.py")
@@ -501,7 +513,7 @@ def _code_stamp(snapshot: Path) -> list[Any]:
     ]
 
 
-def _knob_index(snapshot: Path, catalog: Catalog, stamps: dict[str, Any]) -> str | None:
+def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> str | None:
     """The text of KNOB_INDEX for a catalog that passed every check; None if a knob does not come back the
     same from its JSON (then load_catalog builds knobs from the knob files)."""
     import json
@@ -523,61 +535,72 @@ def _knob_index(snapshot: Path, catalog: Catalog, stamps: dict[str, Any]) -> str
     return "\n".join([header, *lines]) + "\n"
 
 
-def _record_checked(snapshot: Path, stamps: dict[str, Any], catalog: Catalog) -> None:
+def _record_checked(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -> None:
     import contextlib  # here, as below: only the first load after a snapshot build writes (~3M to import)
 
     _record_index(snapshot, stamps, catalog)
     with contextlib.suppress(OSError):  # a read-only snapshot: every load checks the whole catalog
-        _write_json(snapshot / CHECKED, stamps)
+        _write_json(os.path.join(snapshot, CHECKED), stamps)
 
 
-def _record_index(snapshot: Path, stamps: dict[str, Any], catalog: Catalog) -> None:
+def _record_index(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -> None:
     import contextlib
 
     text = _knob_index(snapshot, catalog, stamps)
     if text is not None:
         with contextlib.suppress(OSError):  # a read-only snapshot: every load reads the knob files
-            _write_text(snapshot / KNOB_INDEX, text)
+            _write_text(os.path.join(snapshot, KNOB_INDEX), text)
 
 
-def _write_json(path: Path, data: Any) -> None:
+def _write_json(path: str, data: Any) -> None:
     import json
 
     _write_text(path, json.dumps(data, sort_keys=True))
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _write_text(path: str, text: str) -> None:
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        import contextlib
+
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
 
 
-def _checked_before(snapshot: Path) -> dict[str, Any] | None:
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _checked_before(snapshot: StrPath) -> dict[str, Any] | None:
     """None if the snapshot's knobs passed the whole check already; else the stamps to record once they do."""
     stamps = _knob_stamps(snapshot)
-    return None if stamps is not None and _read_json(snapshot / CHECKED) == stamps else (stamps or {})
+    checked = _read_json(os.path.join(snapshot, CHECKED))
+    return None if stamps is not None and checked == stamps else (stamps or {})
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: str) -> Any:
     import json
 
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_read_text(path))
     except (OSError, ValueError):
         return None
 
 
-def _indexed(snapshot: Path, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
+def _indexed(snapshot: StrPath, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
     """The catalog from KNOB_INDEX, if the index is there and was written for the knob files as they are, by
     this code."""
     import json
 
     try:
-        text = (snapshot / KNOB_INDEX).read_text(encoding="utf-8")
+        text = _read_text(os.path.join(snapshot, KNOB_INDEX))
         end = text.index("\n")
         index = json.loads(text[:end])
     except (OSError, ValueError):
@@ -598,16 +621,16 @@ def _indexed(snapshot: Path, rels: list[str], stamps: dict[str, Any]) -> Catalog
 def load_catalog() -> Catalog:
     """The shipped catalog (data/knobs/*.yaml, read from the data snapshot)."""
     rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
-    snapshot = bool(rels) and compiled(data_dir() / rels[0]) is not None
+    snapshot = bool(rels) and compiled(data_path(rels[0])) is not None
     stamps = _knob_stamps(SNAPSHOT_DIR) if snapshot else None
     if stamps is not None:  # the index is written only once the whole catalog passed every check
         catalog = _indexed(SNAPSHOT_DIR, rels, stamps)
         if catalog is not None:
             return catalog
-    docs = [(Path(data_label(rel)), load_data(rel)) for rel in rels]
+    docs = [(data_label(rel), load_data(rel)) for rel in rels]
     if not snapshot:  # YAML read as it is (FLASHTUNE_DATA)
         return _load(docs)
-    if stamps is not None and _read_json(SNAPSHOT_DIR / CHECKED) == stamps:
+    if stamps is not None and _read_json(os.path.join(SNAPSHOT_DIR, CHECKED)) == stamps:
         # checked before the index was written (or by other code): write it for next time
         catalog = Catalog.lazy(_entries(docs))
         _record_index(SNAPSHOT_DIR, stamps, catalog)

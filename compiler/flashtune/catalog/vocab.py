@@ -9,6 +9,7 @@ enumerated value is written in the schema as `oneOf: [{const: VALUE, description
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 
 from flashtune.paths import knobs_dir
@@ -22,7 +23,8 @@ SCHEMA_FILE = "knob.schema.json"
 
 @cache
 def schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((knobs_dir() / SCHEMA_FILE).read_text(encoding="utf-8"))
+    with open(os.path.join(knobs_dir(), SCHEMA_FILE), encoding="utf-8") as f:
+        data: dict[str, Any] = json.loads(f.read())
     return data
 
 

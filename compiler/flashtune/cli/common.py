@@ -8,9 +8,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
-from pathlib import Path
 
 from flashtune.errors import FlashtuneError
+from flashtune.pathnames import clean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,11 +51,12 @@ def bounded_float(lo: float, hi: float) -> Callable[[str], float]:
     return parse
 
 
-def path_arg(text: str) -> Path:
-    """An argparse type for file and folder names: an empty string is not the current folder."""
+def path_arg(text: str) -> str:
+    """An argparse type for file and folder names: an empty string is not the current folder. The name is
+    spelt as str(Path(text)) (see flashtune.pathnames: compile-config does without pathlib)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name is not a path")
-    return Path(text)
+    return clean(text)
 
 
 @cache

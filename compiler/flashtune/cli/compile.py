@@ -9,11 +9,11 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from flashtune.cli.common import Parser, bounded_float, bounded_int, exit_now, guarded, path_arg
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder
+from flashtune.pathnames import name, stem
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,
@@ -135,10 +135,15 @@ def build_parser() -> Parser:
     return p
 
 
-def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
+def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
+    from pathlib import Path  # the fleet reader resolves names relative to the fleet file
+
     from flashtune.compile import fleet
 
-    groups = fleet.load_fleet(args.fleet) if args.fleet else fleet.groups_from_hardware(args.hardware)
+    if args.fleet:
+        groups = fleet.load_fleet(Path(args.fleet))
+    else:
+        groups = fleet.groups_from_hardware([Path(p) for p in args.hardware])
     f = fleet.compile_fleet(
         groups,
         args.workload,
@@ -153,7 +158,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
         osds_per_device=args.osds_per_device,
         encrypted=args.encrypted,
     )
-    label = args.fleet.stem if args.fleet else "fleet"
+    label = stem(args.fleet) if args.fleet else "fleet"
     inputs = {
         "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
         "workload": args.workload,
@@ -162,7 +167,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     }
     files = fleet.outputs(f, inputs, encrypted=args.encrypted)
     report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
-    return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
+    return files, report, args.out or f"flashtune-{label}-{args.workload}-{args.ceph_release}"
 
 
 @guarded
@@ -203,15 +208,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     report = ""
     if args.against is not None:
         report = against(bundle, args.against)
-    label = args.hardware.stem if args.hardware else req.tier
-    out: Path = args.out or Path(f"flashtune-{label}-{req.workload}-{req.ceph_release}")
+    label = stem(args.hardware) if args.hardware else req.tier
+    out: str = args.out or f"flashtune-{label}-{req.workload}-{req.ceph_release}"
     return _write(args, bundle.files, report, out, bundle.files.get("manifest.json"))
 
 
 def _write(
-    args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None
+    args: argparse.Namespace, files: dict[str, str], report: str, out: str, manifest: str | None
 ) -> int:
-    written = [str(p) for p in write_folder(out, files, force=args.force)]
+    written = write_folder(out, files, force=args.force)
     if args.format == "json":
         print(
             json.dumps(
@@ -233,14 +238,14 @@ def _write(
     return 0
 
 
-def against(bundle: Bundle, path: Path) -> str:
+def against(bundle: Bundle, path: str) -> str:
     """Add plan.txt and ceph-config-delta.sh (only the changes) to the bundle; return the report."""
     from flashtune.compile import central
 
     return _plan_files(bundle.files, central.split(bundle.settings), path, bundle.request.echo())
 
 
-def _plan_files(files: dict[str, str], config: CentralConfig, path: Path, inputs: dict[str, Any]) -> str:
+def _plan_files(files: dict[str, str], config: CentralConfig, path: str, inputs: dict[str, Any]) -> str:
     from flashtune.compile import plan
     from flashtune.emit import cephcentral
 
@@ -249,7 +254,7 @@ def _plan_files(files: dict[str, str], config: CentralConfig, path: Path, inputs
     files["ceph-config-delta.sh"] = cephcentral.script(
         plan.delta_commands(p),
         {**inputs, "against": str(path)},
-        f"Only what differs from {path.name}: run it to reach the compiled state.",
+        f"Only what differs from {name(path)}: run it to reach the compiled state.",
     )
     return files["plan.txt"]
 

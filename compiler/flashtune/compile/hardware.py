@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from flashtune.compile.layout import check_override
 from flashtune.hardware_file import read_hardware, tier_doc, tier_names
 from flashtune.model import Hardware
+from flashtune.pathnames import StrPath
 from flashtune.record import replace
 from flashtune.yamlio import load_yaml
 
@@ -18,12 +17,12 @@ if TYPE_CHECKING:
 __all__ = ["hardware_from", "load_hardware", "load_tier", "tier_names"]
 
 
-def load_hardware(path: Path) -> Hardware:
+def load_hardware(path: StrPath) -> Hardware:
     """A user's hardware file (YAML, same shape as data/tiers/*.yaml)."""
     return hardware_from(load_yaml(path), path)
 
 
-def hardware_from(doc: Any, path: Path, *, tier: bool = False) -> Hardware:
+def hardware_from(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
     hw = read_hardware(doc, path, tier=tier)
     return replace(hw, layout=check_override(doc.get("layout"), str(path)))
 

@@ -8,11 +8,10 @@ A tier or hardware file's own `layout:` mapping overrides `placement`, a daemon'
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from flashtune.errors import DataError
 from flashtune.hardware_file import LIMITS, number
-from flashtune.paths import data_dir
+from flashtune.paths import data_path
 from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
 
@@ -23,8 +22,8 @@ if TYPE_CHECKING:
 GiB = 1 << 30
 
 
-def layout_file() -> Path:
-    return data_dir() / "layout" / "layout.yaml"
+def layout_file() -> str:
+    return data_path("layout/layout.yaml")
 
 
 @cache

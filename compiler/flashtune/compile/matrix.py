@@ -15,7 +15,7 @@ from flashtune.fileio import write_atomic
 from flashtune.paths import REPO_ROOT
 from flashtune.releases import DEFAULT_CEPH_RELEASE
 
-CONFIGS = REPO_ROOT / "configs"
+CONFIGS = Path(REPO_ROOT) / "configs"
 
 
 def expected(release: str = DEFAULT_CEPH_RELEASE) -> dict[str, str]:

@@ -9,10 +9,11 @@ and a literal `cbt`.
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from pathlib import Path
 
 from flashtune.errors import DataError
+from flashtune.pathnames import StrPath, join, stems
 from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.record import dataclass, field
 from flashtune.yamlio import line_of, load_yaml
@@ -45,7 +46,7 @@ class Profile:
     """One profile layer (data/profiles): its settings, unsafe alternatives and removed keys."""
 
     name: str
-    path: Path
+    path: str
     settings: Layer
     unsafe: Layer = field(default_factory=dict)
     unset: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -59,7 +60,9 @@ class Profile:
     include: tuple[str, ...] = ()
 
 
-def _layer(node: Any, path: Path, what: str, lines: dict[tuple[str, str, str], int] | None = None) -> Layer:
+def _layer(
+    node: Any, path: StrPath, what: str, lines: dict[tuple[str, str, str], int] | None = None
+) -> Layer:
     if node is None:
         return {}
     if not isinstance(node, dict):
@@ -87,17 +90,17 @@ def _layer(node: Any, path: Path, what: str, lines: dict[tuple[str, str, str], i
     return out
 
 
-def read_profile(name: str, directory: Path | None = None) -> Profile:
+def read_profile(name: str, directory: StrPath | None = None) -> Profile:
     """A profile of the shipped data (or of `directory`, a folder of profile YAML files)."""
-    return _read_profile(name, directory)
+    return _read_profile(name, None if directory is None else os.fspath(directory))
 
 
 @cache
-def _read_profile(name: str, d: Path | None) -> Profile:
+def _read_profile(name: str, d: str | None) -> Profile:
     rel = f"profiles/{name}.yaml"
-    path = d / f"{name}.yaml" if d is not None else Path(data_label(rel))
-    if not (path.exists() if d is not None else has_data(rel)):
-        known = sorted(p.stem for p in d.glob("*.yaml")) if d is not None else data_names("profiles")
+    path = join(d, f"{name}.yaml") if d is not None else data_label(rel)
+    if not (os.path.exists(path) if d is not None else has_data(rel)):
+        known = stems(d, ".yaml") if d is not None else data_names("profiles")
         raise DataError(
             f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
         )
@@ -160,7 +163,7 @@ def _read_profile(name: str, d: Path | None) -> Profile:
     )
 
 
-def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
+def resolve(name: str, directory: StrPath | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
     """The chain of layers for a profile, outermost include first."""
     if name in _seen:
         raise DataError(
@@ -175,7 +178,7 @@ def resolve(name: str, directory: Path | None = None, _seen: tuple[str, ...] = (
     return chain
 
 
-def compose(names: list[str], directory: Path | None = None) -> list[Profile]:
+def compose(names: list[str], directory: StrPath | None = None) -> list[Profile]:
     """Resolve several profiles into one chain; a layer included twice counts once (first place)."""
     seen: set[str] = set()
     chain: list[Profile] = []

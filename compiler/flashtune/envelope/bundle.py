@@ -7,8 +7,8 @@ its result (`markdown`, the manifest's `envelope` key, `cbt_comment`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
+from flashtune import pathnames
 from flashtune.envelope.hardware import cluster_from
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.report import NOTE, case_dict, constants, cpu_notes, shape
@@ -87,7 +87,8 @@ def for_bundle(
     k = constants()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():
-        stem = Path(file).stem.split("-", 1)[-1] if file.startswith("cbt/") else Path(file).stem
+        stem = pathnames.stem(file)
+        stem = stem.split("-", 1)[-1] if file.startswith("cbt/") else stem
         rows = []
         for case, n in plan_cases(doc, stem):
             cc = replace(c, clients=n) if n else c

@@ -20,6 +20,8 @@ result itself could only set its own CPU ceiling equal to the measurement.
 
 from __future__ import annotations
 
+import os
+
 from flashtune.envelope.hardware import load_setup
 from flashtune.envelope.model import Cluster, Constants, CpuCosts, ceilings, demand
 from flashtune.envelope.observations import CONSTANTS, Headline, headlines, message_overhead_bytes
@@ -124,7 +126,8 @@ def main() -> int:
     from flashtune.envelope.report import FITTED, fitted_document
     from flashtune.paths import SOURCE_DATA
 
-    (SOURCE_DATA / FITTED).write_text(fitted_document(), encoding="utf-8")
+    with open(os.path.join(SOURCE_DATA, FITTED), "w", encoding="utf-8") as f:
+        f.write(fitted_document())
     print(f"wrote data/{FITTED}")
     return 0
 

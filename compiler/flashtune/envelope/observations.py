@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from functools import cache
 
@@ -88,7 +89,7 @@ def _busy(h: Mapping[str, Any], row: Mapping[str, str] | None, where: str) -> fl
 
 @cache
 def headlines() -> tuple[Headline, ...]:
-    path = envelope_dir() / "headlines.yaml"
+    path = os.path.join(envelope_dir(), "headlines.yaml")
     doc = load_yaml(path)
     items = doc.get("headlines") if isinstance(doc, Mapping) else None
     if not isinstance(items, list):
@@ -158,7 +159,7 @@ def headlines() -> tuple[Headline, ...]:
 
 @cache
 def constants_doc() -> dict[str, Any]:
-    path = envelope_dir() / "constants.yaml"
+    path = os.path.join(envelope_dir(), "constants.yaml")
     doc = load_yaml(path)
     if not isinstance(doc, Mapping) or "message_overhead_bytes" not in doc:
         raise DataError(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
+from flashtune.pathnames import StrPath
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
 from flashtune.record import asdict
 
@@ -63,7 +64,8 @@ def stored_constants() -> Constants | None:
     if index is None:
         return None
     try:
-        doc = json.loads((root / FITTED).read_text(encoding="utf-8"))
+        with open(os.path.join(root, FITTED), encoding="utf-8") as f:
+            doc = json.loads(f.read())
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(index.get("sources", {})):
@@ -159,7 +161,7 @@ def validation_records() -> list[dict[str, Any]]:
     return table()
 
 
-def results_records(c: Cluster, csv: Path) -> list[dict[str, Any]]:
+def results_records(c: Cluster, csv: StrPath) -> list[dict[str, Any]]:
     import pandas as pd
 
     from flashtune.envelope.results import compare, measured_cases

@@ -11,7 +11,6 @@ parser go on, so the compiler and the CLI can report them like any other defect.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from flashtune.errors import UsageError
 from flashtune.fileio import read_text
@@ -21,6 +20,7 @@ from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOU
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from flashtune.lint.common import Context

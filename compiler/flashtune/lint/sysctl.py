@@ -15,7 +15,7 @@ from flashtune.fileio import read_text
 from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
-from flashtune.paths import data_dir
+from flashtune.paths import data_path
 from flashtune.yamlio import load_yaml
 
 TYPE_CHECKING = False
@@ -32,11 +32,10 @@ def name_data() -> tuple[
     dict[str, frozenset[str]], dict[str, dict[str, Any]], tuple[str, ...], frozenset[str]
 ]:
     """({kernel: names}, {name: range row}, module prefixes, kernels whose list is complete)."""
-    folder = data_dir() / "sysctl-names"
-    index = dict(load_yaml(folder / "index.yaml"))
+    index = dict(load_yaml(data_path("sysctl-names/index.yaml")))
     lists: dict[str, frozenset[str]] = {}
     for row in index["lists"]:
-        text = read_text(folder / str(row["file"]))
+        text = read_text(data_path(f"sysctl-names/{row['file']}"))
         lists[str(row["kernel"])] = frozenset(ln for ln in text.split("\n") if ln and not ln.startswith("#"))
     ranges = {str(n): dict(r) for r in index["ranges"] for n in r["names"]}
     complete = frozenset(str(r["kernel"]) for r in index["lists"] if r.get("complete"))
