@@ -10,7 +10,6 @@ reported as str(Path(name)) would write them; every function also takes a Path.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -207,6 +206,8 @@ def check_output_file(path: StrPath, *, force: bool = False) -> os.stat_result |
 
 
 def _unlink(path: str) -> None:
+    import contextlib  # here: only a failed write needs it, and it costs every CLI start-up
+
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 

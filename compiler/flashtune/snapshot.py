@@ -17,7 +17,6 @@ Who builds it:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -206,6 +205,8 @@ def build(data: StrPath, out: StrPath) -> list[str]:
             name, content = compile_file(rel, os.path.join(data, rel))
             _write(os.path.join(out, name), content)
         else:  # the source was deleted
+            import contextlib  # here: a source checkout runs build() on every CLI start
+
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(out, rel))
     if changed or index_differs:
