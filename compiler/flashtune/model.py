@@ -12,10 +12,9 @@ from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from os import PathLike
     from pathlib import Path
     from typing import Any
-
-    from flashtune.pathnames import StrPath
 
 GiB = 1 << 30
 
@@ -165,7 +164,7 @@ class CompileRequest:
 
     workload: str
     tier: str | None = "iops"
-    hardware_file: StrPath | None = None  # a name, as given (str or Path)
+    hardware_file: str | PathLike[str] | None = None  # a file name as given (str or Path)
     ceph_release: str = DEFAULT_CEPH_RELEASE
     mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR
     allow_unsafe: frozenset[str] = frozenset()
