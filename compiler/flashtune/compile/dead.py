@@ -15,6 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from flashtune.catalog.deps import DeadWhen
     from flashtune.model import Setting
 
 
@@ -56,24 +57,35 @@ def find_dead(
 ) -> list[tuple[Setting, Dead]]:
     """Settings that a catalog dependency makes dead, with the reason; repeated until nothing changes,
     because dropping one value can make another fall back to its default."""
+    # each setting's knob is looked up once: only a setting whose knob has dependency facts (and that is no
+    # opted-in unsafe value) can be dead
+    candidates = [
+        (s, knob.dead_when)
+        for s in settings
+        if not s.unsafe_opt_in and (knob := _knob(catalog, s)) is not None and knob.dead_when
+    ]
     live = list(settings)
     dropped: list[tuple[Setting, Dead]] = []
     while True:
-        found = _first_dead(live, catalog, facts_, releases)
+        found = _first_dead(live, candidates, catalog, facts_, releases)
         if found is None:
             return dropped
-        live.remove(found[0])
+        gone = found[0]
+        live = [s for s in live if s is not gone]
+        candidates = [c for c in candidates if c[0] is not gone]
         dropped.append(found)
 
 
 def _first_dead(
-    live: list[Setting], catalog: Any, facts_: dict[str, Any], releases: dict[str, str | None]
+    live: list[Setting],
+    candidates: list[tuple[Setting, tuple[DeadWhen, ...]]],
+    catalog: Any,
+    facts_: dict[str, Any],
+    releases: dict[str, str | None],
 ) -> tuple[Setting, Dead] | None:
+    """The first candidate (in file order) that the live settings make dead."""
     values = {(s.file, catalog_name(s.file, s.key)): s.value for s in live}
-    for s in live:
-        knob = _knob(catalog, s)
-        if knob is None or not knob.dead_when or s.unsafe_opt_in:
-            continue
+    for s, rules in candidates:
 
         def effective(name: str, file: str = s.file) -> Any:
             if (file, name) in values:
@@ -81,7 +93,7 @@ def _first_dead(
             k = catalog.get(name, domain_of(file))
             return k.default_for(releases.get(file)) if isinstance(k, Knob) else None
 
-        why = dead_reason(knob.dead_when, s.value, effective, facts_)
+        why = dead_reason(rules, s.value, effective, facts_)
         if why is not None:
             return s, why
     return None
