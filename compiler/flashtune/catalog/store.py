@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, lru_cache
+from itertools import repeat
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
@@ -172,20 +174,6 @@ def _knob(raw: Any, path: str) -> Knob:
     )
 
 
-class _Built:
-    """A knob already built and checked, as JSON in the knob index (see KNOB_INDEX); made a Knob on first use."""
-
-    __slots__ = ("dead_when", "end", "start", "text")
-
-    def __init__(self, text: str, start: int, end: int, dead_when: bool) -> None:
-        self.text, self.start, self.end, self.dead_when = text, start, end, dead_when
-
-    def build(self) -> Knob:
-        import json
-
-        return _rebuilt(json.loads(self.text[self.start : self.end]))
-
-
 def _digest(value: Any) -> Any:
     """A built knob as JSON-ready data: a record as the list of its fields in order, a tuple as a list."""
     if hasattr(type(value), "__record_fields__"):
@@ -241,18 +229,21 @@ def _rebuilt(digest: list[Any]) -> Knob:
 
 
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Entry = tuple["Any", str]  # a knob's mapping as loaded (or its _Built in the knob index) and its file
+Entry = tuple["Any", str]  # a knob's mapping as loaded and its file
 
 
 class Catalog:
     """All knobs, indexed by (domain, name).
 
-    Built from Knobs, or (`Catalog.lazy`) from entries already checked as a whole, each turned into a Knob
-    the first time it is asked for: compile-config uses a fraction of the catalog.
+    Built from Knobs, or (`Catalog.lazy`, `Catalog.indexed`) from entries already checked as a whole, each
+    turned into a Knob the first time it is asked for: compile-config uses a fraction of the catalog.
     """
 
     def __init__(self, knobs: list[Knob]) -> None:
-        self._by_key: dict[tuple[str, str], Knob | Entry] = {}
+        # a Knob, a mapping still to check and build (Entry), or the knob's line in the knob index (int)
+        self._by_key: dict[tuple[str, str], Knob | Entry | int] = {}
+        self._lines: list[str] = []  # the knob index's lines: each knob's fields as JSON (_digest)
+        self._dead: frozenset[int] = frozenset()  # the lines of the knobs with dependency facts (dead_when)
         for k in knobs:
             key = (k.domain, k.name)
             first = self._by_key.get(key)
@@ -282,28 +273,35 @@ class Catalog:
         return catalog
 
     @classmethod
-    def indexed(cls, text: str, files: dict[str, list[list[Any]]]) -> Catalog:
-        """Catalog.lazy from the knob index (its text, and its rows per knob file); a knob is made from its
-        JSON only when it is asked for."""
+    def indexed(cls, header: dict[str, Any], body: str) -> Catalog:
+        """A catalog from the knob index (see KNOB_INDEX), each knob made from its line when it is asked for."""
         catalog = cls([])
-        by_key, alias = catalog._by_key, catalog._alias
-        for rel, rows in files.items():
-            path = data_label(rel)
-            for domain, name, aliases, dead_when, start, end in rows:
-                key = (domain, name)
-                by_key.setdefault(key, (_Built(text, start, end, dead_when), path))
-                for a in aliases:
-                    alias.setdefault((domain, a), key)
+        by_key = catalog._by_key
+        line = 0
+        for domain, names in header["runs"]:  # C-level loops: no Python code per knob
+            by_key.update(zip(zip(repeat(domain), names), range(line, line + len(names)), strict=True))
+            line += len(names)
+        catalog._alias = {
+            (domain, alias): (domain, name)
+            for domain, aliases in header["aliases"].items()
+            for alias, name in aliases.items()
+        }
+        catalog._dead = frozenset(header["dead"])
+        catalog._lines = body.split("\n")
         return catalog
 
     def _at(self, key: tuple[str, str]) -> Knob | None:
         k = self._by_key.get(key)
         if k is None or isinstance(k, Knob):
             return k
-        raw, path = k
-        built = raw.build() if isinstance(raw, _Built) else _knob(raw, path)
+        built = _rebuilt(json.loads(self._lines[k])) if isinstance(k, int) else _knob(*k)
         self._by_key[key] = built
         return built
+
+    def _has_dead_when(self, k: Knob | Entry | int) -> bool:
+        if isinstance(k, int):  # the one fact the knob index records beside each knob
+            return k in self._dead
+        return bool(k.dead_when) if isinstance(k, Knob) else bool(k[0].get("dead_when"))
 
     def _all(self, keys: Iterable[tuple[str, str]]) -> list[Knob]:
         return [k for k in map(self._at, list(keys)) if k is not None]
@@ -369,7 +367,7 @@ class Catalog:
 
     def with_dependencies(self, domain: str) -> list[Knob]:
         """The knobs of a domain that have dependency facts (dead_when), building no other knob."""
-        keys = [key for key, k in self._by_key.items() if key[0] == domain and _has(k, "dead_when")]
+        keys = [key for key, k in self._by_key.items() if key[0] == domain and self._has_dead_when(k)]
         return [k for k in self._all(keys) if k.dead_when]
 
     def suggest(self, name: str, domain: str | None = None, n: int = 3) -> list[str]:
@@ -427,16 +425,6 @@ def _check_refs(catalog: Catalog) -> None:
                 )
 
 
-def _has(k: Knob | Entry, field: str) -> bool:
-    if isinstance(k, Knob):
-        return bool(getattr(k, field))
-    raw = k[0]
-    if isinstance(raw, _Built):
-        # the one field the index records; any other is read from the knob
-        return raw.dead_when if field == "dead_when" else bool(getattr(raw.build(), field))
-    return bool(raw.get(field))
-
-
 def _entries(docs: Iterable[tuple[str, Any]]) -> list[Entry]:
     entries: list[Entry] = []
     for path, doc in docs:
@@ -465,10 +453,10 @@ def load_from(directory: StrPath) -> Catalog:
 CHECKED = "knobs.checked.json"
 # Written with CHECKED, for the same CRCs: every knob already built, so that load_catalog neither reads the
 # knob files nor checks a knob again (the whole catalog passed every check before this was written). Line 1 is
-# the header: the stamps, what code wrote it (_code_stamp) and, per knob file, a row per knob: the catalog's
-# keys (domain, name, aliases, whether it has dead_when) and where in the text after line 1 its JSON lies
-# (_digest: the Knob's fields in order), one knob a line. While it matches, load_catalog builds only the knobs
-# asked for, from their JSON (compile-config uses about a fifth of them).
+# the header: the stamps, what code wrote it (_code_stamp), the knob files, and what the catalog indexes knobs
+# by (names in runs of one domain, aliases, which have dead_when), laid out so that building the index is a few
+# C-level loops; then one knob a line, in catalog order: its fields as JSON (_digest). While it matches,
+# load_catalog builds only the knobs asked for, from their lines (compile-config uses about a fifth of them).
 KNOB_INDEX = "knobs.index.jsonl"
 # The layout of a digest (_digest/_rebuilt): change it when they change, and an index written before is not used.
 _DIGEST_FORMAT = 1
@@ -516,23 +504,33 @@ def _code_stamp(snapshot: StrPath) -> list[Any]:
 def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> str | None:
     """The text of KNOB_INDEX for a catalog that passed every check; None if a knob does not come back the
     same from its JSON (then load_catalog builds knobs from the knob files)."""
-    import json
-
-    files: dict[str, list[list[Any]]] = {}
+    files: set[str] = set()
+    runs: list[list[Any]] = []  # [domain, [names]] of consecutive knobs of one domain, in catalog order
+    aliases: dict[str, dict[str, str]] = {}
+    dead: list[int] = []
     lines: list[str] = []
-    pos = 0
     for k in catalog:
         line = json.dumps(_digest(k), ensure_ascii=False, separators=(",", ":"))
         if _rebuilt(json.loads(line)) != k:
             return None
-        rel = k.source_file.removeprefix("data/")
-        files.setdefault(rel, []).append(
-            [k.domain, k.name, list(k.aliases), bool(k.dead_when), pos, pos + len(line)]
-        )
+        files.add(k.source_file.removeprefix("data/"))
+        if not runs or runs[-1][0] != k.domain:
+            runs.append([k.domain, []])
+        runs[-1][1].append(k.name)
+        for a in k.aliases:
+            aliases.setdefault(k.domain, {}).setdefault(a, k.name)  # the first knob with an alias keeps it
+        if k.dead_when:
+            dead.append(len(lines))
         lines.append(line)
-        pos += len(line) + 1
-    header = json.dumps({"stamps": stamps, "code": _code_stamp(snapshot), "files": files}, sort_keys=True)
-    return "\n".join([header, *lines]) + "\n"
+    header = {
+        "stamps": stamps,
+        "code": _code_stamp(snapshot),
+        "files": sorted(files),
+        "runs": runs,
+        "aliases": aliases,
+        "dead": dead,
+    }
+    return "\n".join([json.dumps(header, sort_keys=True), *lines])
 
 
 def _record_checked(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -> None:
@@ -553,8 +551,6 @@ def _record_index(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -
 
 
 def _write_json(path: str, data: Any) -> None:
-    import json
-
     _write_text(path, json.dumps(data, sort_keys=True))
 
 
@@ -586,8 +582,6 @@ def _checked_before(snapshot: StrPath) -> dict[str, Any] | None:
 
 
 def _read_json(path: str) -> Any:
-    import json
-
     try:
         return json.loads(_read_text(path))
     except (OSError, ValueError):
@@ -597,24 +591,20 @@ def _read_json(path: str) -> Any:
 def _indexed(snapshot: StrPath, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
     """The catalog from KNOB_INDEX, if the index is there and was written for the knob files as they are, by
     this code."""
-    import json
-
     try:
         text = _read_text(os.path.join(snapshot, KNOB_INDEX))
         end = text.index("\n")
-        index = json.loads(text[:end])
+        header = json.loads(text[:end])
     except (OSError, ValueError):
         return None
     if (
-        not isinstance(index, dict)
-        or index.get("stamps") != stamps
-        or index.get("code") != _code_stamp(snapshot)
+        not isinstance(header, dict)
+        or header.get("stamps") != stamps
+        or header.get("code") != _code_stamp(snapshot)
+        or header.get("files") != rels
     ):
         return None
-    files = index.get("files")
-    if not isinstance(files, dict) or sorted(files) != rels:
-        return None
-    return Catalog.indexed(text[end + 1 :], files)
+    return Catalog.indexed(header, text[end + 1 :])
 
 
 @lru_cache(maxsize=1)

@@ -90,11 +90,15 @@ def for_bundle(
         stem = pathnames.stem(file)
         stem = stem.split("-", 1)[-1] if file.startswith("cbt/") else stem
         rows = []
+        size = plan_replication(doc)
+        clusters: dict[int | None, Cluster] = {}  # per client count: a document's cases share one
         for case, n in plan_cases(doc, stem):
-            cc = replace(c, clients=n) if n else c
-            size = plan_replication(doc)
-            if size is not None and cc.protection.kind == "replicated":
-                cc = replace(cc, protection=Protection("replicated", size))
+            cc = clusters.get(n)
+            if cc is None:
+                cc = replace(c, clients=n) if n else c
+                if size is not None and cc.protection.kind == "replicated":
+                    cc = replace(cc, protection=Protection("replicated", size))
+                clusters[n] = cc
             rows.append(case_dict(envelope(cc, case, k)))
         benchmarks[file] = rows
     return {

@@ -195,15 +195,10 @@ def demand(c: Cluster, write: bool, size: float) -> Demand:
         relay = (p.size - 1) * size
     else:
         relay = 0.0
+    # positional, in field order: osd_ops, drive_seconds, media_bytes, client_bytes, public_in, public_out,
+    # cluster_in, cluster_out (a record built from keywords binds them one by one: ceilings() makes many)
     return Demand(
-        osd_ops=n_ops,
-        drive_seconds=slowest,
-        media_bytes=media_bytes,
-        client_bytes=size,
-        public_in=size if write else 0.0,
-        public_out=0.0 if write else size,
-        cluster_in=relay,
-        cluster_out=relay,
+        n_ops, slowest, media_bytes, size, size if write else 0.0, 0.0 if write else size, relay, relay
     )
 
 
@@ -222,8 +217,11 @@ def _bps(gbps: float, k: Constants) -> float:
     return gbps * 1e9 / 8 * k.net_efficiency
 
 
-def cpu_cycles(c: Cluster, case: Case, costs: CpuCosts) -> float | None:
-    """OSD cycles one client I/O costs; None when a needed constant is unknown or the software is not Ceph."""
+def cpu_cycles(
+    c: Cluster, case: Case, costs: CpuCosts, demands: dict[bool, Demand] | None = None
+) -> float | None:
+    """OSD cycles one client I/O costs; None when a needed constant is unknown or the software is not Ceph.
+    demands: demand() per direction (write) for this cluster and case, where the caller has them already."""
     if c.software != "ceph":
         return None
     total = 0.0
@@ -233,7 +231,7 @@ def cpu_cycles(c: Cluster, case: Case, costs: CpuCosts) -> float | None:
         op, per_byte = costs.op(write, c.objectstore), costs.byte(write)
         if op is None or per_byte is None:
             return None
-        d = demand(c, write, case.block_size)
+        d = demands[write] if demands is not None else demand(c, write, case.block_size)
         total += share * (d.osd_ops * op + d.osd_bytes * per_byte)
     return total
 
@@ -279,7 +277,7 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
         )
         out["public network"] = c.nodes * _bps(c.public_gbps, k) / both if both else None
         out["cluster network"] = None
-    cycles = cpu_cycles(c, case, k.cpu)
+    cycles = cpu_cycles(c, case, k.cpu, d)
     out["cpu"] = c.cycles_per_s / cycles if cycles else None
     return out
 
