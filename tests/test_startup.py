@@ -51,6 +51,8 @@ NOT_ON_THE_COMPILE_PATH = (
     "urllib",
     "ntpath",
     "ipaddress",  # ~6M instructions: the default bind address is read without it
+    "importlib",  # flashtune.parse finds its parsers with __import__
+    "errno",  # fileio names errors only when one happens
     "bisect",  # only an unknown my.cnf option name needs it
     "contextlib",  # ~3M instructions; only the first catalog load after a snapshot build uses it
     "locale",  # gettext imports it for argparse's phrases, which flashtune's parsers take as written

@@ -10,7 +10,6 @@ reported as str(Path(name)) would write them; every function also takes a Path.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Mapping
@@ -31,6 +30,8 @@ _KIND = {
 
 def _os_error(e: OSError, path: str, doing: str) -> FlashtuneError:
     """One-line message for an OSError, with a hint where there is an obvious one."""
+    import errno  # here and below: only a failure needs the names, and they cost every CLI start-up
+
     hints = {
         errno.ENOENT: "check the path",
         errno.EACCES: "check the permissions (or choose another place)",
@@ -259,6 +260,8 @@ def _exchange(a: str, b: str) -> bool:
     at_fdcwd, rename_exchange = -100, 2
     if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True
+    import errno
+
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
@@ -275,6 +278,8 @@ def _new_dir(folder: str, prefix: str, suffix: str) -> str:
         except FileExistsError:
             continue
         return path
+    import errno
+
     raise FileExistsError(errno.EEXIST, "no unused temporary folder name", folder)
 
 
