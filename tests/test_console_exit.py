@@ -9,6 +9,7 @@ default) and unbuffered (PYTHONUNBUFFERED, which some shells and CI set).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -71,6 +72,26 @@ def test_the_console_entry_skips_teardown_and_main_does_not(tmp_path: Path) -> N
     assert (tmp_path / "a" / "manifest.json").is_file()
     r = _run([ordinary, *COMPILE, "--out", tmp_path / "b"], capture_output=True)
     assert r.returncode == 0 and r.stderr == "torn down\n", r.stderr
+
+
+def test_the_collector_stays_off_to_the_end(tmp_path: Path) -> None:
+    # compile-config's console entry leaves the garbage collector off: turned back on, its first pass would
+    # scan every object the compile made just before the process ends
+    spy = (
+        "import gc, os\nimport flashtune.cli.compile as c\nexit_now = c.exit_now\n"
+        "def spy(code):\n    os.write(2, b'collector on\\n' if gc.isenabled() else b'collector off\\n')\n"
+        "    exit_now(code)\n"
+        "c.exit_now = spy\n"
+    )
+    r = _run(
+        [_script(tmp_path, "compile-config", before=spy), *COMPILE, "--out", tmp_path / "o"],
+        capture_output=True,
+    )
+    assert r.returncode == 0 and r.stderr == "collector off\n", r.stderr
+    # main() called in a process that goes on leaves the collector as it found it
+    from flashtune.cli.compile import main
+
+    assert gc.isenabled() and main([*COMPILE, "--out", str(tmp_path / "p")]) == 0 and gc.isenabled()
 
 
 def test_atexit_handlers_still_run(tmp_path: Path) -> None:
