@@ -54,6 +54,7 @@ NOT_ON_THE_COMPILE_PATH = (
     "importlib",  # flashtune.parse finds its parsers with __import__
     "errno",  # fileio names errors only when one happens
     "bisect",  # only an unknown my.cnf option name needs it
+    "zlib",  # the snapshot's CRCs: only a changed data file in a checkout needs them
     "contextlib",  # ~3M instructions; only the first catalog load after a snapshot build uses it
     "locale",  # gettext imports it for argparse's phrases, which flashtune's parsers take as written
     "typing",  # ~15M instructions: typing-only names are imported under `if TYPE_CHECKING:` (see ARCHITECTURE.md)
