@@ -18,6 +18,8 @@ import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import flashtune
 from flashtune import pathnames
@@ -320,6 +322,16 @@ def test_names_are_spelt_as_pathlib_spells_them(name: str) -> None:
     assert pathnames.stem(name) == p.stem
     assert pathnames.parent(name) == str(p.parent)
     assert pathnames.clean(Path(name)) == str(p)  # a Path from a caller that has one
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="/.ab", max_size=12), st.text(alphabet="/.ab", max_size=6))
+def test_any_name_is_cleaned_and_joined_as_pathlib_does(name: str, other: str) -> None:
+    # clean() returns a name it finds clean as it is, join() writes "base/name" itself: slashes, dots and
+    # their runs in every arrangement
+    assert pathnames.clean(name) == str(PurePosixPath(name))
+    assert pathnames.join(name, other) == str(PurePosixPath(name, other))
+    assert pathnames.join(other, name) == str(PurePosixPath(other, name))
 
 
 def test_joined_names_and_folder_listings_match_pathlib(tmp_path: Path) -> None:

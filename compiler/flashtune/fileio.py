@@ -339,9 +339,13 @@ def write_folder(out: StrPath, files: Mapping[str, str], *, force: bool = False)
             join(tmp, MARKER), b"compile-config output: --force replaces this whole folder\n", sync=False
         )
         written = []
+        folders = {tmp}  # made: os.makedirs of an existing folder costs a failed mkdir and a stat per file
         for rel, text in files.items():
             dest = join(tmp, rel)
-            os.makedirs(parent(dest), exist_ok=True)
+            folder = parent(dest) if "/" in rel else tmp
+            if folder not in folders:
+                os.makedirs(folder, exist_ok=True)
+                folders.add(folder)
             _write_new(dest, text.encode("utf-8"), sync=replace)  # replacing: the new data is on disk first
             written.append(join(out, rel))
         mode = 0o777 & ~_umask()
