@@ -160,13 +160,30 @@ def _write(path: str, content: bytes) -> None:
     os.replace(tmp, path)
 
 
+# The package's own snapshot's index (paths.SNAPSHOT_DIR), read once per process: the catalog, the evidence
+# index and the envelope's stored fit each compare their stamps with it. Writing it here forgets it.
+_SHIPPED: dict[str, dict[str, Any] | None] = {}
+
+
 def read_index(out: StrPath) -> dict[str, Any] | None:
+    """The snapshot's index.json (None: missing, unreadable or of another format); do not change it."""
+    from flashtune.paths import SNAPSHOT_DIR
+
+    key = os.fspath(out)
+    shipped = key == os.fspath(SNAPSHOT_DIR)
+    if shipped and key in _SHIPPED:
+        return _SHIPPED[key]
+    index: dict[str, Any] | None = None
     try:
         with open(os.path.join(out, INDEX), encoding="utf-8") as f:
-            index = json.loads(f.read())
+            doc = json.loads(f.read())
+        if isinstance(doc, dict) and doc.get("format") == FORMAT:
+            index = doc
     except (OSError, ValueError):
-        return None
-    return index if isinstance(index, dict) and index.get("format") == FORMAT else None
+        pass
+    if shipped:
+        _SHIPPED[key] = index
+    return index
 
 
 def stale(data: StrPath, out: StrPath) -> tuple[list[str], dict[str, Stamp], bool]:
@@ -191,6 +208,7 @@ def stale(data: StrPath, out: StrPath) -> tuple[list[str], dict[str, Stamp], boo
 
 
 def _write_index(out: StrPath, stamps: dict[str, Stamp]) -> None:
+    _SHIPPED.pop(os.fspath(out), None)
     _write(
         os.path.join(out, INDEX),
         json.dumps({"format": FORMAT, "sources": stamps}, indent=0, sort_keys=True).encode(),

@@ -224,7 +224,10 @@ def _rebuild_plan() -> tuple[tuple[int, Callable[[Any], Any]], ...]:
 def _rebuilt(digest: list[Any]) -> Knob:
     """The Knob a _digest describes (written only where this round trip gives the same knob back)."""
     for i, rebuild in _rebuild_plan():
-        digest[i] = rebuild(digest[i])
+        if digest[i]:  # most are empty: () as the record's default is
+            digest[i] = rebuild(digest[i])
+        else:
+            digest[i] = ()
     return Knob(*digest)
 
 
