@@ -33,3 +33,18 @@ def test_a_key_missing_from_the_text_falls_back_to_parsing() -> None:
         ("cluster", 2, 1),
         ("user", 3, 3),
     ]
+
+
+def test_quoted_keys_and_list_items_are_placed_like_the_parser_places_them() -> None:
+    from flashtune.emit.cbt import dump
+
+    plan = {
+        "cluster": {"user": "root", "pool_profiles": {"rbd pool": {"pg_size": 64}, "true": {"pg_size": 8}}},
+        "benchmarks": {"librbdfio": {"op_size": [4096, 65536], "volumes": [{"a b": 1, "c": "x y"}]}},
+    }
+    text = dump(plan)
+    assert '"rbd pool":' in text and '"true":' in text and '"a b":' in text  # the keys are written quoted
+    fast, parsed = from_plan(plan, text, "p.yaml"), parse_text(text, "cbt.yaml", "p.yaml")
+    assert fast is not None and fast.data == parsed.data
+    where = [(e.section, e.key, e.line, e.column) for e in fast.entries]
+    assert where == [(e.section, e.key, e.line, e.column) for e in parsed.entries]

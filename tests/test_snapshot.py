@@ -19,8 +19,8 @@ from flashtune.catalog.store import load_from
 from flashtune.compile.hardware import hardware_from, load_tier, tier_names
 from flashtune.compile.profiles import read_profile
 from flashtune.paths import compiled, data_dir, data_names
-from flashtune.snapshot import build, compile_file, decode, encode, stale
-from flashtune.yamlio import line_of, load_yaml, parse_yaml
+from flashtune.snapshot import build, compile_file, compile_yaml, decode, decode_plain, encode, stale
+from flashtune.yamlio import YDict, YList, line_of, load_plain, load_yaml, parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE_DATA, SNAPSHOT_DIR = Path(paths.SOURCE_DATA), Path(paths.SNAPSHOT_DIR)  # (flashtune names them as str)
@@ -78,6 +78,8 @@ def test_every_compiled_file_holds_the_yaml_tree_with_its_lines() -> None:
         snap = load_yaml(path)  # a data file: read from the snapshot
         assert snap == parsed, rel
         assert _lines(snap) == _lines(parsed), rel
+        plain = load_plain(path)  # its second line: the same values, plain dicts and lists
+        assert plain == parsed and _plain_types(plain), rel
 
 
 def test_loaders_give_the_same_facts_from_the_snapshot_and_from_yaml(
@@ -138,6 +140,33 @@ def test_encode_decode_keeps_values_and_lines(tree: object) -> None:
     assert _lines(again) == _lines(loaded)
 
 
+@settings(max_examples=150, deadline=None)
+@given(trees)
+def test_the_plain_line_holds_the_same_values_where_json_can(tree: object) -> None:
+    loaded = parse_yaml(json.dumps({"doc": tree}, ensure_ascii=False, indent=1))
+    text = compile_yaml(json.dumps({"doc": tree}, ensure_ascii=False, indent=1), "t.yaml")
+    assert decode(text) == loaded and _lines(decode(text)) == _lines(loaded)
+    plain = decode_plain(text)
+    assert plain == loaded
+    # a key that is not a string (YAML has them, JSON objects do not): no plain line, decode reads the first
+    assert ("\n" in text) == _str_keys(loaded) == _plain_types(plain)
+
+
+def _str_keys(node: object) -> bool:
+    if isinstance(node, dict):
+        return all(isinstance(k, str) and _str_keys(v) for k, v in node.items())
+    return all(_str_keys(v) for v in node) if isinstance(node, list) else True
+
+
+def _plain_types(node: object) -> bool:
+    """No YDict/YList anywhere: values as json.loads gives them."""
+    if isinstance(node, YDict | YList):
+        return False
+    if isinstance(node, dict):
+        return all(_plain_types(v) for v in node.values())
+    return all(_plain_types(v) for v in node) if isinstance(node, list) else True
+
+
 def _lines(node: object) -> list[object]:
     if isinstance(node, dict):
         return [
@@ -169,6 +198,9 @@ def test_the_lazy_catalog_holds_the_same_knobs_as_a_fully_checked_load() -> None
         assert [k.name for k in catalog.with_dependencies(domain)] == [
             k.name for k in eager.in_domain(domain) if k.dead_when
         ]
+        with_deps = [k for k in eager.in_domain(domain) if k.dead_when]
+        names = {n for k in with_deps for n in (k.name, *k.aliases)}
+        assert catalog.names_with_dependencies(domain) == eager.names_with_dependencies(domain) == names
 
 
 def test_a_changed_knob_file_is_checked_as_a_whole_before_knobs_are_built_lazily(tmp_path: Path) -> None:

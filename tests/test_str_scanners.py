@@ -217,3 +217,19 @@ def test_value_words_agree_with_the_former_split() -> None:
     alphabet = "ab ,;\t\n\x1c\u00a0\u2003"
     for v in [*_random_strings(40000, alphabet, 7), *_ALL_CHARS]:
         assert _words(v) == re.split(r"[\s,;]+", v), repr(v)
+
+
+def test_sysctl_name_lists_skip_blank_and_comment_lines() -> None:
+    from flashtune.lint.sysctl import name_list
+
+    texts = [
+        "# header\n# by a script\na.b\nc.d\n\n#x\ne.f",
+        "a\n#a\n#a\n##\n#\nb\n",
+        "#only",
+        "",
+        "\n\n",
+        *_random_strings(5000, "ab#\n ", 10),
+    ]
+    for text in texts:
+        by_line = frozenset(ln for ln in text.split("\n") if ln and not ln.startswith("#"))
+        assert name_list(text) == by_line, repr(text)

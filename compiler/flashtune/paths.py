@@ -12,6 +12,7 @@ so callers simply read `load_data("knobs/ceph.yaml")` or `os.path.join(data_dir(
     data_path(rel)        one file or folder in it, e.g. data_path("tiers/iops.yaml")
     data_names(folder)    names of the YAML files in one data folder, e.g. data_names("tiers") -> ["iops", ...]
     load_data(rel)        one YAML data file, e.g. load_data("knobs/ceph.yaml"), as YDict/YList with lines
+    load_plain(rel)       the same values without lines (faster: for data only looked up)
     data_label(rel)       how messages name that file, e.g. "data/knobs/ceph.yaml"
     compiled(path)        the snapshot file holding a data YAML file's compiled form, if there is one
 
@@ -105,6 +106,13 @@ def load_data(rel: str) -> Any:
     from flashtune.yamlio import load_yaml
 
     return load_yaml(data_path(rel))
+
+
+def load_plain(rel: str) -> Any:
+    """One YAML data file's values without line numbers (plain dicts and lists; see yamlio.load_plain)."""
+    from flashtune.yamlio import load_plain as load
+
+    return load(data_path(rel))
 
 
 def knobs_dir() -> str:

@@ -373,6 +373,13 @@ class Catalog:
         keys = [key for key, k in self._by_key.items() if key[0] == domain and self._has_dead_when(k)]
         return [k for k in self._all(keys) if k.dead_when]
 
+    def names_with_dependencies(self, domain: str) -> frozenset[str]:
+        """Names and aliases of the knobs of a domain that may have dependency facts, building no knob (the
+        linter's pre-check for every key of a file; it looks the few that match up)."""
+        keys = {key for key, k in self._by_key.items() if key[0] == domain and self._has_dead_when(k)}
+        aliases = [alias for (_d, alias), key in self._alias.items() if key in keys]
+        return frozenset([name for _d, name in keys] + aliases)
+
     def suggest(self, name: str, domain: str | None = None, n: int = 3) -> list[str]:
         names = sorted(
             {k.name for k in self if (domain is None or k.domain == domain) and not k.misspelling_of}

@@ -43,8 +43,7 @@ def _lookup_order(section: str) -> tuple[str, ...]:
 @cache
 def _dead_names(domain: str) -> frozenset[str]:
     """Names and aliases of the knobs of a domain that have dependency facts."""
-    knobs = load_catalog().with_dependencies(domain)
-    return frozenset([k.name for k in knobs] + [a for k in knobs for a in k.aliases])
+    return load_catalog().names_with_dependencies(domain)
 
 
 def _spelling(key: str, domain: str) -> str:

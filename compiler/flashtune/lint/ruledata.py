@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from flashtune.paths import load_data
+from flashtune.paths import load_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,11 +13,11 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def rules() -> dict[str, Any]:
-    doc = load_data("lint/rules.yaml")
+    doc = load_plain("lint/rules.yaml")  # values only: plain JSON from the snapshot, without lines
     return dict(doc)
 
 
 @lru_cache(maxsize=1)
 def cbt_schema() -> dict[str, Any]:
-    doc = load_data("cbt/schema.yaml")
+    doc = load_plain("cbt/schema.yaml")
     return dict(doc)

@@ -16,7 +16,7 @@ from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.paths import data_path
-from flashtune.yamlio import load_yaml
+from flashtune.yamlio import load_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,14 +32,23 @@ def name_data() -> tuple[
     dict[str, frozenset[str]], dict[str, dict[str, Any]], tuple[str, ...], frozenset[str]
 ]:
     """({kernel: names}, {name: range row}, module prefixes, kernels whose list is complete)."""
-    index = dict(load_yaml(data_path("sysctl-names/index.yaml")))
-    lists: dict[str, frozenset[str]] = {}
-    for row in index["lists"]:
-        text = read_text(data_path(f"sysctl-names/{row['file']}"))
-        lists[str(row["kernel"])] = frozenset(ln for ln in text.split("\n") if ln and not ln.startswith("#"))
+    index = dict(load_plain(data_path("sysctl-names/index.yaml")))
+    lists = {
+        str(r["kernel"]): name_list(read_text(data_path(f"sysctl-names/{r['file']}"))) for r in index["lists"]
+    }
     ranges = {str(n): dict(r) for r in index["ranges"] for n in r["names"]}
     complete = frozenset(str(r["kernel"]) for r in index["lists"] if r.get("complete"))
     return lists, ranges, tuple(str(p) for p in index["module_prefixes"]), complete
+
+
+def name_list(text: str) -> frozenset[str]:
+    """The names in a list file, one a line; blank lines and '#' comment lines are none. One split for the
+    lines, and a search for the comment lines (a few, in the header) rather than a test of every line."""
+    names = set(text.split("\n"))
+    names.discard("")
+    for comment in ("\n" + text).split("\n#")[1:]:
+        names.discard("#" + comment.partition("\n")[0])
+    return frozenset(names)
 
 
 @cache

@@ -29,56 +29,56 @@ def _plain(value: Any) -> Any:
 
 
 def from_plan(plan: Mapping[str, Any], text: str, filename: str) -> ConfDoc | None:
+    data = _plain(plan)  # walked below: each entry's node is its part of this one copy
     lines = text.splitlines()
     doc = ConfDoc(kind="cbt.yaml", filename=filename)
     pos = 0
 
     def place(key: Any) -> tuple[int, int, str] | None:
         nonlocal pos
-        spellings = (f"{key}:", f"{json.dumps(str(key))}:")
+        bare = f"{key}:"
+        quoted = ""  # the key as a JSON string, made only when a line starts with a quote
         while pos < len(lines):
             line = lines[pos]
             body = line.lstrip(" ")
             if body.startswith("- "):
                 body = body[2:].lstrip(" ")
             pos += 1
-            for s in spellings:
-                if body.startswith(s) and not line.lstrip().startswith("#"):
-                    col = len(line) - len(body)
-                    return pos, col + 1, body[len(s) :].strip()
+            if body.startswith(bare):
+                spelt = bare
+            elif body.startswith('"'):
+                quoted = quoted or f"{json.dumps(str(key))}:"
+                spelt = quoted
+            else:
+                continue
+            if body.startswith(spelt) and not line.lstrip().startswith("#"):
+                col = len(line) - len(body)
+                return pos, col + 1, body[len(spelt) :].strip()
         return None
 
     def walk(node: Any, path: str) -> bool:
-        if isinstance(node, Mapping):
+        if isinstance(node, dict):
             for key, value in node.items():
                 spot = place(key)
                 if spot is None:
                     return False
                 line, col, rest = spot
-                shown = rest if rest and not isinstance(value, Mapping) else None
+                shown = rest if rest and not isinstance(value, dict) else None
                 doc.entries.append(
                     Entry(
-                        path,
-                        str(key),
-                        str(key),
-                        shown,
-                        line,
-                        col,
-                        line,
-                        col + len(str(key)) + 2,
-                        node=_plain(value),
+                        path, str(key), str(key), shown, line, col, line, col + len(str(key)) + 2, node=value
                     )
                 )
                 if not walk(value, f"{path}.{key}" if path else str(key)):
                     return False
-        elif isinstance(node, list | tuple):
+        elif isinstance(node, list):
             for i, item in enumerate(node):
-                if isinstance(item, Mapping) and not walk(item, f"{path}[{i}]"):
+                if isinstance(item, dict) and not walk(item, f"{path}[{i}]"):
                     return False
         return True
 
-    if not walk(plan, ""):
+    if not walk(data, ""):
         return None
-    doc.data = _plain(plan)
+    doc.data = data
     doc.line_count = len(lines)
     return doc
