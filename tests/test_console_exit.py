@@ -78,7 +78,7 @@ def test_the_collector_stays_off_to_the_end(tmp_path: Path) -> None:
     # compile-config's console entry leaves the garbage collector off: turned back on, its first pass would
     # scan every object the compile made just before the process ends
     spy = (
-        "import gc, os\nimport flashtune.cli.compile as c\nexit_now = c.exit_now\n"
+        "import gc, os\nimport flashtune.cli.common as c\nexit_now = c.exit_now\n"
         "def spy(code):\n    os.write(2, b'collector on\\n' if gc.isenabled() else b'collector off\\n')\n"
         "    exit_now(code)\n"
         "c.exit_now = spy\n"

@@ -116,6 +116,24 @@ def test_a_cold_compile_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert "flashtune.lint.ceph" in modules  # the check itself: the emitted files are still linted
 
 
+def test_the_console_entry_imports_argparse_and_the_compiler_after_pausing_the_collector() -> None:
+    """The compile-config script imports flashtune.cli.compile, then calls console(), which pauses the garbage
+    collector; what the module imports before that is scanned by the collector's passes (~3M instructions for
+    argparse, json and the compiler), so the module itself imports none of them."""
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import flashtune.cli.compile\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    imported = ast.literal_eval(r.stdout)
+    assert "flashtune.cli.compile" in imported  # the check itself
+    early = [m for m in imported if m in ("argparse", "json", "flashtune.cli.common") or ".compile." in m]
+    assert early == [], f"imported before console() pauses the collector: {early}"
+
+
 def test_the_yaml_scalar_patterns_are_compiled_only_when_yaml_is_parsed() -> None:
     """Reading the data snapshot never resolves a YAML scalar, so the compile path compiles none of them."""
     code = (
