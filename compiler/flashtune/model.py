@@ -309,6 +309,9 @@ class Bundle:
     lint: dict[str, list[str]] = field(default_factory=dict)  # linter findings per emitted file
     legacy: bool = False
     envelope: dict[str, Any] = field(default_factory=dict)  # predicted ceilings (flashtune.envelope.bundle)
+    # the ceph.conf settings split for the monitors' config database (flashtune.compile.deploy.central_config):
+    # made when the first output that shows it is rendered, after which the settings no longer change
+    central: CentralConfig | None = None
 
     def memory_budget(self) -> list[tuple[str, float]]:
         """The busiest OSD node's memory, item by item (GiB): OSDs, each other daemon, the OS reserve."""

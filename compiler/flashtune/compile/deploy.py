@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from flashtune.compile import central
 from flashtune.emit import cephadm, cephcentral, rook
-from flashtune.model import Bundle, Setting
+from flashtune.model import Bundle, CentralConfig, Setting
 from flashtune.placement import placement
 
 TYPE_CHECKING = False
@@ -25,8 +25,16 @@ def _encrypted(bundle: Bundle) -> bool:
     return bool(getattr(bundle.request, "encrypted", False))
 
 
-def central_files(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
-    cfg = central.split(settings)
+def central_config(bundle: Bundle) -> CentralConfig:
+    """The compile's ceph.conf settings split into config-database values and local keys, once per compile:
+    the config-database files, the Rook cluster and explain.md all show it."""
+    if bundle.central is None:
+        bundle.central = central.split(s for s in bundle.settings if s.file == "ceph.conf")
+    return bundle.central
+
+
+def central_files(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
+    cfg = central_config(bundle)
     return {
         cephcentral.SCRIPT_NAME: cephcentral.emit_script(cfg, inputs),
         cephcentral.ASSIMILATE_NAME: cephcentral.emit_assimilate(cfg, inputs),
@@ -43,8 +51,8 @@ def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[s
     return cephadm.emit([spec], inputs)
 
 
-def rook_cluster(bundle: Bundle, settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
-    cfg = central.split(settings)
+def rook_cluster(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
+    cfg = central_config(bundle)
     cls = placement().device_class[bundle.hardware.data_type]
     docs = [
         rook.cluster(
@@ -66,4 +74,4 @@ def explain(bundle: Bundle) -> str:
     """The explain.md section on where each ceph.conf key goes (nothing for the legacy Jewel mode)."""
     if bundle.legacy:
         return ""
-    return cephcentral.explain_section(central.split(s for s in bundle.settings if s.file == "ceph.conf"))
+    return cephcentral.explain_section(central_config(bundle))
