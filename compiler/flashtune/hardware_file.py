@@ -83,7 +83,7 @@ def number(
     `limit` (default: LIMITS[key]), whole where the field counts things (WHOLE); else a DataError naming
     where:line. Every number a hardware file or a layout override holds goes through here."""
     limit = LIMITS.get(key) if limit is None else limit
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DataError(
             f"'{key}' must be a number, got {value!r}",
             file=where,

@@ -109,7 +109,7 @@ def reader_metric(reader: Any, metric: str, *, stat: str = "mean", **match: Any)
         return None
     rows = reader[(reader.metric == metric) & (reader.stat == stat) & reader.time_s.isna()]
     for col, want in match.items():
-        wanted = want if isinstance(want, list | tuple | set) else [want]
+        wanted = want if isinstance(want, (list, tuple, set)) else [want]
         rows = rows[rows[col].isin(wanted)]
     if len(rows) == 0:
         what = ", ".join(f"{k}={v}" for k, v in match.items())
@@ -211,7 +211,7 @@ def errata(*resources: str) -> Any:
 def _value_text(v: Any) -> str:
     if v is None or v != v:  # missing, or NaN
         return ""
-    return f"{v:g}" if isinstance(v, float | int) else str(v)
+    return f"{v:g}" if isinstance(v, (float, int)) else str(v)
 
 
 def claims(*topics: str) -> Any:

@@ -105,7 +105,7 @@ def _asdict(obj: Any, *, dict_factory: Callable[[list[tuple[str, Any]]], Any] = 
             return dict_factory([(f.name, inner(getattr(o, f.name))) for f in o.__record_fields__])
         if isinstance(o, tuple) and hasattr(o, "_fields"):  # a named tuple keeps its type
             return type(o)(*[inner(v) for v in o])
-        if isinstance(o, list | tuple):
+        if isinstance(o, (list, tuple)):
             return type(o)(inner(v) for v in o)
         if isinstance(o, dict):
             return type(o)((inner(k), inner(v)) for k, v in o.items())

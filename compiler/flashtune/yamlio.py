@@ -248,7 +248,7 @@ def compose_all(
                     anchors[event.anchor] = node  # no size until complete: an alias to it inside is recursive
                 stack.append((node, [], total, event.anchor))
                 bump(1, event.start_mark)
-            elif isinstance(event, MappingEndEvent | SequenceEndEvent):
+            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
                 node, _pending, start, anchor = stack.pop()
                 node.end_mark = event.end_mark
                 if anchor is not None and anchors.get(anchor) is node:
@@ -353,7 +353,7 @@ def to_tree(node: Node | None, filename: str) -> Any:
         out = YDict()
         keys: dict[Any, tuple[int, int]] = {}
         for knode, vnode in node.value:
-            if isinstance(knode, MappingNode | SequenceNode):
+            if isinstance(knode, (MappingNode, SequenceNode)):
                 raise _error(
                     "a mapping key must be a plain value, not a list or mapping", filename, knode.start_mark
                 )

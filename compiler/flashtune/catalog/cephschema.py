@@ -62,7 +62,7 @@ def normalize(type_: str, raw: Any) -> Any:
     if type_ in INT_TYPES or type_ == "float":
         if isinstance(raw, bool):
             return int(raw)
-        if isinstance(raw, int | float):
+        if isinstance(raw, (int, float)):
             return float(raw) if type_ == "float" else int(raw)
         text = str(raw).strip()
         if text == "":
@@ -111,7 +111,7 @@ def _option(entry: dict[str, Any], services: tuple[str, ...] = ()) -> CephOption
 
 def _bound(type_: str, raw: Any) -> int | float | None:
     v = normalize("float" if type_ == "float" else "int", raw)
-    return v if isinstance(v, int | float) else None
+    return v if isinstance(v, (int, float)) else None
 
 
 def parse_help_json(doc: Any) -> dict[str, CephOption]:

@@ -178,7 +178,7 @@ def _digest(value: Any) -> Any:
     """A built knob as JSON-ready data: a record as the list of its fields in order, a tuple as a list."""
     if hasattr(type(value), "__record_fields__"):
         return [_digest(getattr(value, f.name)) for f in fields(value)]
-    if isinstance(value, tuple | list):
+    if isinstance(value, (tuple, list)):
         return [_digest(v) for v in value]
     if isinstance(value, dict):
         return {k: _digest(v) for k, v in value.items()}

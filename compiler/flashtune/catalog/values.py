@@ -16,7 +16,7 @@ def canon_value(value: Any, type_: str | None = None) -> str:
     The one value canonicalisation: linter, compiler, dependency facts and notebooks all compare with it."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return " ".join(canon_value(v, type_) for v in value)  # multi-value sysctls, address lists
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # YAML's 1.0 and a profile's 1 are the same setting

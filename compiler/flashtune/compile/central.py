@@ -122,7 +122,7 @@ def canonical(value: Any, type_: str | None) -> str:
             parsed = None
         if isinstance(parsed, bool):
             return "true" if parsed else "false"
-        if isinstance(parsed, int | float):
+        if isinstance(parsed, (int, float)):
             return repr(int(parsed)) if float(parsed).is_integer() else repr(float(parsed))
     return " ".join(canon_value(text, type_).split())
 

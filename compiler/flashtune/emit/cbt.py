@@ -39,7 +39,7 @@ def scalar(v: Any) -> str:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
+    if isinstance(v, (int, float)):
         return repr(v)
     s = str(v)
     if plain(s) and s.lower() not in _RESERVED:
@@ -58,8 +58,8 @@ def _lines(node: Mapping[str, Any], indent: int) -> list[str]:
                 out.extend(_lines(v, indent + 1))
             else:
                 out.append(f"{pad}{key}: {{}}\n")
-        elif isinstance(v, list | tuple):
-            if all(not isinstance(x, Mapping | list | tuple) for x in v):
+        elif isinstance(v, (list, tuple)):
+            if all(not isinstance(x, (Mapping, list, tuple)) for x in v):
                 out.append(f"{pad}{key}: [{', '.join(scalar(x) for x in v)}]\n")
             else:
                 out.append(f"{pad}{key}:\n")

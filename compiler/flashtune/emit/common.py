@@ -113,7 +113,7 @@ def _json_into(out: list[str], v: Any, nl: str, step: str, default: Callable[[An
     inner = nl + step
     sep = "," + inner
     scalar = _JSON_SCALAR.get
-    if isinstance(v, list | tuple):
+    if isinstance(v, (list, tuple)):
         if not v:
             out.append("[]")
             return

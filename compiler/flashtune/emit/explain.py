@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 
 def _cell(v: Any) -> str:
-    if isinstance(v, list | tuple):
+    if type(v) is str:  # most cells (render_scalar would hand it back as it is)
+        return v.replace("|", "\\|").replace("\n", " ")
+    if isinstance(v, (list, tuple)):
         v = " ".join(render_scalar(x) for x in v)
     return render_scalar(v).replace("|", "\\|").replace("\n", " ")
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def _value(v: Any) -> str:
-    if isinstance(v, list | tuple):
+    if isinstance(v, (list, tuple)):
         return " ".join(render_scalar(x) for x in v)
     return render_scalar(v)
 

@@ -35,7 +35,7 @@ def _type_ok(value: Any, type_: str) -> bool:
         return True
     if type_ == "int" and isinstance(value, bool):
         return False
-    if type_ == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+    if type_ == "str" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return True  # CBT formats most strings with %s/str(), so numbers work
     return isinstance(value, _PY_TYPES.get(type_, (object,)))
 
@@ -203,7 +203,7 @@ class CbtLinter:
                     on_value=True,
                 )
                 continue
-            if isinstance(v, int | float) and not isinstance(v, bool):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
                 if "min" in spec and v < spec["min"]:
                     self.ctx.add(
                         at,
@@ -294,7 +294,7 @@ class CbtLinter:
 
     def osd_count(self, cluster: dict[str, Any]) -> int | None:
         osds, per = cluster.get("osds"), cluster.get("osds_per_node")
-        hosts = len(osds) if isinstance(osds, list | dict) else (1 if isinstance(osds, str) else 0)
+        hosts = len(osds) if isinstance(osds, (list, dict)) else (1 if isinstance(osds, str) else 0)
         if not hosts or not isinstance(per, int) or isinstance(per, bool) or per < 1:
             return None
         return hosts * per

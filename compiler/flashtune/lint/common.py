@@ -161,7 +161,7 @@ def check_value(knob: Knob, e: Entry, ctx: Context, parse: ValueParser) -> None:
                 on_value=True,
             )
             return
-        if isinstance(number, int | float) and not isinstance(number, bool):
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
             if knob.min is not None and number < knob.min:
                 ctx.add(
                     e,

@@ -24,7 +24,7 @@ def _num(e: Entry | None, type_: str = "float") -> float | None:
         v = ceph_value(type_, e.value)
     except ValueError:
         return None  # reported as wrong-type elsewhere
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def ceph(doc: ConfDoc, ctx: Context) -> None:

@@ -23,7 +23,7 @@ def _plain(value: Any) -> Any:
     """The document as a YAML loader returns it: tuples are lists."""
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
 
