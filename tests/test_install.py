@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from flashtune import snapshot
 from flashtune.snapshot import compile_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,9 +72,13 @@ def test_the_wheel_carries_a_fresh_data_snapshot_and_the_license(wheel: Path) ->
         for rel in sources:  # every file compiled from data/ as it is now: a stale snapshot fails here
             name, content = compile_file(rel, REPO / "data" / rel)
             assert z.read(f"flashtune/_data/{name}") == content, f"stale snapshot of data/{rel} in the wheel"
-        for n in names:  # data/*.yaml ships compiled: JSON under the same name, no YAML to parse at run time
+        for n in (
+            names
+        ):  # data/*.yaml ships compiled: JSON lines under the same name, no YAML to parse at run time
             if n.startswith("flashtune/_data/") and n.endswith((".yaml", ".yml")):
-                json.loads(z.read(n))
+                text = z.read(n).decode()
+                assert all(json.loads(line) is not None for line in text.splitlines()), n
+                assert snapshot.decode_plain(text) == snapshot.decode(text), f"{n}: its two lines differ"
         # the build checked the whole catalog, so the installed CLIs build only the knobs they use
         checked = json.loads(z.read("flashtune/_data/knobs.checked.json"))
         knobs = {rel: stamp[2] for rel, stamp in index["sources"].items() if rel.startswith("knobs/")}
