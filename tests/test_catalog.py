@@ -365,3 +365,15 @@ def test_knob_card_does_not_import_the_notebook_stack() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_object_stores_are_worked_out_once_and_callers_get_a_copy() -> None:
+    catalog = load_catalog()
+    knob = catalog.get("filestore_max_sync_interval", "ceph")
+    assert knob is not None
+    before = catalog.status(knob, "pacific", "bluestore")
+    stores = catalog.objectstores()
+    assert stores["filestore"] is not None and stores["bluestore"] is None
+    stores.clear()  # a caller's copy: the catalog's own table is unchanged
+    assert catalog.objectstores()["filestore"] is not None
+    assert catalog.status(knob, "pacific", "bluestore") == before and before.state == "dead"

@@ -247,6 +247,7 @@ class Catalog:
         self._by_key: dict[tuple[str, str], Knob | Entry | int] = {}
         self._lines: list[str] = []  # the knob index's lines: each knob's fields as JSON (_digest)
         self._dead: frozenset[int] = frozenset()  # the lines of the knobs with dependency facts (dead_when)
+        self._stores: dict[str, str | None] | None = None  # objectstores(), worked out on first use
         for k in knobs:
             key = (k.domain, k.name)
             first = self._by_key.get(key)
@@ -341,10 +342,17 @@ class Catalog:
 
     def objectstores(self) -> dict[str, str | None]:
         """Every object store Ceph knows -> the release it was removed in (None while it exists)."""
-        k = self.get(OBJECTSTORE_KNOB, "ceph")
-        if k is None:
-            return {}
-        return {v: (r.removed if (r := k.removed_value(v)) else None) for v in k.enum}
+        return dict(self._objectstores())
+
+    def _objectstores(self) -> dict[str, str | None]:
+        # worked out once: every Ceph knob's status needs it (the linter asks for each line of a ceph.conf)
+        if self._stores is None:
+            k = self.get(OBJECTSTORE_KNOB, "ceph")
+            enum = k.enum if k is not None else ()
+            self._stores = {
+                v: (r.removed if (r := k.removed_value(v)) else None) for v in enum if k is not None
+            }
+        return self._stores
 
     def default_objectstore(self, release: str) -> str | None:
         """The object store new OSDs get in that release when ceph.conf does not choose one."""
@@ -358,12 +366,12 @@ class Catalog:
         if knob.domain != "ceph" or release not in CEPH_RELEASES:
             return knob_status(knob, release)
         store = objectstore or self.default_objectstore(release)
-        return knob_status(knob, release, store, self.objectstores())
+        return knob_status(knob, release, store, self._objectstores())
 
     def component_status(self, component: str, release: str, objectstore: str | None = None) -> Status:
         """Status of a line that only `component` (an object store) reads, for keys the catalog lacks."""
         store = objectstore or self.default_objectstore(release)
-        return component_status((component,), release, store, self.objectstores())
+        return component_status((component,), release, store, self._objectstores())
 
     def in_domain(self, domain: str) -> list[Knob]:
         return self._all(key for key in self._by_key if key[0] == domain)
