@@ -27,7 +27,11 @@ def _plain(x: object) -> object:
 
 @pytest.mark.parametrize(
     ("doc", "schema"),
-    [("cbt/schema.yaml", "cbt/schema.schema.json"), ("lint/rules.yaml", "lint/rules.schema.json")],
+    [
+        ("cbt/schema.yaml", "cbt/schema.schema.json"),
+        ("lint/rules.yaml", "lint/rules.schema.json"),
+        ("lint/codes.yaml", "lint/codes.schema.json"),
+    ],
 )
 def test_data_matches_schema(doc: str, schema: str) -> None:
     jsonschema.Draft202012Validator(json.loads((DATA / schema).read_text())).validate(

@@ -1,5 +1,5 @@
 """The "Lint codes" reference page: every lint-config code with its severity, doc and examples, generated from
-the codes table in data/lint/rules.yaml (the same rows tests/test_lint_codes.py checks)."""
+the codes table in data/lint/codes.yaml (the same rows tests/test_lint_codes.py checks)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def page() -> str:
         "# Lint codes",
         "",
         "`lint-config` reports each defect with a stable code. This page is generated from the codes table in "
-        "`data/lint/rules.yaml`; each example below is linted by the test suite, so the page cannot drift from "
+        "`data/lint/codes.yaml`; each example below is linted by the test suite, so the page cannot drift from "
         "what the linter does. `--format sarif` carries the same summaries to code scanning.",
         "",
         myst.table(

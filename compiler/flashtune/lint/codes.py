@@ -1,5 +1,5 @@
 """The lint layer's registry of codes: one row per code (name, default severity, summary, doc and a failing
-and a passing example), read from the `codes:` table of data/lint/rules.yaml, where each rule's doc lives."""
+and a passing example), read from data/lint/codes.yaml, where each rule's doc lives."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class LintCode:
 
 @cache
 def lint_codes() -> dict[str, LintCode]:
-    rows: list[dict[str, Any]] = ruledata.rules()["codes"]
+    rows = ruledata.codes()
     return {
         r["code"]: LintCode(
             r["code"],

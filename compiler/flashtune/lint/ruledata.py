@@ -1,4 +1,4 @@
-"""The linter's data: rules (data/lint/rules.yaml) and the CBT schema (option-name lists: flashtune.catalog.names)."""
+"""The linter's data: rules (data/lint/rules.yaml), codes (data/lint/codes.yaml) and the CBT schema (option-name lists: flashtune.catalog.names)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,8 @@ def rules() -> dict[str, Any]:
 def cbt_schema() -> dict[str, Any]:
     doc = load_plain("cbt/schema.yaml")
     return dict(doc)
+
+
+@lru_cache(maxsize=1)
+def codes() -> list[dict[str, Any]]:
+    return list(load_plain("lint/codes.yaml")["codes"])
