@@ -23,6 +23,7 @@ class BuildWithDataSnapshot(build_py):
         sys.path.insert(0, str(ROOT / "compiler"))
         try:
             from flashtune.catalog.store import check_snapshot
+            from flashtune.compile import profiles
             from flashtune.evidence import write_index
             from flashtune.snapshot import build_fresh
         finally:
@@ -35,8 +36,9 @@ class BuildWithDataSnapshot(build_py):
         build_fresh(ROOT / "data", out)
         # the whole catalog is checked once here, so the installed CLIs build only the knobs they use
         check_snapshot(out)
-        # and the whole data package: compile-config resolves evidence from the index this writes
+        # and the whole data package and every profile: compile-config reads the digests these write
         write_index(out)
+        profiles.write_index(out)
 
 
 setup(cmdclass={"build_py": BuildWithDataSnapshot})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flashtune import datapackage, evidence
+from flashtune import datapackage, digests, evidence
 from flashtune.errors import DataError
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
 
@@ -71,18 +71,20 @@ def test_an_index_written_for_other_data_or_code_is_not_used(tmp_path: Path) -> 
     assert evidence.write_index(snap)
     stamps = evidence._stamps(snap)
     assert stamps is not None
-    found = evidence._read(snap, stamps)
+    found = digests.read(snap / evidence.EVIDENCE_INDEX, stamps)
     assert found is not None and "sources" in found[1]
     claims = snap / "tables" / "claims.csv"
     claims.write_text(claims.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     _restamp(snap, "tables/claims.csv")  # a table changed since the index was written
     changed = evidence._stamps(snap)
     assert changed is not None and changed != stamps
-    assert evidence._read(snap, changed) is None
-    assert evidence._read(snap, {**stamps, "code": [*stamps["code"], 0]}) is None  # other code wrote it
+    assert digests.read(snap / evidence.EVIDENCE_INDEX, changed) is None
+    assert (
+        digests.read(snap / evidence.EVIDENCE_INDEX, {**stamps, "code": [*stamps["code"], 0]}) is None
+    )  # other code wrote it
     text = (snap / evidence.EVIDENCE_INDEX).read_text(encoding="utf-8")
     (snap / evidence.EVIDENCE_INDEX).write_text(text[:20], encoding="utf-8")  # cut short
-    assert evidence._read(snap, stamps) is None
+    assert digests.read(snap / evidence.EVIDENCE_INDEX, stamps) is None
 
 
 def test_a_profile_reference_that_names_no_row_stops_the_compile(tmp_path: Path) -> None:

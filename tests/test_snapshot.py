@@ -18,7 +18,7 @@ from flashtune.catalog import load_catalog
 from flashtune.catalog.store import load_from
 from flashtune.compile.hardware import hardware_from, load_tier, tier_names
 from flashtune.compile.profiles import read_profile
-from flashtune.paths import compiled, data_dir, data_names
+from flashtune.paths import compiled, data_dir, data_names, load_data
 from flashtune.snapshot import build, compile_file, compile_yaml, decode, decode_plain, encode, stale
 from flashtune.yamlio import YDict, YList, line_of, load_plain, load_yaml, parse_yaml
 
@@ -298,3 +298,52 @@ def test_the_knob_index_is_not_written_for_a_knob_that_would_not_come_back_the_s
     assert not (snap / KNOB_INDEX).exists()
     _record_index(snap, stamps, Catalog(knobs))
     assert (snap / KNOB_INDEX).exists()
+
+
+# ---- the profile digest: every shipped profile checked once, then read from its part
+
+
+def test_the_profile_digest_gives_each_profile_as_reading_and_checking_its_file_does() -> None:
+    from flashtune import digests
+    from flashtune.compile import profiles
+
+    assert profiles._index(data_dir()) is not None  # the shipped snapshot has a matching digest
+    for name in data_names("profiles"):
+        checked = profiles._profile(name, f"data/profiles/{name}.yaml", load_data(f"profiles/{name}.yaml"))
+        assert read_profile(name) == checked, name
+        assert read_profile(name).lines == checked.lines  # errors still name the line
+    assert read_profile("base").lines
+    index = profiles._index(data_dir())
+    assert index is not None and digests.part(index, "no-such-profile") is None
+
+
+def test_a_bad_profile_fails_the_digest_build_with_its_file_and_line_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    import pytest
+
+    from flashtune import digests
+    from flashtune.compile import profiles
+    from flashtune.errors import DataError
+
+    snap = tmp_path / "_data"
+    shutil.copytree(SNAPSHOT_DIR, snap)
+    (snap / profiles.PROFILE_INDEX).unlink(missing_ok=True)
+    assert profiles.write_index(snap)
+    stamps = profiles._stamps(snap)
+    assert stamps is not None and digests.read(snap / profiles.PROFILE_INDEX, stamps) is not None
+    path = snap / "profiles" / "workload-mysql.yaml"
+    doc = decode(path.read_text(encoding="utf-8"))
+    doc["settings"]["my.cnf"] = "innodb_buffer_pool_size=1G"  # a line where a section mapping belongs
+    path.write_text(json.dumps(encode(doc)), encoding="utf-8")
+    index = json.loads((snap / "index.json").read_text(encoding="utf-8"))
+    index["sources"]["profiles/workload-mysql.yaml"][2] += 1  # the profile changed since the digest
+    (snap / "index.json").write_text(json.dumps(index), encoding="utf-8")
+    changed = profiles._stamps(snap)
+    assert changed is not None and changed != stamps
+    assert digests.read(snap / profiles.PROFILE_INDEX, changed) is None  # the old digest is not used
+    (snap / profiles.PROFILE_INDEX).unlink()
+    with pytest.raises(DataError, match=r"'settings\.my\.cnf' must map section") as err:
+        profiles.write_index(snap)
+    assert "data/profiles/workload-mysql.yaml:" in str(err.value)
+    assert not (snap / profiles.PROFILE_INDEX).exists()

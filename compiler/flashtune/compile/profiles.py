@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 from functools import cache
 
+from flashtune import digests
 from flashtune.errors import DataError
 from flashtune.pathnames import StrPath, join, stems
-from flashtune.paths import data_label, data_names, has_data, load_data
+from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, has_data, load_data
 from flashtune.record import dataclass, field
 from flashtune.yamlio import line_of, load_yaml
 
@@ -97,6 +98,11 @@ def read_profile(name: str, directory: StrPath | None = None) -> Profile:
 
 @cache
 def _read_profile(name: str, d: str | None) -> Profile:
+    if d is None:  # the shipped profiles: from their digest while it matches them
+        index = _index(data_dir())
+        digest = digests.part(index, name) if index is not None else None
+        if digest is not None:
+            return _rebuilt(digest)
     rel = f"profiles/{name}.yaml"
     path = join(d, f"{name}.yaml") if d is not None else data_label(rel)
     if not (os.path.exists(path) if d is not None else has_data(rel)):
@@ -104,7 +110,11 @@ def _read_profile(name: str, d: str | None) -> Profile:
         raise DataError(
             f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
         )
-    doc = load_yaml(path) if d is not None else load_data(rel)
+    return _profile(name, path, load_yaml(path) if d is not None else load_data(rel))
+
+
+def _profile(name: str, path: str, doc: Any) -> Profile:
+    """A profile file's content (as loaded, with lines), checked, as a Profile."""
     if not isinstance(doc, dict) or "settings" not in doc:
         raise DataError(
             "a profile is a mapping with 'name' and 'settings'", file=str(path), line=line_of(doc)
@@ -161,6 +171,93 @@ def _read_profile(name: str, d: str | None) -> Profile:
         cluster=dict(cluster) if cluster else None,
         include=(inc,) if isinstance(inc := doc.get("include"), str) else tuple(str(x) for x in inc or ()),
     )
+
+
+# A digest of every shipped profile (flashtune.digests), written once all of them passed the checks above
+# (_profile): a compile takes its layers from it instead of decoding and checking the profile files.
+PROFILE_INDEX = "profiles.index.jsonl"
+_FORMAT = 1  # of _digest/_rebuilt: change it when they change
+
+
+def _digest(p: Profile) -> dict[str, Any]:
+    """A Profile as JSON-ready data (tuple keys as lists that end with the value)."""
+    return {
+        "name": p.name,
+        "path": p.path,
+        "settings": p.settings,
+        "unsafe": p.unsafe,
+        "unset": p.unset,
+        "unset_why": [[*key, why] for key, why in p.unset_why.items()],
+        "benchmark": p.benchmark,
+        "protection": p.protection,
+        "differences": p.differences,
+        "cbt": p.cbt,
+        "cluster": p.cluster,
+        "lines": [[*key, line] for key, line in p.lines.items()],
+        "include": list(p.include),
+    }
+
+
+def _rebuilt(d: dict[str, Any]) -> Profile:
+    """The Profile a _digest describes (written only where this round trip gives the same profile back)."""
+    return Profile(
+        name=d["name"],
+        path=d["path"],
+        settings=d["settings"],
+        unsafe=d["unsafe"],
+        unset=d["unset"],
+        unset_why={(f, s, k): why for f, s, k, why in d["unset_why"]},
+        benchmark=d["benchmark"],
+        protection=d["protection"],
+        differences=d["differences"],
+        cbt=d["cbt"],
+        cluster=d["cluster"],
+        lines={(f, s, k): line for f, s, k, line in d["lines"]},
+        include=tuple(d["include"]),
+    )
+
+
+def _stamps(snapshot: StrPath) -> dict[str, Any] | None:
+    return digests.stamps(snapshot, ("profiles/",), ("compile/profiles.py", "digests.py"), _FORMAT)
+
+
+@cache
+def _index(root: str) -> digests.Digest | None:
+    """The profile digest for the data in root, else None (then each profile file is read and checked). A
+    missing or stale digest of the package's own snapshot (a source checkout) is written first."""
+    if compiled(os.path.join(root, "profiles", "base.yaml")) is None:  # FLASHTUNE_DATA: files as they are
+        return None
+    stamps = _stamps(SNAPSHOT_DIR)
+    if stamps is None:
+        return None
+    path = os.path.join(SNAPSHOT_DIR, PROFILE_INDEX)
+    found = digests.read(path, stamps)
+    if found is None and os.access(SNAPSHOT_DIR, os.W_OK) and write_index(SNAPSHOT_DIR):
+        found = digests.read(path, stamps)
+    return found
+
+
+def write_index(snapshot: StrPath) -> bool:
+    """Check every profile of the snapshot (raises DataError, naming data/profiles/<name>.yaml and the line,
+    on the first problem), then write PROFILE_INDEX; False if it cannot be written or a profile would not
+    come back the same from its digest (then compiles read the profile files)."""
+    import json
+
+    from flashtune.snapshot import decode
+
+    stamps = _stamps(snapshot)
+    if stamps is None:
+        return False
+    folder = os.path.join(snapshot, "profiles")
+    parts: dict[str, Any] = {}
+    for name in stems(folder, ".yaml"):
+        with open(os.path.join(folder, f"{name}.yaml"), encoding="utf-8") as f:
+            prof = _profile(name, f"data/profiles/{name}.yaml", decode(f.read()))
+        digest = _digest(prof)
+        if _rebuilt(json.loads(json.dumps(digest))) != prof:
+            return False
+        parts[name] = digest
+    return digests.write(os.path.join(snapshot, PROFILE_INDEX), stamps, parts)
 
 
 def resolve(name: str, directory: StrPath | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
