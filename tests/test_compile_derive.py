@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flashtune.compile import derive, derive_host, layout, registry
+from flashtune.compile import derive, derive_host, layout, pipeline
 from flashtune.errors import DataError, UsageError
 
 GiB, MiB, KiB = 1 << 30, 1 << 20, 1 << 10
@@ -259,7 +259,7 @@ def test_every_registered_derivation_gives_a_reason() -> None:
         "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),
         "pg_num_derived": derive.pg_num(20, 3, 0.9, **PG),
     }
-    for name, fn in registry.REGISTRY.items():
+    for name, fn in pipeline.REGISTRY.items():
         d = fn(ctx)
         assert d.reason, name
         assert d.value is not None and not (isinstance(d.value, float) and math.isnan(d.value)), name

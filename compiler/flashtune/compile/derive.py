@@ -2,7 +2,7 @@
 
 Each returns a Derived (flashtune.model): the value plus a one-sentence reason naming the inputs and any cap that applied
 (the reason goes to explain.md and manifest.json). Profiles reference them by name:
-`osd_memory_target: {derive: osd_memory_target}` (REGISTRY at the bottom; flashtune.compile.registry joins it
+`osd_memory_target: {derive: osd_memory_target}` (REGISTRY at the bottom; flashtune.compile.pipeline joins it
 with the host-side derivations of derive_host).
 """
 

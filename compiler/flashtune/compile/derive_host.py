@@ -1,7 +1,7 @@
 """Derivations for the hosts around Ceph: the OSD node's kernel reserve and the database server's my.cnf.
 
 Same contract as flashtune.compile.derive: each returns a Derived whose reason names the emitted value.
-flashtune.compile.registry joins their REGISTRY with derive's under the names the profiles use.
+flashtune.compile.pipeline joins their REGISTRY with derive's under the names the profiles use.
 """
 
 from __future__ import annotations

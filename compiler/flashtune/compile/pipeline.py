@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
-from flashtune.compile import benchmark, dead, formats, layout
+from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout
 from flashtune.compile.derive import (
     autoscaler_pg_nums,
     ec_profile,
@@ -19,7 +19,6 @@ from flashtune.compile.derive import (
 from flashtune.compile.derive_host import connection_bytes, vm_min_free_kbytes
 from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.profiles import Profile, compose, last, merge
-from flashtune.compile.registry import REGISTRY
 from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
@@ -29,9 +28,14 @@ from flashtune.releases import ceph_index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
+# Every derivation a profile may name (`{derive: NAME}`): the cluster's and the hosts' around it, each module's
+# REGISTRY (neither imports the other's). Joined here, where names are resolved, not in a module of its own:
+# importing a module costs a cold compile ~0.3M instructions whatever it holds.
+REGISTRY: dict[str, Callable[[Shape], Derived]] = {**derive.REGISTRY, **derive_host.REGISTRY}
 LEGACY_RELEASE = "jewel"
 # The release whose catalog defaults stand in where the legacy release predates a knob (e.g. PG limits).
 _OLDEST_MODERN = "pacific"
