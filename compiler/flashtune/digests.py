@@ -36,10 +36,11 @@ def stamps(
     index = read_index(snapshot)
     if index is None:
         return None
+    folders = tuple(s for s in sources if s.endswith("/"))
     files = {
         rel: stamp[2]
         for rel, stamp in index.get("sources", {}).items()
-        if rel in sources or rel.startswith(tuple(s for s in sources if s.endswith("/")))
+        if rel in sources or rel.startswith(folders)
     }
     made_by: list[Any] = [fmt]
     if os.fspath(snapshot) == os.fspath(SNAPSHOT_DIR) and data_dir() == SOURCE_DATA:

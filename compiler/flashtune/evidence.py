@@ -23,11 +23,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# Parts: resource name -> {row id: its seed place}.
+# Parts: resource name -> {row id: its PLACE cells in that order, "" where empty}.
 EVIDENCE_INDEX = "evidence.index.jsonl"
 # The columns of a row that say where in the seeds it comes from (manifest.json lists the non-empty ones).
 PLACE = ("seed_file", "section", "locator", "line_start", "line_end")
-_FORMAT = 1
+_FORMAT = 2  # of the parts: change it when they change
 
 
 def place(ref: str) -> dict[str, str] | None:
@@ -41,14 +41,15 @@ def place(ref: str) -> dict[str, str] | None:
         return None if row is None else {k: row[k] for k in PLACE if row.get(k)}
     resource, sep, row_id = ref.partition("/")
     rows = _rows(root, resource) if sep and row_id else None
-    return None if rows is None else rows.get(row_id)
+    cells = rows.get(row_id) if rows is not None else None
+    return None if cells is None else {k: v for k, v in zip(PLACE, cells, strict=True) if v}
 
 
 @cache
-def _rows(root: str, resource: str) -> dict[str, dict[str, str]] | None:
-    """A resource's row ids and seed places, from its part of the index (None: no such resource)."""
+def _rows(root: str, resource: str) -> dict[str, list[str]] | None:
+    """A resource's row ids and their PLACE cells, from its part of the index (None: no such resource)."""
     index = _index(root)
-    rows: dict[str, dict[str, str]] | None = digests.part(index, resource) if index is not None else None
+    rows: dict[str, list[str]] | None = digests.part(index, resource) if index is not None else None
     return rows
 
 
@@ -85,7 +86,7 @@ def write_index(snapshot: StrPath, source: StrPath | None = None) -> bool:
         return False
     tables = checked_tables(os.fspath(source or snapshot))
     parts = {
-        name: {r["id"]: {k: r[k] for k in PLACE if r.get(k)} for r in rows if r.get("id")}
+        name: {r["id"]: [r.get(k) or "" for k in PLACE] for r in rows if r.get("id")}
         for name, rows in tables.items()
     }
     return digests.write(os.path.join(snapshot, EVIDENCE_INDEX), stamps, parts)

@@ -6,6 +6,8 @@ data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (p
 
 from __future__ import annotations
 
+from functools import cache
+
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
 from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout
@@ -354,6 +356,12 @@ def _knob(catalog: Any, key: str, domain: str | None) -> Knob | None:
         return None
 
 
+@cache
+def _effects() -> dict[str, str]:
+    """What each knob effect means (the knob schema's words), read from the schema once, not per setting."""
+    return vocab.meanings("effect")
+
+
 def _release_facts(knob: Knob | None, release: str | None) -> tuple[str, ...]:
     if knob is None:
         return ()
@@ -362,7 +370,7 @@ def _release_facts(knob: Knob | None, release: str | None) -> tuple[str, ...]:
     if d is not None:
         facts.append(f"default in {release}: {d}" if release else f"kernel default: {d}")
     if knob.effect != "runtime":
-        facts.append(vocab.meanings("effect")[knob.effect])  # the knob schema's words
+        facts.append(_effects()[knob.effect])  # the knob schema's words
     return tuple(facts)
 
 
