@@ -1,5 +1,5 @@
 """The evidence index (flashtune.evidence): compile-config resolves references from it, with the answers the
-data package gives, and a broken table still fails."""
+data package gives, and a broken table still fails; a bad profile value still names its file and line."""
 
 from __future__ import annotations
 
@@ -101,3 +101,23 @@ def test_a_profile_reference_that_names_no_row_stops_the_compile(tmp_path: Path)
     assert "'sources/no-such-row'" in r.stderr and "names no row" in r.stderr
     assert "workload-mysql.yaml:" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_profile_key_the_release_lacks_is_named_with_the_line_of_the_layer_that_sets_it(
+    tmp_path: Path,
+) -> None:
+    """validate_settings names the last profile layer that sets a bad key, and its line."""
+    data = tmp_path / "data"
+    shutil.copytree(SOURCE_DATA, data)
+    profile = data / "profiles" / "workload-mysql.yaml"
+    lines = profile.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("rbd_cache:"))
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at + 1, f"{indent}rbd_cache_no_such_option: {{value: 1, why: a key no release has}}\n")
+    profile.write_text("".join(lines), encoding="utf-8")
+    env = {**os.environ, "FLASHTUNE_DATA": str(data), "PYTHONPATH": str(REPO / "compiler")}
+    cmd = [sys.executable, "-m", "flashtune.cli.compile", "--tier", "iops", "--workload", "mysql"]
+    r = subprocess.run([*cmd, "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "'rbd_cache_no_such_option' does not exist in Ceph" in r.stderr
+    assert f"workload-mysql.yaml:{at + 2}" in r.stderr

@@ -23,12 +23,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _layer_of(bundle: Bundle, file: str, section: str, key: str) -> str:
-    for name in reversed(bundle.layers):
-        prof = read_profile(name)
-        if key in prof.settings.get(file, {}).get(section, {}):
-            return name
-    return bundle.layers[-1]
+def _layers(bundle: Bundle) -> dict[tuple[str, str, Any], str]:
+    """(file, section, key) -> the last profile layer that sets it (a bad value's error names its line)."""
+    out: dict[tuple[str, str, Any], str] = {}
+    for name in bundle.layers:
+        for file, sections in read_profile(name).settings.items():
+            for section, kv in sections.items():
+                out.update(dict.fromkeys([(file, section, key) for key in kv], name))
+    return out
 
 
 def validate_settings(bundle: Bundle, catalog: Any) -> None:
@@ -38,8 +40,9 @@ def validate_settings(bundle: Bundle, catalog: Any) -> None:
     ceph_names = names.option_names("ceph", req.ceph_release)
     mysql_names = names.option_names("mysql", req.mysql_flavour)
     kept = []
+    layers = _layers(bundle)
     for s in bundle.settings:
-        layer = _layer_of(bundle, s.file, s.section, s.key)
+        layer = layers.get((s.file, s.section, s.key), bundle.layers[-1])
         prof = read_profile(layer)
         where = (str(prof.path), prof.lines.get((s.file, s.section, s.key)))
         domain = domain_of(s.file)
