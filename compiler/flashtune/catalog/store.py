@@ -245,7 +245,9 @@ class Catalog:
     def __init__(self, knobs: list[Knob]) -> None:
         # a Knob, a mapping still to check and build (Entry), or the knob's line in the knob index (int)
         self._by_key: dict[tuple[str, str], Knob | Entry | int] = {}
-        self._lines: list[str] = []  # the knob index's lines: each knob's fields as JSON (_digest)
+        # the knob index's text and where each knob's line (its fields as JSON, _digest) starts in it
+        self._text = ""
+        self._starts: list[int] = []
         self._dead: frozenset[int] = frozenset()  # the lines of the knobs with dependency facts (dead_when)
         self._stores: dict[str, str | None] | None = None  # objectstores(), worked out on first use
         for k in knobs:
@@ -277,8 +279,9 @@ class Catalog:
         return catalog
 
     @classmethod
-    def indexed(cls, header: dict[str, Any], body: str) -> Catalog:
-        """A catalog from the knob index (see KNOB_INDEX), each knob made from its line when it is asked for."""
+    def indexed(cls, header: dict[str, Any], text: str, body: int) -> Catalog:
+        """A catalog from the knob index (see KNOB_INDEX; its knob lines start at text[body:]), each knob made
+        from its line when it is asked for."""
         catalog = cls([])
         by_key = catalog._by_key
         line = 0
@@ -291,16 +294,22 @@ class Catalog:
             for alias, name in aliases.items()
         }
         catalog._dead = frozenset(header["dead"])
-        catalog._lines = body.split("\n")
+        catalog._text = text
+        catalog._starts = [body + start for start in header["starts"]]  # (not split: str.split is a loop)
         return catalog
 
     def _at(self, key: tuple[str, str]) -> Knob | None:
         k = self._by_key.get(key)
         if k is None or isinstance(k, Knob):
             return k
-        built = _rebuilt(json.loads(self._lines[k])) if isinstance(k, int) else _knob(*k)
+        built = _rebuilt(json.loads(self._line(k))) if isinstance(k, int) else _knob(*k)
         self._by_key[key] = built
         return built
+
+    def _line(self, n: int) -> str:
+        start = self._starts[n]
+        end = self._text.find("\n", start)
+        return self._text[start : end if end >= 0 else len(self._text)]
 
     def _has_dead_when(self, k: Knob | Entry | int) -> bool:
         if isinstance(k, int):  # the one fact the knob index records beside each knob
@@ -473,11 +482,13 @@ CHECKED = "knobs.checked.json"
 # knob files nor checks a knob again (the whole catalog passed every check before this was written). Line 1 is
 # the header: the stamps, what code wrote it (_code_stamp), the knob files, and what the catalog indexes knobs
 # by (names in runs of one domain, aliases, which have dead_when), laid out so that building the index is a few
-# C-level loops; then one knob a line, in catalog order: its fields as JSON (_digest). While it matches,
-# load_catalog builds only the knobs asked for, from their lines (compile-config uses about a fifth of them).
+# C-level loops, and where each knob's line starts; then one knob a line, in catalog order: its fields as JSON
+# (_digest). While it matches, load_catalog builds only the knobs asked for, from their lines (compile-config
+# uses about a fifth of them).
 KNOB_INDEX = "knobs.index.jsonl"
-# The layout of a digest (_digest/_rebuilt): change it when they change, and an index written before is not used.
-_DIGEST_FORMAT = 1
+# The layout of the index and its digests (_digest/_rebuilt): change it when they change, and an index written
+# before is not used.
+_DIGEST_FORMAT = 2
 
 
 def _knob_stamps(snapshot: StrPath) -> dict[str, Any] | None:
@@ -527,6 +538,7 @@ def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> 
     aliases: dict[str, dict[str, str]] = {}
     dead: list[int] = []
     lines: list[str] = []
+    starts: list[int] = []  # of each line, after the header's
     for k in catalog:
         line = json.dumps(_digest(k), ensure_ascii=False, separators=(",", ":"))
         if _rebuilt(json.loads(line)) != k:
@@ -539,6 +551,7 @@ def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> 
             aliases.setdefault(k.domain, {}).setdefault(a, k.name)  # the first knob with an alias keeps it
         if k.dead_when:
             dead.append(len(lines))
+        starts.append(starts[-1] + len(lines[-1]) + 1 if lines else 0)
         lines.append(line)
     header = {
         "stamps": stamps,
@@ -547,6 +560,7 @@ def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> 
         "runs": runs,
         "aliases": aliases,
         "dead": dead,
+        "starts": starts,
     }
     return "\n".join([json.dumps(header, sort_keys=True), *lines])
 
@@ -622,7 +636,7 @@ def _indexed(snapshot: StrPath, rels: list[str], stamps: dict[str, Any]) -> Cata
         or header.get("files") != rels
     ):
         return None
-    return Catalog.indexed(header, text[end + 1 :])
+    return Catalog.indexed(header, text, end + 1)
 
 
 @lru_cache(maxsize=1)
