@@ -7,6 +7,7 @@ four digits. Expected values are read from the JSON with `json`, never through t
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -287,3 +288,28 @@ def test_unit_base_bits_normal_output(tmp_path: Path) -> None:
         load(bad, fmt="fio-normal")
     assert e.value.line == text[: text.index("BW=403Mibit/s")].count("\n") + 1
     assert "direction line" in str(e.value) and e.value.suggestion
+
+
+def test_status_interval_reports_are_not_runs_or_clones() -> None:
+    """`--status-interval` repeats the whole report (covering the run so far) every interval: only the last
+    report of each job is read, in JSON and normal output alike, while runs appended to one file (`>>`)
+    stay runs of their own. The decision rests on the reports' timestamps against the later run's length."""
+    from flashtune.ingest import collect
+    from flashtune.ingest.fio import extract_all_json, status_snapshot
+
+    status = CORPUS / "produced/fio-3.33-status/status-interval.json"
+    docs = [d for d, _ in extract_all_json(status.read_text(), status)]
+    assert [status_snapshot(a, b) for a, b in itertools.pairwise(docs)] == [True, True, True]
+    appended = CORPUS / "produced/fio-3.33/appended.json"
+    runs = [d for d, _ in extract_all_json(appended.read_text(), appended)]
+    assert len(runs) == 2 and not status_snapshot(runs[0], runs[1])
+    assert set(load(appended)["run"]) == {"1", "2"}
+
+    last_iops = docs[-1]["jobs"][0]["read"]["iops"]
+    df = load(status)
+    assert list(df[(df["metric"] == "iops") & (df["stat"] == "mean")]["value"]) == [last_iops]
+    normal = CORPUS / "produced/fio-3.33-status/status-interval-normal.txt"
+    got = collect([status, normal])
+    assert sum("interim --status-interval" in n for _, n in got.notes) == 2
+    tests = set(got.frame[got.frame["source"] == str(normal)]["test"])
+    assert tests == {"si"}, tests  # not si.1 .. si.4 as if four clones had run

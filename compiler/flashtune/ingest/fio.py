@@ -27,6 +27,7 @@ from flashtune.ingest.common import (
     as_int,
     bad_input,
     line_of_offset,
+    note,
     parse_size,
     read_output,
     results_frame,
@@ -122,6 +123,13 @@ def parse_json(path: Path) -> pd.DataFrame:
     several reports appended (`--output` of repeated runs) gives each its `run` number."""
     text = read_output(path)
     docs = extract_all_json(text, path)
+    interim = [k for k in range(len(docs) - 1) if status_snapshot(docs[k][0], docs[k + 1][0])]
+    if interim:
+        note(
+            path,
+            f"{len(interim)} interim --status-interval report(s) skipped: each run's last report is read",
+        )
+        docs = [d for k, d in enumerate(docs) if k not in set(interim)]
     rows: list[dict[str, Any]] = []
     plus = False
     for k, (doc, first_line) in enumerate(docs, start=1):
@@ -149,6 +157,35 @@ def parse_json(path: Path) -> pd.DataFrame:
         problem=problem,
         hint="the run failed before doing I/O: fix the job file and re-run",
     )
+
+
+def _wall_ms(doc: dict[str, Any]) -> float:
+    """How long the report's run had gone on (ms): the longest direction runtime, or `elapsed` (whole
+    seconds, ramp included, rounded up: one second is taken off)."""
+    longest = 0.0
+    for job in doc.get("jobs") or []:
+        if not isinstance(job, dict):
+            continue
+        longest = max(longest, ((as_float(job.get("elapsed")) or 1.0) - 1.0) * 1000.0)
+        for ddir in (*DDIRS, "mixed"):
+            st = job.get(ddir)
+            if isinstance(st, dict):
+                longest = max(longest, as_float(st.get("runtime")) or 0.0)
+    return longest
+
+
+def status_snapshot(earlier: dict[str, Any], later: dict[str, Any]) -> bool:
+    """True when `earlier` is an interim `--status-interval` report of the run `later` reports on: fio
+    prints the whole report every interval, each covering the run so far. The two list the same jobs, and
+    the later one came out sooner after the earlier than the later run had been going: a separate run
+    appended to the file starts after the earlier report and lasts at least its own runtime."""
+    names = [j.get("jobname") for j in earlier.get("jobs") or [] if isinstance(j, dict)]
+    if not names or names != [j.get("jobname") for j in later.get("jobs") or [] if isinstance(j, dict)]:
+        return False
+    t0, t1 = as_float(earlier.get("timestamp_ms")), as_float(later.get("timestamp_ms"))
+    if t0 is None or t1 is None:
+        return False
+    return 0.0 <= t1 - t0 < _wall_ms(later)
 
 
 def _io_bytes_unit(doc: dict[str, Any], jobs: list[Any]) -> tuple[float, str]:

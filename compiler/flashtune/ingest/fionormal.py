@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flashtune.ingest.common import as_float, bad_input, read_output, results_frame
+from flashtune.ingest.common import as_float, bad_input, note, read_output, results_frame
 from flashtune.units import IEC, SI
 
 TYPE_CHECKING = False
@@ -58,6 +58,7 @@ _IOPS = re.compile(
 )
 _CPU = re.compile(r"^\s+cpu\s*: usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%")
 _ISSUED = re.compile(r"^\s+issued")
+_PID = re.compile(r"\bpid=(\d+)")
 _VERSION = re.compile(
     r"^(?:fio-|.*\bfio=fio-)?(?P<v>\d+\.\d+[\w.-]*)\s*$|\bfio=fio-(?P<v2>\d+\.\d+[\w.-]*)", re.M
 )
@@ -124,6 +125,11 @@ def parse(path: Path) -> pd.DataFrame:
     hosts = blocks = 0
     kb_base = 1024
     run, reported = 1, False  # outputs of repeated runs appended to one file: a new run restarts the header
+    # --status-interval prints the whole report every interval, each covering the run so far: a job's
+    # report seen again in the same run (same name, group and pid; clones have pids of their own) replaces
+    # the earlier one
+    seen: dict[tuple[int, str, str, str], int] = {}
+    interim = 0
     for no, line in enumerate(lines, start=1):
         if line.startswith("hostname=") and "fio=" in line:
             hosts += 1
@@ -154,6 +160,13 @@ def parse(path: Path) -> pd.DataFrame:
                 job["hostname"] = "all" if name == ALL_CLIENTS else f"server{blocks + 1}"
             job["_run"] = run
             reported = True
+            pid = _PID.search(line)
+            report = (run, name, h.group("gid"), pid.group(1) if pid else "")
+            if pid and hosts <= 1 and report in seen:
+                del jobs[seen[report]], starts[seen[report]]
+                seen = {k: v - (v > seen[report]) for k, v in seen.items()}
+                interim += 1
+            seen[report] = len(jobs)
             jobs.append(job)
             starts.append(no)
             ddir = pct = None
@@ -248,6 +261,8 @@ def parse(path: Path) -> pd.DataFrame:
                 line=len(lines) if k == len(jobs) - 1 else starts[k + 1] - 1,
                 hint="keep fio's whole output; re-run with --output=FILE",
             )
+    if interim:
+        note(path, f"{interim} interim --status-interval report(s) skipped: each job's last report is read")
     got = fio_version(f"fio-{version}") if version else None
     layout = "fio 3" if layouts == {"3"} else "fio 2" if layouts == {"2"} else "fio 2 and 3"
     stated = f"fio-{version}" if version else f"the {layout} layout"
