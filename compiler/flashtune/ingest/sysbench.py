@@ -102,6 +102,9 @@ def _workload(path: Path, text: str) -> str | None:
     return "oltp" if "SQL statistics:" in text or '"qps"' in text else None
 
 
+_GAVE_UP = re.compile(r"^(?:FATAL: .*|invalid option: .*|Unknown command: .*)$", re.M)
+
+
 def parse(path: Path) -> pd.DataFrame:
     """One sysbench output, or several concatenated (one banner each: their `run` is 1, 2, ...)."""
     text = read_tool_output(
@@ -121,12 +124,15 @@ def parse(path: Path) -> pd.DataFrame:
         rows += got
         if got_fmt != "sysbench-text":
             fmt = got_fmt
+    # a run sysbench gave up on says why (`FATAL: ... Duplicate entry`, `invalid option: --x`): name it
+    said = None if rows else _GAVE_UP.search(text)
     return results_frame(
         path,
         rows,
         fmt,
-        line=last_line(text),
-        problem="sysbench output without results (no interval lines and no summary)",
+        line=line_of_offset(text, said.start()) if said else last_line(text),
+        problem="sysbench output without results (no interval lines and no summary)"
+        + (f"; sysbench said: {said.group(0).strip()[:160]}" if said else ""),
         hint="the run was cut short or failed: check its stderr; let it finish",
     )
 
@@ -152,8 +158,67 @@ def _parse_one(path: Path, full: str, start: int, end: int) -> tuple[list[dict[s
     if json_rows:
         rows += json_rows
         fmt = json_fmt
-    rows += _summary_text(path, full, base, start, end)
+    marks = list(_CHECKPOINT.finditer(text))
+    if marks:
+        rows += _checkpoints(path, full, base, start, end, marks)
+    else:
+        rows += _summary_text(path, full, base, start, end)
     return rows, fmt
+
+
+_CHECKPOINT = re.compile(rf"^\[\s*{_NUM}s\s*\] Checkpoint report:\s*$", re.M)
+_SUMMARY_END = re.compile(r"^\s*execution time \(avg/stddev\):.*$", re.M)
+
+
+def _checkpoints(
+    path: Path, full: str, base: dict[str, Any], start: int, end: int, marks: list[re.Match[str]]
+) -> list[dict[str, Any]]:
+    """`--report-checkpoints=2,3`: at each checkpoint sysbench prints a whole summary and resets its
+    counters, so every report (the one at the end too) covers only the time since the previous one; only
+    `total time` runs on from the start. Each report becomes rows at its time (`time_s` = the checkpoint,
+    or the total time for the last); the whole run is the sum of their events and latency sums."""
+    text = full[start:end]
+    reports: list[tuple[float | None, list[dict[str, Any]]]] = []
+    pos = marks[0].start()
+    for stop in _SUMMARY_END.finditer(text, pos):
+        mark = _CHECKPOINT.match(text, pos) if text.startswith("[", pos) else None
+        got = _summary_text(path, full, base, start + pos, start + stop.end())
+        if got:
+            reports.append((float(mark.group(1)) if mark else None, got))
+        pos = stop.end()
+        while pos < len(text) and text[pos] in "\r\n":
+            pos += 1
+    out: list[dict[str, Any]] = []
+    events = lat_sum = 0.0
+    lat_min: list[float] = []
+    lat_max: list[float] = []
+    runtime = None
+    for at, got in reports:
+        vals = {(r["metric"], r["stat"]): r["value"] for r in got if r.get("op") == "total"}
+        runtime = vals.get(("runtime", "value"), runtime)
+        events += vals.get(("ops", "sum"), 0.0)
+        lat_sum += vals.get(("latency", "sum"), 0.0)
+        lat_min += [vals[("latency", "min")]] if ("latency", "min") in vals else []
+        lat_max += [vals[("latency", "max")]] if ("latency", "max") in vals else []
+        when = at if at is not None else runtime
+        out += [dict(r, time_s=when) for r in got if r["metric"] != "runtime"]
+    if not reports or runtime is None:
+        return out
+    row = dict(base, op="total", unit_basis=f"derived: {len(reports)} checkpoint reports added up")
+    out += [
+        dict(row, metric="runtime", stat="value", value=runtime),
+        dict(row, metric="ops", stat="sum", value=events),
+        dict(row, metric="tps", stat="mean", value=events / runtime if runtime else None),
+        dict(row, metric="latency", stat="sum", value=lat_sum),
+    ]
+    if events:
+        out.append(dict(row, metric="latency", stat="mean", value=lat_sum / events))
+    if lat_min and lat_max:
+        out += [
+            dict(row, metric="latency", stat="min", value=min(lat_min)),
+            dict(row, metric="latency", stat="max", value=max(lat_max)),
+        ]
+    return out
 
 
 def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
