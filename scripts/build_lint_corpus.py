@@ -5,7 +5,8 @@ layout), drop every comment, and record where each file came from.
 SELECTION lists {kind, repo, path, commit} and optionally the release the file states or implies
 (`ceph_release`, `mysql`: the test lints the file for it, with `release_why` saying where it comes from).
 --mirrors holds bare or normal git clones as DIR/<owner>+<name>/repo; a file whose repository is too large to
-clone is read from --raw DIR/<owner>+<name>/<path> instead (saved from the repository at that commit).
+clone (or whose commit the clone lacks) is read from --raw DIR/<owner>+<name>/<path> instead (saved from the
+repository at that commit).
 Comment lines become empty lines (so line numbers stay those of the original) and trailing comments are cut
 where the format has them. The manifest (manifest.yaml) keeps repo, path, commit and the stored file name;
 --append keeps its rows and numbers the new files after them.
@@ -82,13 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         ident = f"{DIRS[kind]}-{counters[kind]:02d}"
         owner_name = row["repo"].replace("/", "+", 1)
         repo_dir = args.mirrors / owner_name / "repo"
+        shown = None
         if repo_dir.is_dir():
-            raw = subprocess.run(
-                ["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"],
-                capture_output=True,
-                check=True,
-            ).stdout.decode("utf-8", "replace")
-        else:
+            shown = subprocess.run(
+                ["git", "-C", str(repo_dir), "show", f"{row['commit']}:{row['path']}"], capture_output=True
+            )
+        if shown is not None and shown.returncode == 0:
+            raw = shown.stdout.decode("utf-8", "replace")
+        else:  # no clone, or the commit is on a branch the clone lacks: the copy saved from that commit
             raw = (args.raw / owner_name / row["path"]).read_text(encoding="utf-8")
         name = f"{ident}-{Path(row['path']).name}"
         dest = OUT / DIRS[kind] / name

@@ -92,7 +92,17 @@ def lint_text(
     else:
         for rule in linters()[kind]:
             rule(doc, ctx)
-    return sorted(ctx.findings, key=sort_key)
+    return sorted(without_risks_of_dead_lines(ctx.findings), key=sort_key)
+
+
+def without_risks_of_dead_lines(findings: list[Finding]) -> list[Finding]:
+    """A line that changes nothing (FT401) carries no risk of its own: `osd_pool_default_min_size = 1` beside
+    `osd_pool_default_size = 2` is what Ceph derives anyway, and the risk is the size, reported on its own line.
+    An FT501/FT502 there would advise deleting a line whose deletion changes nothing."""
+    dead = {(f.line, f.key) for f in findings if f.code == "FT401"}
+    if not dead:
+        return findings
+    return [f for f in findings if f.code not in ("FT501", "FT502") or (f.line, f.key) not in dead]
 
 
 def detect_kind(path: str | Path, text: str) -> str:

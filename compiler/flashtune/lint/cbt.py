@@ -159,14 +159,13 @@ class CbtLinter:
             at = self.at(path, k)
             s = known.get(k)
             if s is None:
-                close = did_you_mean(k, known)
                 self.ctx.add(
                     at,
                     "warning",
                     "FT702",
                     k,
                     f"{what} does not read {k!r}: CBT ignores it",
-                    f"did you mean {close[0]}?" if close else "delete it",
+                    self.move_or_fix(k, path, known),
                 )
                 continue
             self.value(at, k, value, s, sweep=sweep)
@@ -185,6 +184,17 @@ class CbtLinter:
                     f"{what} needs {k!r}" + (f": {s['note']}" if s.get("note") else ""),
                     f"add {k}:",
                 )
+
+    def move_or_fix(self, key: str, path: str, known: dict[str, Any]) -> str:
+        """The suggestion for a key CBT does not read where it is: a key of `common:` (pdsh_ssh_args, read
+        from settings.common) belongs there; `iterations` in a benchmark is cluster.iterations (CBT sets each
+        benchmark's `iteration` itself, so a near spelling would be the wrong advice); else the nearest name."""
+        if path != "common" and key in self.schema["common"]:
+            return f"move {key} under a top-level 'common:' section, where CBT reads it"
+        if path.startswith("benchmarks.") and key == "iterations":
+            return "repeat runs with cluster.iterations (every benchmark runs that many times), and delete this line"
+        close = did_you_mean(key, known)
+        return f"did you mean {close[0]}?" if close else "delete it"
 
     def value(
         self, at: Entry | tuple[int, int], key: str, value: Any, spec: dict[str, Any], *, sweep: bool
@@ -308,9 +318,16 @@ class CbtLinter:
             cluster.get("erasure_profiles") if isinstance(cluster.get("erasure_profiles"), dict) else {}
         )
         assert isinstance(ec_profiles, dict)
+        users = self.pool_users()
+        pools = cluster.get("pool_profiles", {"default": {}})
+        used_ec = {
+            str(p.get("erasure_profile"))
+            for n, p in (pools.items() if isinstance(pools, dict) else ())
+            if n in users and isinstance(p, dict) and p.get("replication") == "erasure"
+        }
         for name, prof in ec_profiles.items():
-            if not isinstance(prof, dict):
-                continue
+            if not isinstance(prof, dict) or str(name) not in used_ec:
+                continue  # CBT makes an EC profile only for a pool that uses it (cluster/ceph.py mkpool)
             k, m = prof.get("erasure_k", 6), prof.get("erasure_m", 2)
             if isinstance(k, int) and isinstance(m, int) and k + m > total:
                 self.ctx.add(
@@ -322,10 +339,10 @@ class CbtLinter:
                     f"the plan has {total} OSDs: PGs can never be complete",
                     "lower erasure_k + erasure_m or add OSDs",
                 )
-        pools = cluster.get("pool_profiles")
         if not isinstance(pools, dict):
             return
-        for name, prof in pools.items():
+        for name, at in users.items():
+            prof = pools.get(name, {})
             if not isinstance(prof, dict):
                 continue
             pgs, rep = prof.get("pg_size", 1024), prof.get("replication")
@@ -336,19 +353,79 @@ class CbtLinter:
                     int(ec.get("erasure_k", 6)) + int(ec.get("erasure_m", 2)) if isinstance(ec, dict) else 8
                 )
             if isinstance(pgs, int) and pgs * width / total > limit:
+                defined = name in pools
                 self.ctx.add(
                     self.at(f"cluster.pool_profiles.{name}", "pg_size")
                     if "pg_size" in prof
-                    else self.at("cluster.pool_profiles", str(name)),
+                    else self.at("cluster.pool_profiles", str(name))
+                    if defined
+                    else at,
                     "error",
                     "FT606",
                     "pg_size",
-                    f"pool profile {name}: {pgs} PGs x {width} copies over {total} OSDs is "
+                    f"pool profile {name}"
+                    + (
+                        ""
+                        if defined
+                        else " (not defined, so CBT's defaults: 1024 PGs at the cluster's default size)"
+                    )
+                    + f": {pgs} PGs x {width} copies over {total} OSDs is "
                     f"{pgs * width / total:.0f} PGs per OSD, above mon_max_pg_per_osd ({limit}): "
                     "pool creation fails",
-                    f"use at most {limit * total // width} PGs, or let the autoscaler choose",
+                    f"use at most {limit * total // width} PGs, or let the autoscaler choose"
+                    if defined
+                    else f"define {name} under cluster.pool_profiles with at most {limit * total // width} PGs",
                     on_value=True,
                 )
+
+    def pool_users(self) -> dict[str, Entry | tuple[int, int]]:
+        """The pool profiles CBT makes pools from, each with the first place that names it: keys marked
+        makes_pool in the schema (CBT's default name when the key is absent) in benchmarks, in the client
+        endpoints a benchmark uses (not s3: those make no pool), and the RGW roles when CBT builds a cluster with
+        RGWs; a profile's cache_profile makes a pool too (cluster/ceph.py mkpool). A profile nobody names never
+        becomes a pool, so its PG count or size cannot fail anything."""
+        data = self.doc.data if isinstance(self.doc.data, dict) else {}
+        users: dict[str, Entry | tuple[int, int]] = {}
+        blocks: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        benches = data.get("benchmarks")
+        specs: dict[str, Any] = self.schema["benchmarks"]
+        used_endpoints: set[str] = set()
+        for name, conf in benches.items() if isinstance(benches, dict) else ():
+            conf = {} if conf is None else conf
+            if str(name) not in specs or not isinstance(conf, dict):
+                continue
+            eps = conf.get("client_endpoints")
+            used_endpoints.update(str(e) for e in (eps if isinstance(eps, list) else [eps]) if e is not None)
+            if str(name) == "librbdfio" and conf.get("use_existing_volumes") is True:
+                continue  # librbdfio.py mkimages: existing volumes, no pool made
+            blocks.append((f"benchmarks.{name}", conf, specs[str(name)] or {}))
+        endpoints = data.get("client_endpoints")
+        for name, conf in endpoints.items() if isinstance(endpoints, dict) else ():
+            if str(name) in used_endpoints and isinstance(conf, dict) and conf.get("driver") != "s3":
+                blocks.append((f"client_endpoints.{name}", conf, self.schema["client_endpoint"]))
+        cluster = data.get("cluster")
+        if isinstance(cluster, dict) and cluster.get("rgws") and cluster.get("use_existing", True) is False:
+            rgw_pools = cluster.get("rgw_pools")
+            roles = rgw_pools if isinstance(rgw_pools, dict) else {}
+            for role in self.schema["cluster"]["rgw_pools"]["names"]:
+                place = self.at("cluster.rgw_pools", role) if role in roles else self.at("cluster", "rgws")
+                users.setdefault(str(roles.get(role, "default")), place)
+        for path, conf, spec in blocks:
+            for key, s in spec.items():
+                if not s.get("makes_pool") or (key not in conf and "default" not in s):
+                    continue
+                value = conf.get(key, s.get("default"))
+                place = self.at(path, key) if key in conf else self.at(*path.rsplit(".", 1))
+                for v in value if isinstance(value, list) else [value]:
+                    if v is not None:
+                        users.setdefault(str(v), place)
+        pools = cluster.get("pool_profiles") if isinstance(cluster, dict) else None
+        for name in list(users):
+            prof = pools.get(name) if isinstance(pools, dict) else None
+            cache = prof.get("cache_profile") if isinstance(prof, dict) else None
+            if cache is not None:
+                users.setdefault(str(cache), self.at(f"cluster.pool_profiles.{name}", "cache_profile"))
+        return users
 
     def size_one(self, cluster: dict[str, Any]) -> None:
         """A pool profile with replication 1: CBT sets the size with --yes-i-really-mean-it (cluster/ceph.py,
@@ -358,8 +435,9 @@ class CbtLinter:
         if guard is None or not guard.exists_in(self.ctx.ceph_release):
             return
         pools = cluster.get("pool_profiles")
+        used = self.pool_users()
         for name, prof in pools.items() if isinstance(pools, dict) else ():
-            if isinstance(prof, dict) and str(prof.get("replication")) == "1":
+            if str(name) in used and isinstance(prof, dict) and str(prof.get("replication")) == "1":
                 self.ctx.add(
                     self.at(f"cluster.pool_profiles.{name}", "replication"),
                     "warning",
