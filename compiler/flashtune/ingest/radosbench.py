@@ -17,7 +17,15 @@ import json
 import re
 from pathlib import Path
 
-from flashtune.ingest.common import as_float, as_int, bad_input, last_line, line_of_offset, read_tool_output
+from flashtune.ingest.common import (
+    as_float,
+    as_int,
+    bad_input,
+    last_line,
+    line_of_offset,
+    note,
+    read_tool_output,
+)
 from flashtune.ingest.schema import to_frame
 
 TYPE_CHECKING = False
@@ -125,10 +133,19 @@ def _unglue(tok: str, n: int) -> list[str] | None:
     return found[0] if len(found) == 1 else None
 
 
+# `--show-time` puts the time of day before every line rados prints while it runs
+_SHOW_TIME = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d{4}|Z)? ", re.M)
+# rados gives up on a read bench over a pool with no objects of the run (or other errors) with these lines
+_GAVE_UP = re.compile(
+    r"^(?:Must write data before running a read benchmark!|error during benchmark: .*)$", re.M
+)
+
+
 def looks_like(text: str) -> bool:
     head = text[:20000]
     return (
-        "concurrent writes of" in head
+        head.startswith("hints = ")
+        or "concurrent writes of" in head
         or "sec Cur ops" in head
         or "Total time run:" in text
         or ('"total_time_run"' in text and '"bandwidth"' in text)
@@ -150,6 +167,7 @@ def parse(path: Path) -> pd.DataFrame:
         "`rados bench`",
         "save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file",
     )
+    text = _SHOW_TIME.sub("", text)
     brace = re.search(r"^\s*\{", text, re.M)
     if brace and '"total_time_run"' in text:
         return _parse_json(path, text, brace.start())
@@ -180,11 +198,16 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
     summary: dict[str, str] = {}
     start = text.find("Total time run:")
     if start < 0:
+        said = _GAVE_UP.search(text)
         raise bad_input(
             path,
-            "rados bench output without its summary (no 'Total time run:' line)",
-            line=last_line(text),
-            hint="the bench was interrupted or the file is cut off; re-run and keep the whole stdout",
+            "rados bench output without its summary (no 'Total time run:' line)"
+            + (f"; rados said: {said.group(0)}" if said else ""),
+            line=line_of_offset(text, said.start()) if said else last_line(text),
+            hint="a read bench (seq/rand) needs the objects of a `write --no-cleanup` run with the same"
+            " --run-name in the same pool"
+            if said
+            else "the bench was interrupted or the file is cut off; re-run and keep the whole stdout",
         )
     for line in text[start:].splitlines():
         key, sep, val = line.partition(":")
@@ -236,8 +259,6 @@ def _parse_text(path: Path, text: str) -> pd.DataFrame:
                     dict(base, time_s=sec, metric="latency", stat="last", value=float(cols[6]) * 1000)
                 )
     if glued:
-        from flashtune.ingest.common import note
-
         note(
             path,
             f"per-second lines {glued[:5]}{'...' if len(glued) > 5 else ''} skipped: columns ran together",
@@ -265,8 +286,27 @@ def _parse_json(path: Path, text: str, start: int) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for key, (metric, stat, factor) in _JSON_KEYS.items():
         v = as_float(doc.get(key))
-        if v is not None:
+        if v is not None and not (key == "stddev_iops" and "total_writes_made" in doc):
             rows.append(dict(base, metric=metric, stat=stat, value=v * factor))
+    # the write summary's JSON prints stddev_iops with "%d" from a double (ceph src/tools/rados/
+    # obj_bencher.cc: dump_format("stddev_iops", "%d", vec_stddev(...))), so its figure is whatever int
+    # the call found (seen: -1897487440); the per-second IOPS are the bandwidth samples over the op size,
+    # so their stddev is the bandwidth's in ops
+    dev_bw = as_float(doc.get("stddev_bandwidth"))
+    if "total_writes_made" in doc and "stddev_iops" in doc and dev_bw is not None and size:
+        rows.append(
+            dict(
+                base,
+                metric="iops",
+                stat="stddev",
+                value=dev_bw * 1048576 / size,
+                unit_basis="derived: stddev_bandwidth / op size (rados prints stddev_iops of a write with %d)",
+            )
+        )
+        note(
+            path,
+            f"stddev_iops {doc.get('stddev_iops')!r} not read (printed with %d): derived from the bandwidth",
+        )
     if not any(r["metric"] == "bandwidth" for r in rows):
         raise bad_input(
             path,
