@@ -242,9 +242,32 @@ def test_dropped_lines_are_listed_with_their_condition_and_source() -> None:
     )
     assert "rbd_readahead_max_bytes" not in b.files["ceph.conf"]
     assert "`rbd_readahead_max_bytes` = `4194304`" in b.files["explain.md"]
-    block = compile_bundle(CompileRequest(workload="block", tier="iops"))
+    block = compile_bundle(CompileRequest(workload="block", tier="tco"))  # SATA SSD: librbd's cache stays on
     age = {o["key"]: o for o in block.omitted}["rbd_cache_max_dirty_age"]
     assert "rbd_cache_policy = writearound" in age["why"]  # rbd_cache is on: the policy is what kills it
+    nvme = compile_bundle(
+        CompileRequest(workload="block", tier="iops")
+    )  # the cache is off: that kills it first
+    assert "rbd_cache = false" in {o["key"]: o for o in nvme.omitted}["rbd_cache_max_dirty_age"]["why"]
+
+
+def test_librbd_cache_is_off_for_block_on_nvme_only() -> None:
+    """The device x workload layer (device-nvme-workload-block) turns the librbd cache off for RBD on NVMe OSDs,
+    as the upstream lab's NVMe RBD set-ups ran; block on SATA SSD or HDD keeps librbd's default, and an NVMe
+    cluster for another workload gets no librbd line."""
+
+    def compiled(workload: str, tier: str) -> tuple[list[str], Any]:
+        b = compile_bundle(CompileRequest(workload=workload, tier=tier))
+        return b.layers, next((s for s in b.settings if s.key == "rbd_cache"), None)
+
+    layers, cache = compiled("block", "iops")
+    assert layers[2:4] == ["workload-block", "device-nvme-workload-block"]  # after both, before the release
+    assert cache is not None and cache.value is False and cache.section == "client"
+    assert "upstream performance lab" in cache.why
+    for workload, tier in (("block", "tco"), ("block", "standard"), ("rgw", "iops"), ("scratch", "iops")):
+        layers, cache = compiled(workload, tier)
+        assert cache is None, (workload, tier, cache)
+        assert not any(n.startswith("device-") and "-workload-" in n for n in layers), layers
 
 
 def test_same_facts_in_lint_config_and_the_condition_decides() -> None:

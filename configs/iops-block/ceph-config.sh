@@ -16,3 +16,4 @@ ceph config set osd osd_memory_target 22280142848
 ceph config set osd osd_memory_target_autotune false
 ceph config set client objecter_inflight_op_bytes 1048576000
 ceph config set client objecter_inflight_ops 10240
+ceph config set client rbd_cache false

@@ -25,6 +25,7 @@ from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
+from flashtune.paths import has_data
 from flashtune.record import replace
 from flashtune.releases import ceph_index
 
@@ -50,7 +51,8 @@ LEGACY_FLAVOURS = ("mysql-5.7", "mariadb-10.11")
 
 
 def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
-    """Profile layers, later winning: base -> device-<data device type> -> workload- -> release- (-> flavour-)."""
+    """Profile layers, later winning: base -> device-<data device type> -> workload- (-> device-<type>-workload-,
+    where that layer exists) -> release- (-> flavour-)."""
     if req.ceph_release == LEGACY_RELEASE:
         if (hw.name, req.workload) != ("iops", "mysql") or not hw.tier:
             raise UsageError(
@@ -65,7 +67,12 @@ def layer_names(req: CompileRequest, hw: Hardware) -> list[str]:
             )
         names = ["legacy-jewel-iops-mysql"]
     else:
-        names = ["base", f"device-{hw.data_type}", f"workload-{req.workload}", f"release-{req.ceph_release}"]
+        names = ["base", f"device-{hw.data_type}", f"workload-{req.workload}"]
+        # a device x workload layer (e.g. device-nvme-workload-block) holds what is true only where both meet
+        both = f"device-{hw.data_type}-workload-{req.workload}"
+        if has_data(f"profiles/{both}.yaml"):
+            names.append(both)
+        names.append(f"release-{req.ceph_release}")
     # legacy mode reproduces the seed: of the flavour layers (current redo sizing) it takes only MariaDB's,
     # which removes what 10.11 no longer has
     if req.workload == "mysql" and (
