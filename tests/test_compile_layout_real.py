@@ -13,15 +13,22 @@ import pytest
 from flashtune.compile import CompileRequest, compile_bundle
 from support.cephlab import CephLab
 
-HARDWARE = """name: small
+
+def _one_nvme_nodes(name: str, nodes: int) -> str:
+    """A hardware file: `nodes` small nodes with one NVMe data device (one OSD) each."""
+    return f"""name: {name}
 node:
   cores: 8
   ram_gib: 64
-  nics: [{count: 1, speed_gbps: 25}]
+  nics: [{{count: 1, speed_gbps: 25}}]
   data_devices:
-    - {count: 1, type: nvme, size_gb: 1000}
-cluster: {nodes: 7, clients: 1}
+    - {{count: 1, type: nvme, size_gb: 1000}}
+cluster: {{nodes: {nodes}, clients: 1}}
 """
+
+
+HARDWARE = _one_nvme_nodes("small", 7)
+LAB_SIZED = _one_nvme_nodes("lab", 3)  # as many OSDs as the test lab runs
 
 
 @pytest.mark.ceph
@@ -91,17 +98,6 @@ def test_pools_sh_is_valid_shell() -> None:
     b = compile_bundle(CompileRequest(workload="rgw", tier="iops", nodes=11))
     r = subprocess.run(["sh", "-n"], input=b.files["pools.sh"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-
-
-LAB_SIZED = """name: lab
-node:
-  cores: 8
-  ram_gib: 64
-  nics: [{count: 1, speed_gbps: 25}]
-  data_devices:
-    - {count: 1, type: nvme, size_gb: 1000}
-cluster: {nodes: 3, clients: 1}
-"""
 
 
 @pytest.mark.ceph

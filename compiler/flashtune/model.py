@@ -356,7 +356,7 @@ class Decision:
     who: str
     key: str
     values: dict[str, str | None]  # group -> value (None: the group does not set it)
-    scope: str  # "shared" | "class" | "host"
+    scope: str  # "shared" | "class" | "host" | "clients"
     entries: int
 
 

@@ -137,6 +137,22 @@ def build_parser() -> Parser:
     return p
 
 
+def _request_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The CompileRequest fields one hardware and a fleet take from the command line alike (a fleet writes no
+    my.cnf, so --db-bind-address is the single compile's only)."""
+    return {
+        "mysql_flavour": args.mysql_flavour,
+        "allow_unsafe": frozenset(args.allow_unsafe),
+        "nodes": args.nodes,
+        "clients": args.clients,
+        "replication": args.replication,
+        "ec": _ec(args.ec) if args.ec else None,
+        "db_ram_gib": args.db_ram_gib,
+        "osds_per_device": args.osds_per_device,
+        "encrypted": args.encrypted,
+    }
+
+
 def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
     from pathlib import Path  # the fleet reader resolves names relative to the fleet file
 
@@ -147,20 +163,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
         groups = fleet.load_fleet(Path(args.fleet))
     else:
         groups = fleet.groups_from_hardware([Path(p) for p in args.hardware])
-    f = fleet.compile_fleet(
-        groups,
-        args.workload,
-        args.ceph_release,
-        mysql_flavour=args.mysql_flavour,
-        allow_unsafe=frozenset(args.allow_unsafe),
-        nodes=args.nodes,
-        clients=args.clients,
-        replication=args.replication,
-        ec=_ec(args.ec) if args.ec else None,
-        db_ram_gib=args.db_ram_gib,
-        osds_per_device=args.osds_per_device,
-        encrypted=args.encrypted,
-    )
+    f = fleet.compile_fleet(groups, args.workload, args.ceph_release, **_request_options(args))
     label = stem(args.fleet) if args.fleet else "fleet"
     inputs = {
         "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
@@ -188,16 +191,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         tier=args.tier or "iops",
         hardware_file=args.hardware,
         ceph_release=args.ceph_release,
-        mysql_flavour=args.mysql_flavour,
-        allow_unsafe=frozenset(args.allow_unsafe),
-        nodes=args.nodes,
-        clients=args.clients,
-        replication=args.replication,
-        ec=_ec(args.ec) if args.ec else None,
-        db_ram_gib=args.db_ram_gib,
-        osds_per_device=args.osds_per_device,
-        encrypted=args.encrypted,
         db_bind_address=args.db_bind_address,
+        **_request_options(args),
     )
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
         raise UsageError(

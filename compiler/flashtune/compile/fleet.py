@@ -8,6 +8,8 @@ every config-database key is placed at the widest scope that is right for all ho
 - hosts differ, but hosts of one CRUSH device class agree and the key is an OSD's: the value most hosts
   want unmasked, `osd/class:<class>` for the other classes (a class mask only reaches OSDs:
   src/mon/ConfigMap.cc generate_entity_map);
+- a `client` key the hosts differ on: the value most hosts want, unmasked and alone (clients run on hosts of
+  their own, which neither a class nor an OSD host's mask reaches);
 - otherwise: the value most hosts want unmasked, `<who>/host:<host>` for the others (the monitors match a
   host mask against the CRUSH host of the daemon's host, so it reaches any daemon on a host in the CRUSH
   map: src/mon/ConfigMonitor.cc refresh_config).
@@ -204,6 +206,10 @@ def merge(
         new: list[CentralValue | None] = [_entry(proto, widest, "", release)] if widest is not None else []
         if len(votes) == 1:
             scope = "shared"
+        elif who == "client":
+            # librbd/librados clients run on their own hosts (hypervisors, applications): no class mask reaches
+            # them and a host mask only a client on that OSD host, so all get the value most hosts want
+            scope = "clients"
         else:
             by_class: dict[str, set[str | None]] = {}
             for name, val in values.items():

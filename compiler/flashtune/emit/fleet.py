@@ -52,7 +52,8 @@ def _explain(fleet: Fleet, inputs: Mapping[str, Any]) -> str:
     out.append(
         "\n## Where each key is set\n\nShared: every host wants the same value (one unmasked entry). "
         "Class: hosts differ but agree per CRUSH device class (`osd/class:...`). Host: `who/host:...` "
-        "entries for the hosts that differ from the value most hosts want.\n\n"
+        "entries for the hosts that differ from the value most hosts want. Clients: a `client` key the groups "
+        "differ on gets the value most hosts want and no masks (librbd clients run on hosts of their own).\n\n"
         "| who | key | scope | entries | value per group |\n|---|---|---|---|---|\n"
     )
     for d in fleet.decisions:
