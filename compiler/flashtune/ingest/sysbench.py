@@ -243,6 +243,11 @@ def _intervals_text(text: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+# sysbench 1.0's interval lines of its non-SQL tests (sysbench.c report_intermediate, memory's own report)
+_EVENTS_INTERVAL = re.compile(
+    rf"^\[\s*{_NUM}s\s*\]\s+thds:\s*(\d+)\s+eps:\s*{_NUM}\s+lat\s+\(ms,\s*{_NUM}%\):\s*{_NUM}\s*$"
+)
+_MEMORY_INTERVAL = re.compile(rf"^\[\s*{_NUM}s\s*\]\s+{_NUM} MiB/sec\s*$")
 _FILEIO_INTERVAL = re.compile(
     rf"^\[\s*{_NUM}s\s*\]\s+reads:\s*{_NUM} MiB/s\s+writes:\s*{_NUM} MiB/s\s+fsyncs:\s*"
     rf"{_NUM}/s\s+latency \(ms,{_NUM}%\):\s*{_NUM}"
@@ -251,6 +256,23 @@ _FILEIO_INTERVAL = re.compile(
 
 def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     """A sysbench 0.5 / early 1.0 interval line, read by its `key: value` pairs (or a 1.0 fileio one)."""
+    c = _EVENTS_INTERVAL.match(line)
+    if c:  # cpu, threads, mutex: `[ 1s ] thds: 2 eps: 1297.84 lat (ms,95%): 8.28`
+        row = dict(base, time_s=float(c.group(1)), threads=int(c.group(2)))
+        return [
+            dict(row, op="total", metric="iops", stat="mean", value=float(c.group(3))),
+            dict(
+                row,
+                op="total",
+                metric="latency",
+                stat=percentile_stat(float(c.group(4))),
+                value=float(c.group(5)),
+            ),
+        ]
+    mem = _MEMORY_INTERVAL.match(line)
+    if mem:  # memory: `[ 1s ] 523.33 MiB/sec`
+        row = dict(base, time_s=float(mem.group(1)))
+        return [dict(row, op="total", metric="bandwidth", stat="mean", value=float(mem.group(2)))]
     f = _FILEIO_INTERVAL.match(line)
     if f:
         t, rd, wr, fs, pct_f, lat = (float(x) for x in f.groups())
