@@ -21,7 +21,13 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "lint-corpus"
-DIRS = {"ceph.conf": "ceph", "my.cnf": "mycnf", "sysctl.conf": "sysctl", "cbt.yaml": "cbt"}
+DIRS = {
+    "ceph.conf": "ceph",
+    "my.cnf": "mycnf",
+    "sysctl.conf": "sysctl",
+    "cbt.yaml": "cbt",
+    "ceph-config.json": "cephjson",
+}
 
 
 def _cut(line: str, chars: str) -> str:

@@ -91,3 +91,28 @@ def test_config_show_of_a_daemon(lab: CephLab, tmp_path: Path) -> None:
     assert not [f for f in findings if f.code in ("FT101", "FT102", "FT103", "FT105")], findings
     assert "FT401" in _by_key(findings).get("filestore_max_sync_interval", set())
     assert all(f.file == str(path) for f in findings)
+
+
+def test_admin_socket_config_show_lists_every_option(lab: CephLab, tmp_path: Path) -> None:
+    """`ceph daemon osd.0 config show` prints every option, defaults included, as one object (hotsos's Octopus
+    sosreport holds one). Only what the daemon's own `config diff` says differs from the defaults may be
+    reported: before this, each FileStore and RBD default was an FT401 (111 on the Octopus dump)."""
+    deadline = time.monotonic() + 60
+    while True:
+        shown = lab.run("ceph", "daemon", "osd.0", "config", "show", timeout=30).stdout
+        if json.loads(shown).get("osd_max_backfills") == "3":
+            break
+        assert time.monotonic() < deadline
+        time.sleep(2)
+    changed = set(lab.config_diff("osd.0"))
+    assert detect(tmp_path / "show.txt", shown).kind == "ceph-config.json"
+    path = tmp_path / "show.txt"
+    path.write_text(shown)
+    findings = [
+        f for f in lint_file(path, ceph_release="pacific") if f.code != "FT003"
+    ]  # FT003: kind from content
+    assert {f.key for f in findings} <= changed, [f for f in findings if f.key not in changed]
+    assert "FT401" in _by_key(findings).get("filestore_max_sync_interval", set())
+    [f] = [f for f in findings if f.key == "filestore_max_sync_interval"]
+    assert shown.split("\n")[f.line - 1].lstrip().startswith('"filestore_max_sync_interval"')
+    assert parse_text(shown, "ceph-config.json").entries[5].section == "osd.0"

@@ -129,3 +129,39 @@ def test_no_risk_reported_on_a_line_that_changes_nothing() -> None:
     assert {(ln, c) for ln, c, _ in found(two, "ceph.conf")} == {(2, "FT501"), (3, "FT401")}
     three = two.replace("size = 2", "size = 3")
     assert (3, "FT501") in {(ln, c) for ln, c, _ in found(three, "ceph.conf")}
+
+
+SHOW = '{\n    "name": "osd.3",\n    "cluster": "ceph",\n    "filestore_max_sync_interval": "5.000000",\n    "osd_max_backfills": "1",\n    "rbd_cache_max_dirty_age": "2.500000",\n    "bdev_async_discard": "true"\n}\n'
+
+
+def test_admin_socket_config_show_reports_only_what_differs_from_defaults() -> None:
+    """hotsos's Octopus `ceph daemon osd.0 config show` (every option, no source): detected from content, placed
+    in the daemon's section, and only values that are no release's default are linted (the real-daemon check
+    against `config diff` is in test_lint_cephjson.py). 5.000000 is the float default 5, 2.500000 is not 1."""
+    from flashtune.lint.detect import detect
+    from flashtune.parse import parse_text
+
+    assert detect("/tmp/ceph_daemon_osd.3_config_show", SHOW).kind == "ceph-config.json"
+    doc = parse_text(SHOW, "ceph-config.json")
+    assert {e.section for e in doc.entries} == {"osd.3"} and doc.entries[2].line == 4
+    got = [(f.line, f.code, f.key) for f in lint_text(SHOW, "ceph-config.json", ceph_release="pacific")]
+    assert got == [(6, "FT401", "rbd_cache_max_dirty_age")]
+    # a `config show-with-defaults` list: items whose source is "default" were set by nobody
+    listed = '[{"name": "filestore_max_sync_interval", "value": "9", "source": "default"}]'
+    assert lint_text(listed, "ceph-config.json", ceph_release="pacific") == []
+    assert lint_text(listed.replace('"default"', '"mon"'), "ceph-config.json", ceph_release="pacific")
+
+
+def test_a_risky_knob_left_at_its_default_is_no_risk() -> None:
+    """`config show` prints enable_experimental_unrecoverable_data_corrupting_features = '' (nothing enabled)."""
+    knob = "enable experimental unrecoverable data corrupting features"
+    assert found(f"[global]\n{knob} =\n", "ceph.conf") == []
+    assert (2, "FT501") in {(ln, c) for ln, c, _ in found(f"[global]\n{knob} = bluestore\n", "ceph.conf")}
+
+
+def test_float_values_compare_as_numbers() -> None:
+    from flashtune.catalog.values import canon_value
+
+    assert canon_value("1.000000", "float") == canon_value(1.0, "float") == "1"
+    assert canon_value("0.500000", "float") == canon_value(0.5, "float")
+    assert canon_value("abc", "float") == "abc"

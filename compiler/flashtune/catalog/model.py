@@ -185,6 +185,11 @@ class Knob:
         default = self.default_for(release)
         return default is not None and canon_value(default, self.type) == canon_value(value, self.type)
 
+    def is_a_default(self, value: Any) -> bool:
+        """True if value is the knob's default in some release or flavour (a dump of every option cannot tell
+        it from a setting, and a risk of setting the knob is no risk at its default)."""
+        return any(canon_value(d, self.type) == canon_value(value, self.type) for d in self.default.values())
+
     def unsafe(self, value: Any) -> bool:
         """True if setting the knob to value is data-unsafe or insecure (the compiler needs an opt-in)."""
         return self.value_safety(value)[0] != "safe"

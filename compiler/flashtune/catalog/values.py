@@ -21,6 +21,12 @@ def canon_value(value: Any, type_: str | None = None) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # YAML's 1.0 and a profile's 1 are the same setting
     text = str(value).strip().strip("\"'").lower()
+    if type_ == "float":  # `config show` prints floats as 1.000000
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return str(int(number)) if number.is_integer() else repr(number)
     if type_ == "bool":
         if text in _TRUE:
             return "true"

@@ -338,3 +338,29 @@ def _first_sentence(text: str) -> str:
 
 def lint(doc: ConfDoc, ctx: Context) -> None:
     CephLinter(doc, ctx).run()
+
+
+SHOW_METAVARIABLES = ("name", "cluster")  # printed first by `config show`, not options
+
+
+def only_set(doc: ConfDoc) -> ConfDoc:
+    """The settings someone made, from Ceph config JSON that lists defaults too: `ceph config show-with-defaults`
+    items whose source is "default", and in `ceph daemon X config show` (every option, no source) the name and
+    cluster metavariables, options flashtune has no catalog entry for (the daemon printing them proves they
+    exist; their values cannot be told from defaults) and values that are the option's default in some release
+    (the dump does not say its release)."""
+    if not any("source:default" in e.flags or "every-option" in e.flags for e in doc.entries):
+        return doc
+    catalog = load_catalog()
+    kept = []
+    for e in doc.entries:
+        if "source:default" in e.flags:
+            continue
+        if "every-option" in e.flags:
+            knob = catalog.get(e.key, "ceph")
+            if e.key in SHOW_METAVARIABLES or knob is None or knob.is_a_default(e.value):
+                continue
+        kept.append(e)
+    return ConfDoc(
+        doc.kind, doc.filename, kept, doc.sections, doc.includes, doc.data, doc.problems, doc.line_count
+    )

@@ -222,7 +222,7 @@ def check_value(knob: Knob, e: Entry, ctx: Context, parse: ValueParser) -> None:
             on_value=True,
         )
     safety, note = knob.value_safety(value)
-    if safety != "safe":
+    if safety != "safe" and not (knob.safety != "safe" and knob.is_a_default(value)):
         code = "FT502" if safety == "security-risk" else "FT501"
         sev = "warning" if safety == "durability-risk" else "error"
         ctx.add(

@@ -85,6 +85,15 @@ def from_content(text: str) -> tuple[str, str] | None:
                 "ceph-config.json",
                 f"a JSON list of name/value items as `ceph {what} --format json` prints",
             )
+        if isinstance(data, dict) and data:
+            from flashtune.catalog.names import all_ceph_option_names
+
+            names = all_ceph_option_names()
+            if sum(1 for k in data if k in names) * 2 > len(data):
+                return (
+                    "ceph-config.json",
+                    "a JSON object of Ceph options and values as `ceph daemon NAME config show` prints",
+                )
     if _CBT_TOP.search(head):
         return "cbt.yaml", "top-level 'cluster:' / 'benchmarks:' keys of a CBT test plan"
     sections = list(dict.fromkeys(m[1].strip() for m in _SECTION.finditer(head)))

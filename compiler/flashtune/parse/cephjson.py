@@ -35,7 +35,8 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
             column=e.colno,
             suggestion="pass the output of `ceph config dump --format json` as it is",
         ) from None
-    if isinstance(data, dict):  # some releases print show output as {name: value}
+    every_option = isinstance(data, dict)
+    if every_option:  # `ceph daemon X config show`: {name: value} for every option, defaults included
         data = [{"name": k, "value": v} for k, v in data.items()]
     if not isinstance(data, list) or not all(isinstance(x, dict) and "name" in x for x in data):
         raise ConfSyntaxError(
@@ -47,7 +48,10 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
         )
     who = _WHO.search(filename)
     default_section = who[1] if who else "global"
-    positions = [m.start() for m in _NAME.finditer(text)]
+    shown = data[0]["value"] if every_option and data and data[0]["name"] == "name" else None
+    if isinstance(shown, str) and "." in shown:  # config show starts with the daemon's own name
+        default_section = shown
+    positions = _key_positions(text, data) if every_option else [m.start() for m in _NAME.finditer(text)]
     for i, item in enumerate(data):
         offset = positions[i] if i < len(positions) else 0
         line, col = position(text, offset)
@@ -57,6 +61,8 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
         flags: tuple[str, ...] = (f"mask:{mask}",) if mask else ()
         if item.get("source"):
             flags += (f"source:{item['source']}",)
+        if every_option:
+            flags += ("every-option",)
         doc.entries.append(
             Entry(
                 section,
@@ -72,6 +78,18 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
         )
     doc.line_count = text.count("\n") + 1
     return doc
+
+
+def _key_positions(text: str, items: list[dict[str, Any]]) -> list[int]:
+    """Where each key of a {name: value} object starts, in order (json.loads keeps the text's order)."""
+    out, at = [], 0
+    for item in items:
+        found = text.find(json.dumps(item["name"]) + ":", at)
+        if found < 0:
+            found = text.find(json.dumps(item["name"]), at)
+        out.append(max(found, 0))
+        at = max(found, at)
+    return out
 
 
 def render(doc: ConfDoc) -> str:
