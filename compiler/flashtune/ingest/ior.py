@@ -60,10 +60,15 @@ _RESULT_COLS: dict[str, tuple[str, float]] = {
 }
 
 
+# IOR's first line (`IOR-3.2.0: MPI Coordinated Test of Parallel I/O`), wherever a preamble puts it
+BANNER_LINE = re.compile(r"^IOR-\d+\.\d+\S*: MPI Coordinated Test", re.M)
+
+
 def looks_like(text: str) -> bool:
     head = text[:50000]
     return (
         bool(re.search(r"IOR-\d", head))
+        or bool(BANNER_LINE.search(text))
         or "Summary of all tests:" in text
         or "Max (MiB)  Min (MiB)" in text
         or _is_json(text)

@@ -30,6 +30,14 @@ class UnknownFormat(FlashtuneError):
 
 
 SNIFF_BYTES = 256 * 1024
+# A report can follow a long preamble: an MPI library's message from every rank came 4,000-93,000 lines
+# (0.3-3 MB) before IOR's banner in IO500 submissions. Past the head, only a tool's own banner line counts.
+DEEP_SNIFF_BYTES = 64 * 1024 * 1024
+_DEEP_BANNERS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (ior.BANNER_LINE, "ior"),
+    (re.compile(r"^\s*Iozone: Performance Test of File I/O", re.M), "iozone"),
+    (re.compile(r"^sysbench \d+\.\d+", re.M), "sysbench"),
+)
 _LOG_LINE = re.compile(rb"^\s*\d+\s*,\s*-?\d+\s*,\s*[012]\s*,\s*\d+")
 
 
@@ -88,6 +96,9 @@ def detect(path: Path) -> str:
         )
     if text.lstrip().startswith("{") and "jobs" in text:
         return "fio-json"
+    later = _banner_further_on(path)
+    if later is not None:
+        return later
     raise UnknownFormat(
         "cannot tell which tool wrote this file",
         file=str(path),
@@ -95,3 +106,17 @@ def detect(path: Path) -> str:
         suggestion="supported: fio JSON/JSON+, normal and terse output and its logs, IOR, IOzone, rados bench, sysbench "
         "output, and CBT archive directories",
     )
+
+
+def _banner_further_on(path: Path) -> str | None:
+    """The tool whose banner line comes first after a preamble longer than the sniffed head."""
+    from flashtune.ingest.textio import head_text
+
+    try:
+        if path.stat().st_size <= SNIFF_BYTES:
+            return None
+        text = head_text(path, DEEP_SNIFF_BYTES)
+    except OSError:
+        return None
+    found = [(m.start(), fmt) for rx, fmt in _DEEP_BANNERS if (m := rx.search(text)) is not None]
+    return min(found)[1] if found else None
