@@ -61,6 +61,37 @@ def derive_mariadb() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     header = f"# MariaDB server option names ({len(names)}), from `mariadbd --no-defaults --help --verbose`\n# {version}\n"
     (folder / "mariadb-10.11.txt").write_text(header + "\n".join(sorted(names)) + "\n", encoding="utf-8")
+    derive_mariadb_minimums(out, version)
+
+
+def derive_mariadb_minimums(help_text: str, version: str) -> None:
+    """data/mysql-option-minimums/mariadb-10.11.txt: `name minimum` for every numeric option mariadbd raises
+    when it is set to 0 (its own warning 'unsigned value 0 adjusted to N'), measured by one read-only
+    `--help --verbose` run with every numeric option of the variables table set to 0."""
+    import re
+    import tempfile
+
+    numeric = [
+        m[1] for m in re.finditer(r"^([a-z0-9-]+)[ \t]+-?\d+[ \t]*$", help_text.rsplit("-" * 20, 1)[-1], re.M)
+    ]
+    with tempfile.NamedTemporaryFile("w", suffix=".cnf") as cnf:
+        cnf.write("[mysqld]\n" + "".join(f"{n}=0\n" for n in numeric))
+        cnf.flush()
+        err = subprocess.run(
+            ["mariadbd", f"--defaults-file={cnf.name}", "--help", "--verbose"], capture_output=True, text=True
+        ).stderr
+    mins = {
+        m[1].replace("-", "_"): int(m[2])
+        for m in re.finditer(r"option '([\w-]+)': unsigned value 0 adjusted to (\d+)", err)
+    }
+    folder = REPO / "data" / "mysql-option-minimums"
+    folder.mkdir(parents=True, exist_ok=True)
+    header = (
+        f"# MariaDB server options with a minimum above 0 ({len(mins)}): a lower value is raised to it with a\n"
+        f"# warning. From `mariadbd --help --verbose` with every numeric option set to 0\n# {version}\n"
+    )
+    body = "".join(f"{k} {v}\n" for k, v in sorted(mins.items()))
+    (folder / "mariadb-10.11.txt").write_text(header + body, encoding="utf-8")
 
 
 def main() -> int:

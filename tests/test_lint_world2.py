@@ -165,3 +165,56 @@ def test_float_values_compare_as_numbers() -> None:
     assert canon_value("1.000000", "float") == canon_value(1.0, "float") == "1"
     assert canon_value("0.500000", "float") == canon_value(0.5, "float")
     assert canon_value("abc", "float") == "abc"
+
+
+def test_mysql_value_below_the_servers_minimum() -> None:
+    """bitrixdock's my.cnf: binlog_cache_size = 0 (data/mysql-option-minimums/ from mariadbd itself)."""
+    got = found("[mysqld]\nbinlog_cache_size=0\nconnect_timeout = 1\nbinlog_cache_size=4K\n", "my.cnf")
+    assert got == [
+        (2, "FT202", "binlog_cache_size"),
+        (3, "FT202", "connect_timeout"),
+        (4, "FT301", "binlog_cache_size"),
+    ]
+    assert found("[mysqld]\nbinlog_cache_size=32768\n", "my.cnf") == []
+
+
+@pytest.mark.mariadb
+def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
+    """Every corpus my.cnf read as MariaDB 10.11: each value mariadbd raises to a minimum ('unsigned value V
+    adjusted to N', read-only --help --verbose run) is an FT202 finding, and each such FT202 is one it raises."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from flashtune.lint import lint_file
+    from flashtune.yamlio import load_yaml
+
+    if shutil.which("mariadbd") is None:
+        pytest.skip("mariadbd is not installed")
+    corpus = Path(__file__).parent / "fixtures" / "lint-corpus"
+    checked = 0
+    for m in load_yaml(corpus / "manifest.yaml")["files"]:
+        if m["kind"] != "my.cnf" or str(m.get("mysql", "mariadb")).startswith("mysql"):
+            continue
+        path = corpus / m["file"]
+        findings = lint_file(path)
+        if any(f.code == "FT003" for f in findings):
+            continue  # a MySQL file (FT003): mariadbd is not its judge
+        err = subprocess.run(
+            ["mariadbd", f"--defaults-file={path}", "--help", "--verbose"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stderr
+        raised = {
+            w[1].replace("-", "_")
+            for w in re.finditer(r"option '([\w-]+)': (?:un)?signed value (-?\d+) adjusted to (\d+)", err)
+            if int(w[3]) > int(w[2])
+        }
+        reported = {
+            f.key.replace("-", "_").lower() for f in findings if f.code == "FT202" and "minimum" in f.message
+        }
+        assert raised == reported, (m["file"], raised, reported)
+        checked += 1
+    assert checked >= 20

@@ -31,6 +31,17 @@ def mysql_option_names(flavour: str) -> frozenset[str] | None:
 
 
 @cache
+def mysql_option_minimums(flavour: str) -> dict[str, int]:
+    """name -> the smallest value the server takes (data/mysql-option-minimums/; a lower one it raises, with a
+    warning); empty where flashtune has no list for the flavour."""
+    path = data_path(f"mysql-option-minimums/{flavour}.txt")
+    if not os.path.isfile(path):
+        return {}
+    rows = (ln.split() for ln in read_text(path).splitlines() if ln.strip() and ln[0] != "#")
+    return {name: int(low) for name, low in rows}
+
+
+@cache
 def all_ceph_option_names() -> frozenset[str]:
     """Names any listed Ceph release knows."""
     out: set[str] = set()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import cache
 
 from flashtune.catalog import Knob, load_catalog
-from flashtune.catalog.names import mysql_option_names
+from flashtune.catalog.names import mysql_option_minimums, mysql_option_names
 from flashtune.catalog.spelling import mysql_option
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean, glob_match
@@ -163,6 +163,28 @@ class MycnfLinter:
                     on_value=True,
                 )
 
+    def minimum(self, e: Entry, name: str) -> None:
+        """A number below the option's minimum (data/mysql-option-minimums/): the server raises it and warns
+        ("unsigned value 0 adjusted to 4096"), so the file does not say what runs."""
+        low = mysql_option_minimums(self.flavour).get(name)
+        if low is None or e.value is None:
+            return
+        try:
+            value = mysql_value("int", e.value)
+        except ValueError:
+            return  # not a plain number: the option's own type rules apply
+        if isinstance(value, int) and value < low:
+            self.ctx.add(
+                e,
+                "warning",
+                "FT202",
+                e.key,
+                f"{e.key} = {e.value} is below {self.flavour}'s minimum {low}: the server raises it to {low} "
+                "and warns at start",
+                f"use at least {low} (or delete the line)",
+                on_value=True,
+            )
+
     def accepted_removed(self, name: str) -> bool:
         return name in self.rules["accepted_removed"].get(self.flavour, [])
 
@@ -232,10 +254,14 @@ class MycnfLinter:
         if knob is not None:
             if e.value is not None:
                 check_value(knob, e, ctx, mysql_value)
+                if knob.min is None:
+                    self.minimum(e, name)
             return
         if name == "optimizer_switch" and e.value is not None:
             self.optimizer_switch(e)
         if self.names is None or self.known(name):
+            if e.value is not None:
+                self.minimum(e, name)
             return  # no full option list for this flavour: only catalogued facts are checked
         if name.startswith(self.plugins):
             return  # an option of a plugin the file loads (plugin_load_add): the plugin checks it
