@@ -17,10 +17,11 @@ the status line's text (`Jobs: 4 (f=4)3;fio-3.33;...`): both are handled.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
-from flashtune.ingest.common import as_float, bad_input, read_output, results_frame
+from flashtune.ingest.common import as_float, bad_input, note, read_output, results_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -140,6 +141,9 @@ def parse(path: Path) -> pd.DataFrame:
         job["usr_cpu"] = as_float(fields[at].rstrip("%"))
         job["sys_cpu"] = as_float(fields[at + 1].rstrip("%"))
         jobs.append(job)
+    jobs, interim = _final_reports(jobs)
+    if interim:
+        note(path, f"{interim} interim --status-interval record(s) skipped: each job's last report is read")
     doc = {"fio version": version, "jobs": jobs}
     got = fio_version(version)
     rows, _plus = report_rows(
@@ -157,3 +161,32 @@ def parse(path: Path) -> pd.DataFrame:
         problem="fio terse output holds no job that did any I/O",
         hint="the run failed before doing I/O: fix the job file and re-run",
     )
+
+
+def _longest_runtime(job: dict[str, Any]) -> float:
+    return max(
+        [
+            as_float(st.get("runtime")) or 0.0
+            for d in ("read", "write", "trim", "mixed")
+            if isinstance(st := job.get(d), dict)
+        ]
+        or [0.0]
+    )
+
+
+def _final_reports(jobs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """`--status-interval` repeats every job's record each interval, each covering the run so far; terse
+    records carry no pid or time, so the pattern tells: the same block of jobs repeated at least three
+    times, its longest runtime growing by a steady step (the interval, >= 100 ms) up to the last report
+    (which comes when the run ends, so its step may be shorter). Then only the last block is the run.
+    numjobs clones share a name but not a growing runtime, nor do runs of one length appended to a file."""
+    keys = [(j["jobname"], j["groupid"]) for j in jobs]
+    for period in range(1, len(jobs) // 3 + 1):
+        if len(jobs) % period or keys != keys[:period] * (len(jobs) // period):
+            continue
+        tops = [max(_longest_runtime(j) for j in jobs[k : k + period]) for k in range(0, len(jobs), period)]
+        steps = [b - a for a, b in itertools.pairwise(tops)]
+        inner = steps[:-1]
+        if min(inner) >= 100.0 and max(inner) <= 1.1 * min(inner) and 0 < steps[-1] <= 1.1 * max(inner):
+            return jobs[-period:], len(jobs) - period
+    return jobs, 0
