@@ -402,3 +402,20 @@ def test_the_import_graph_has_no_cycles() -> None:
     compiler_side = ("flashtune.compile", "flashtune.emit", "flashtune.model", "flashtune.placement")
     lazy = [c for c in _cycles(_module_graph(lazy=True)) if any(m.startswith(compiler_side) for m in c)]
     assert lazy == []
+
+
+@pytest.mark.parametrize("nodes", [3, 5, 7, 12])
+def test_scratch_benchmark_file_system_pool_fits_a_small_cluster(tmp_path: Path, nodes: int) -> None:
+    """CBT's cephfs endpoint creates the benchmark's pool itself, 1024 PGs unless it names a profile: more than
+    mon_max_pg_per_osd lets a few OSDs hold. The compiled plans name one sized like the compiled pools (and the
+    compile's own lint of the plan, FT606, refuses an oversized one)."""
+    path = tmp_path / "hw.yaml"
+    path.write_text(hardware_yaml(drives=1, kind="nvme", cores=16, ram=128, nodes=nodes, db=False))
+    b = compile_bundle(CompileRequest(workload="scratch", hardware_file=path, ceph_release="pacific"))
+    plans = [text for name, text in b.files.items() if name.startswith("cbt/")]
+    assert plans
+    want = b.shape["pg_num"] if b.shape["ec"] is None else b.shape["pg_num_ec"]
+    for text in plans:
+        assert "    pool_profile: cephfs\n" in text
+        pg = int(text.split("    cephfs:\n      pg_size: ", 1)[1].split("\n", 1)[0])
+        assert pg == want and pg * 3 / b.shape["osds"] <= 250

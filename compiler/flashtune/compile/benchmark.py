@@ -111,6 +111,16 @@ def pool_profiles(ctx: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def fs_pool_profiles(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The pool CBT's cephfs endpoint makes its file system on (client_endpoints/ceph_client_endpoints.py
+    create_fs): sized like the compiled pools, because CBT's mkpool gives a profile it is not told 1024 PGs,
+    more than mon_max_pg_per_osd allows on a small cluster. Replicated: CBT's `fs new` passes no --force, which
+    an erasure-coded default data pool needs; it takes the data pool's PG count (k+m shards per PG budgeted,
+    so 3 copies fit)."""
+    pg = ctx["pg_num"] if ctx["ec"] is None else ctx["pg_num_ec"]
+    return {"pool_profiles": {"cephfs": {"pg_size": pg, "pgp_size": pg, "replication": ctx["pool_size"]}}}
+
+
 def documents(
     plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], list[str], dict[str, Derived]]:
@@ -159,6 +169,7 @@ def documents(
             else:
                 bench[k] = v
         if module == "fio":
+            c.update(fs_pool_profiles(ctx))
             # per-job file size: twice the client's RAM across its jobs, so the page cache cannot hold it
             jobs = int(bench.get("numjobs", 1))
             size = max(4096, math.ceil(2 * ctx["client_ram_gib"] * 1024 / jobs))
@@ -185,4 +196,4 @@ def _endpoints(module: str, ctx: dict[str, Any]) -> dict[str, Any]:
         }
     # the kernel client, which HPC sites mount scratch with (ceph-fuse would measure a different client); it
     # reads no ceph.conf [client] settings, which is why the scratch profile sets none
-    return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1}}
+    return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1, "pool_profile": "cephfs"}}
