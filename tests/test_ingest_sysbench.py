@@ -95,7 +95,10 @@ def test_text_report_summary_and_intervals(sysbench_outputs: Path) -> None:
     qps = summary[summary["metric"] == "qps"].set_index("op")["value"]
     assert qps["read"] + qps["write"] + qps["other"] == pytest.approx(qps["total"], rel=0.01)
     intervals = df[df["time_s"].notna() & (df["metric"] == "tps")]
-    assert list(intervals["time_s"]) == [1.0, 2.0, 3.0]
+    # every interval line printed is read; on a busy machine sysbench may end a 3 s run before its third
+    # report (seen: only `[ 1s ]` and `[ 2s ]`), so the expected seconds come from the text
+    printed = [float(x) for x in re.findall(r"^\[ (\d+)s \] thds:", text, re.M)]
+    assert len(printed) >= 2 and list(intervals["time_s"]) == printed
     # the per-second rates average to the run's rate (same run, two views)
     assert intervals["value"].mean() == pytest.approx(tps, rel=0.25)
     # summary rows carry --threads; an interval line carries the threads still running, and the last
