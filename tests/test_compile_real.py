@@ -131,7 +131,10 @@ def test_real_mariadb_runs_the_compiled_my_cnf(mariadb_server: MariaDB) -> None:
             expected = {"on": "on", "true": "on", "off": "off", "false": "off"}.get(v.lower(), v)
             assert canon(have[k]) == canon(expected), (k, v, have[k])
         r = mariadb_server.sysbench("oltp_read_write", seconds=10, threads=2)
-        assert r["transactions"] > 0 and r["errors"] == 0 and r["total_time_s"] >= 9.5
+        # "ignored errors" are transactions sysbench rolled back and retried after a deadlock or lock wait
+        # (its --mysql-ignore-errors default, 1213,1020,1205: src/drivers/mysql/drv_mysql.c), which two
+        # threads of oltp_read_write meet now and then (2 in 3,603 seen under load); a broken server fails the run
+        assert r["transactions"] > 0 and r["errors"] <= r["transactions"] / 100 and r["total_time_s"] >= 9.5
         RESULTS["mariadb"] = {
             "db_ram_gib": db_ram,
             "options": len(want),
