@@ -19,6 +19,7 @@ from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 Digest = tuple[str, dict[str, list[int]]]  # the text after the header, and each part's span in it
@@ -63,6 +64,18 @@ def read(path: StrPath, want: dict[str, Any]) -> Digest | None:
     if not isinstance(head, dict) or head.get("stamps") != want or not isinstance(head.get("parts"), dict):
         return None
     return text[end + 1 :], head["parts"]
+
+
+def read_or_write(name: str, want: dict[str, Any] | None, write_it: Callable[[], bool]) -> Digest | None:
+    """The package snapshot's digest `name` for these stamps. In a source checkout a missing or stale one is
+    written first by write_it (which checks the files and says whether it wrote); None where it cannot be."""
+    if want is None:
+        return None
+    path = os.path.join(SNAPSHOT_DIR, name)
+    found = read(path, want)
+    if found is None and os.access(SNAPSHOT_DIR, os.W_OK) and write_it():
+        found = read(path, want)
+    return found
 
 
 def part(digest: Digest, key: str) -> Any:

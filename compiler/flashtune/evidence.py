@@ -65,14 +65,9 @@ def _index(root: str) -> digests.Digest | None:
     index of the package's own snapshot (a source checkout) is written first."""
     if compiled(os.path.join(root, "datapackage.json")) is None:  # FLASHTUNE_DATA: the files as they are
         return None
-    stamps = _stamps(SNAPSHOT_DIR)
-    if stamps is None:
-        return None
-    path = os.path.join(SNAPSHOT_DIR, EVIDENCE_INDEX)
-    found = digests.read(path, stamps)
-    if found is None and os.access(SNAPSHOT_DIR, os.W_OK) and write_index(SNAPSHOT_DIR, root):
-        found = digests.read(path, stamps)
-    return found
+    return digests.read_or_write(
+        EVIDENCE_INDEX, _stamps(SNAPSHOT_DIR), lambda: write_index(SNAPSHOT_DIR, root)
+    )
 
 
 def write_index(snapshot: StrPath, source: StrPath | None = None) -> bool:

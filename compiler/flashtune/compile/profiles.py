@@ -227,14 +227,7 @@ def _index(root: str) -> digests.Digest | None:
     missing or stale digest of the package's own snapshot (a source checkout) is written first."""
     if compiled(os.path.join(root, "profiles", "base.yaml")) is None:  # FLASHTUNE_DATA: files as they are
         return None
-    stamps = _stamps(SNAPSHOT_DIR)
-    if stamps is None:
-        return None
-    path = os.path.join(SNAPSHOT_DIR, PROFILE_INDEX)
-    found = digests.read(path, stamps)
-    if found is None and os.access(SNAPSHOT_DIR, os.W_OK) and write_index(SNAPSHOT_DIR):
-        found = digests.read(path, stamps)
-    return found
+    return digests.read_or_write(PROFILE_INDEX, _stamps(SNAPSHOT_DIR), lambda: write_index(SNAPSHOT_DIR))
 
 
 def write_index(snapshot: StrPath) -> bool:
