@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,6 @@ from flashtune.envelope.model import (
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import GOAL, validation
 from flashtune.paths import data_dir, data_path
-from flashtune.record import replace
 from flashtune.yamlio import load_yaml
 
 K = Constants(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,6 @@ from flashtune.compile.layout import layout_data, memory_rules
 from flashtune.compile.profiles import compose, merge
 from flashtune.hardware_file import read_hardware
 from flashtune.model import Bundle
-from flashtune.record import dataclass
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "fixtures" / "refarch"

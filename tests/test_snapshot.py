@@ -105,10 +105,12 @@ def test_loaders_give_the_same_facts_from_the_snapshot_and_from_yaml(
 
 
 def test_the_compile_path_reads_no_yaml_and_keeps_no_cache_at_home(tmp_path: Path) -> None:
-    code = (
-        "import sys\nfrom flashtune.cli.compile import main\n"
+    code = (  # every YAML file is read through yamlio's loader: count the times it is asked for one
+        "import sys\nimport flashtune.yamlio as y\nread = []\nreal = y._loader_class\n"
+        "y._loader_class = lambda schema: read.append(schema) or real(schema)\n"
+        "from flashtune.cli.compile import main\n"
         f"rc = main(['--tier', 'iops', '--workload', 'mysql', '--out', {str(tmp_path / 'o')!r}])\n"
-        "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'ruamel', 'pickle')))\n"
+        "print(rc, read, sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'pickle')))\n"
     )
     home = tmp_path / "home"
     home.mkdir()
@@ -116,7 +118,7 @@ def test_the_compile_path_reads_no_yaml_and_keeps_no_cache_at_home(tmp_path: Pat
         [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "HOME": str(home)}
     )
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split("\n")[-2] == "0 []"
+    assert r.stdout.split("\n")[-2] == "0 [] []"
     assert not list(home.rglob("*"))
 
 
@@ -284,8 +286,9 @@ def test_the_knob_index_builds_the_same_knobs_and_a_stale_one_is_not_used(tmp_pa
 
 
 def test_the_knob_index_is_not_written_for_a_knob_that_would_not_come_back_the_same(tmp_path: Path) -> None:
+    from dataclasses import replace
+
     from flashtune.catalog.store import KNOB_INDEX, Catalog, _knob_stamps, _record_index
-    from flashtune.record import replace
 
     snap = tmp_path / "_data"
     shutil.copytree(SNAPSHOT_DIR, snap)

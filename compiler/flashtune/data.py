@@ -10,15 +10,12 @@ fresh copy, so callers may modify what they get.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import pandas as pd
 
 from flashtune import datapackage
 from flashtune.paths import data_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def resources() -> list[str]:

@@ -16,16 +16,13 @@ import os
 import re
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.pathnames import join
 from flashtune.paths import data_dir
 from flashtune.units import lead_int
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 DESCRIPTOR = "datapackage.json"
 _BOOL = {"true": True, "false": False}

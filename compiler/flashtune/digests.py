@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 from flashtune.pathnames import StrPath
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
 Digest = tuple[str, dict[str, list[int]]]  # the text after the header, and each part's span in it
 

@@ -5,7 +5,7 @@ CLIs catch FlashtuneError at the top and print it; nothing the user can cause en
 
 from __future__ import annotations
 
-from flashtune.record import dataclass
+from dataclasses import dataclass
 
 
 @dataclass

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from typing import Any
 
 from flashtune import digests
 from flashtune.pathnames import StrPath
 from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # Parts: resource name -> {row id: its PLACE cells in that order, "" where empty}.
 EVIDENCE_INDEX = "evidence.index.jsonl"

@@ -30,16 +30,13 @@ that schema checks every tier and published set-up against it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
 from flashtune.pathnames import StrPath, stem
 from flashtune.paths import data_label, data_names, has_data, load_data
 from flashtune.yamlio import line_of
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")

@@ -7,14 +7,12 @@ import these types from here, and it imports nothing of flashtune but the releas
 
 from __future__ import annotations
 
-from flashtune.record import dataclass, field
-from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from os import PathLike
-    from pathlib import Path
-    from typing import Any
+from flashtune.releases import DEFAULT_CEPH_RELEASE, DEFAULT_MYSQL_FLAVOUR
 
 GiB = 1 << 30
 
@@ -269,7 +267,7 @@ class CentralConfig:
 # Cluster shape: what derivations read (hardware, nodes, OSDs, protection, pools, memory budget), filled by
 # flashtune.compile.pipeline.cluster_shape. A plain mapping so profiles can name any of it by key.
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Shape = dict[str, "Any"]
+Shape = dict[str, Any]
 
 # Facts of the shape that explain.md and manifest.json show, in this order.
 SHAPE_FACTS = (

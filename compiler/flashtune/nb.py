@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 
@@ -19,10 +20,6 @@ from flashtune.catalog import Knob, load_catalog
 from flashtune.errors import FlashtuneError
 from flashtune.paths import REPO_ROOT
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 RENDERER = "svg"
 THEME = "flashtune"

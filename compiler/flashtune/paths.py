@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from typing import Any
 
 from flashtune.pathnames import StrPath, clean
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 # a source checkout: compiler/flashtune -> the repository

@@ -5,16 +5,13 @@ type, container images and Rook defaults). Read by the central-config split and 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.paths import data_path
-from flashtune.record import dataclass
 from flashtune.yamlio import load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 @dataclass(frozen=True)

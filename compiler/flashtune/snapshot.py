@@ -22,13 +22,10 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 from flashtune.pathnames import StrPath
 from flashtune.yamlio import Lines, YDict, YList
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 FORMAT = 3  # 3: a second line with the tree as plain JSON
 INDEX = "index.json"

@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
+
+from yaml.nodes import Node
 
 from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
 from flashtune.pathnames import StrPath
 from flashtune.paths import compiled
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from yaml.nodes import Node
 
 MAX_DEPTH = 64  # data files and test plans are 4-8 levels deep
 MAX_NODES = 200_000  # expanded (aliases counted each time they are used); data/knobs/ceph.yaml has ~25,000
@@ -80,7 +77,7 @@ class _Positioned:
 
 
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-class YDict(_Positioned, dict["Any", "Any"]):
+class YDict(_Positioned, dict[Any, Any]):
     """A mapping from a YAML file; `lc` gives its lines (keys in file order)."""
 
     __slots__ = ("_lc", "_raw")
@@ -91,7 +88,7 @@ class YDict(_Positioned, dict["Any", "Any"]):
         return list(self)
 
 
-class YList(_Positioned, list["Any"]):
+class YList(_Positioned, list[Any]):
     """A sequence from a YAML file; `lc` gives its lines (by index)."""
 
     __slots__ = ("_lc", "_raw")

@@ -6,14 +6,11 @@ Used by `flashtune knob NAME`; notebooks and the book can call card_dict()/rende
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from flashtune.catalog import vocab
 from flashtune.catalog.model import Knob
 from flashtune.catalog.store import Catalog, load_catalog
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MEANT = ("type", "effect", "safety", "level")  # fields whose value's meaning a card prints
 

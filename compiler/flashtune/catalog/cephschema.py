@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
-from flashtune.record import dataclass
 from flashtune.units import IEC, SECONDS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 INT_TYPES = ("int", "uint", "size", "secs", "millisecs")
 # y2c.py's literal suffixes: sizes in powers of 1024, durations in seconds.

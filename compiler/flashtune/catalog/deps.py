@@ -22,16 +22,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from flashtune.catalog import vocab
 from flashtune.catalog.values import canon_value
 from flashtune.errors import DataError
 from flashtune.pathnames import StrPath
-from flashtune.record import dataclass, field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # The vocabulary of dependency facts lives in data/knobs/knob.schema.json (one meaning per value).
 KINDS = vocab.meanings("deadWhen.kind")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from flashtune.catalog import vocab
 from flashtune.catalog.deps import DeadWhen
 from flashtune.catalog.values import canon_value as canon_value  # re-exported: callers import it from here
-from flashtune.record import dataclass, field
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS, SUPPORTED_CEPH_RELEASES
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # The value sets come from data/knobs/knob.schema.json (flashtune.catalog.vocab), never restated here.
 DOMAINS = vocab.values("domain")

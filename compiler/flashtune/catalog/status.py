@@ -6,12 +6,10 @@ them re-derives it from added/removed/renamed_to/misspelling_of/applies_to.
 
 from __future__ import annotations
 
-from flashtune.record import dataclass
-from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
+from dataclasses import dataclass
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from flashtune.catalog.model import Knob
+from flashtune.catalog.model import Knob
+from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
 # state -> what it means for a line that sets the knob (shown in cards, notebooks and the book)
 STATES: dict[str, str] = {
@@ -33,17 +31,6 @@ class Status:
     since: str | None = None  # release/kernel of the change (added, removed, renamed, component gone)
     target: str | None = None  # renamed_to, misspelling_of, or the component the knob needs (dead)
     component: str | None = None  # dead: the component this setup runs instead (e.g. bluestore)
-
-    # Written out: one per catalogued key of a linted file, and the record's generic __init__ costs ~2x this
-    # (tests/test_record.py checks it against the fields above)
-    def __init__(
-        self, state: str, since: str | None = None, target: str | None = None, component: str | None = None
-    ) -> None:
-        setter = object.__setattr__  # frozen
-        setter(self, "state", state)
-        setter(self, "since", since)
-        setter(self, "target", target)
-        setter(self, "component", component)
 
     @property
     def in_effect(self) -> bool:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import fields, is_dataclass
 from functools import cache, lru_cache
 from itertools import repeat
+from typing import Any
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
@@ -23,13 +25,8 @@ from flashtune.paths import (
     data_path,
     load_data,
 )
-from flashtune.record import fields
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # Field names come from the schema (flashtune.catalog.vocab): a field added there is known here.
 _REQUIRED = vocab.required()
@@ -175,8 +172,8 @@ def _knob(raw: Any, path: str) -> Knob:
 
 
 def _digest(value: Any) -> Any:
-    """A built knob as JSON-ready data: a record as the list of its fields in order, a tuple as a list."""
-    if hasattr(type(value), "__record_fields__"):
+    """A built knob as JSON-ready data: a dataclass as the list of its fields in order, a tuple as a list."""
+    if is_dataclass(value) and not isinstance(value, type):
         return [_digest(getattr(value, f.name)) for f in fields(value)]
     if isinstance(value, (tuple, list)):
         return [_digest(v) for v in value]
@@ -224,7 +221,7 @@ def _rebuild_plan() -> tuple[tuple[int, Callable[[Any], Any]], ...]:
 def _rebuilt(digest: list[Any]) -> Knob:
     """The Knob a _digest describes (written only where this round trip gives the same knob back)."""
     for i, rebuild in _rebuild_plan():
-        if digest[i]:  # most are empty: () as the record's default is
+        if digest[i]:  # most are empty: () as the dataclass's default is
             digest[i] = rebuild(digest[i])
         else:
             digest[i] = ()
@@ -232,7 +229,7 @@ def _rebuilt(digest: list[Any]) -> Knob:
 
 
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Entry = tuple["Any", str]  # a knob's mapping as loaded and its file
+Entry = tuple[Any, str]  # a knob's mapping as loaded and its file
 
 
 class Catalog:

@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
+from typing import Any
 
 from flashtune.paths import knobs_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 SCHEMA_FILE = "knob.schema.json"
 

@@ -8,13 +8,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import Any, NoReturn
 
 from flashtune.errors import FlashtuneError
 from flashtune.pathnames import clean
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, NoReturn
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:

@@ -3,21 +3,18 @@ explain.md and manifest.json (every value with the rule, rationale, evidence and
 
 from __future__ import annotations
 
+import argparse
 import gc
 import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from flashtune.cli.common import Parser
 
 # The rest is imported inside the functions, once console() or main() has paused the cyclic garbage collector: its
 # passes over the objects that importing argparse and the compiler creates cost ~2.6M instructions (1.3 % of a run).
 from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Sequence
-    from typing import Any, NoReturn
-
-    from flashtune.cli.common import Parser
-    from flashtune.model import Bundle, CentralConfig
+from flashtune.model import Bundle, CentralConfig
 
 
 def _ec(text: str) -> tuple[int, int]:

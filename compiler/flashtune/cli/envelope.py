@@ -12,15 +12,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from flashtune.cli.common import bounded_int
 from flashtune.errors import UsageError
-from flashtune.record import replace
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
 

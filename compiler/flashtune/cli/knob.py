@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.catalog.card import card_dict, render_card
 from flashtune.catalog.model import DOMAINS, Knob
 from flashtune.errors import UsageError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def add_parser(sub: argparse._SubParsersAction[Any]) -> None:

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from flashtune.cli.common import Parser, exit_now, guarded
 from flashtune.errors import FlashtuneError
 from flashtune.lint import Finding, lint_file
 from flashtune.parse import KINDS
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import NoReturn
 
 FORMATS = ("text", "json", "sarif", "github")
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NoReturn
 
 from flashtune import __version__
 from flashtune.cli import envelope, ingest, knob
 from flashtune.cli.common import Parser, exit_now, guarded
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import NoReturn
 
 
 def build_parser() -> Parser:

@@ -17,13 +17,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.model import Derived
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _SHORT: dict[str, Callable[[Any], str]] = {
     "op_size": lambda v: f"{int(v) // 1024}k",

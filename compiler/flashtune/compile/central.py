@@ -9,6 +9,7 @@ data (data/deploy.yaml). Masks (`osd/class:nvme`, `osd/host:node7`) come from fl
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.model import canon_value
@@ -16,10 +17,6 @@ from flashtune.emit.common import render_scalar
 from flashtune.lint.values import ceph_value
 from flashtune.model import CentralConfig, CentralValue, LocalValue, Setting
 from flashtune.placement import placement
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _knob(key: str) -> Knob | None:

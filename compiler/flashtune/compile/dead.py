@@ -7,16 +7,12 @@ manifest.json with the condition that makes it dead and its source.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flashtune.catalog import Knob, load_catalog
-from flashtune.catalog.deps import Dead, dead_reason
+from flashtune.catalog.deps import Dead, DeadWhen, dead_reason
 from flashtune.compile.formats import domain_of
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from flashtune.catalog.deps import DeadWhen
-    from flashtune.model import Setting
+from flashtune.model import Setting
 
 
 def catalog_name(file: str, key: str) -> str:

@@ -5,15 +5,12 @@ Registered as rows of the output-format table (flashtune.compile.formats)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from flashtune.compile import central
 from flashtune.emit import cephadm, cephcentral, rook
 from flashtune.model import Bundle, CentralConfig, Setting
 from flashtune.placement import placement
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def osds_per_data_device(bundle: Bundle) -> int:

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Derived, ECProfile, Shape
 from flashtune.releases import ceph_index
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 GiB = 1 << 30
 MiB = 1 << 20

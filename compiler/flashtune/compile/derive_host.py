@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from flashtune.compile.derive import GiB, MiB, innodb_buffer_pool_size
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Derived
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 KiB_PER_GiB = 1 << 20
 # vm.min_free_kbytes: the kernel's own value is sqrt(16 x RAM in KiB), capped at 256 MiB (mm/page_alloc.c,

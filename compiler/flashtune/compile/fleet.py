@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.compile.central import split
@@ -38,12 +40,7 @@ from flashtune.model import (
     LocalValue,
 )
 from flashtune.placement import placement
-from flashtune.record import replace
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

@@ -11,20 +11,17 @@ file's catalog domain, release and host from its row. Profiles name a format by 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from flashtune.compile import deploy
 from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, pools, sysctl, systemd, tuned, udev
 from flashtune.model import Bundle, Setting
-from flashtune.record import dataclass
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # An emitter call: the bundle, the settings of this format, the inputs to echo -> one text (written to the row's
 # path) or {path: text} for a format that writes several files.
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Render = Callable[[Bundle, Sequence[Setting], Mapping[str, "Any"]], str | dict[str, str]]
+Render = Callable[[Bundle, Sequence[Setting], Mapping[str, Any]], str | dict[str, str]]
 Applies = Callable[[Bundle, Sequence[Setting]], bool]
 
 

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from flashtune.compile.layout import check_override
 from flashtune.hardware_file import read_hardware, tier_doc, tier_names
 from flashtune.model import Hardware
 from flashtune.pathnames import StrPath
-from flashtune.record import replace
 from flashtune.yamlio import load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = ["hardware_from", "load_hardware", "load_tier", "tier_names"]
 

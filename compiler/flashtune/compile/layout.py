@@ -7,17 +7,14 @@ A tier or hardware file's own `layout:` mapping overrides `placement`, a daemon'
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.hardware_file import LIMITS, number
 from flashtune.paths import data_path
-from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 GiB = 1 << 30
 

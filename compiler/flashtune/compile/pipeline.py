@@ -6,7 +6,10 @@ data (tiers, profiles) -> catalog (rationale, safety, release facts) -> rules (p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
+from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
@@ -26,13 +29,7 @@ from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.paths import has_data
-from flashtune.record import replace
 from flashtune.releases import ceph_index
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 # Every derivation a profile may name (`{derive: NAME}`): the cluster's and the hosts' around it, each module's

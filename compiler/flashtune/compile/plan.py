@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 from flashtune.compile.central import canonical, key_type
 from flashtune.emit.cephcentral import ordered, rm_command, set_command
@@ -19,7 +20,6 @@ from flashtune.fileio import read_text
 from flashtune.model import CentralConfig, CentralValue
 from flashtune.parse import parse_text
 from flashtune.pathnames import StrPath
-from flashtune.record import dataclass
 
 KINDS = ("add", "change", "remove", "same")
 _JSON_LIST = re.compile(r"\s*\[\s*[{\]]")  # a dump starts `[{` (or is `[]`); a ceph.conf starts `[global]`

@@ -10,22 +10,19 @@ and a literal `cbt`.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from flashtune import digests
 from flashtune.errors import DataError
 from flashtune.pathnames import StrPath, join, stems
 from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, has_data, load_data
-from flashtune.record import dataclass, field
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # file -> section -> key -> value
 # "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Layer = dict[str, dict[str, dict[str, "Any"]]]
+Layer = dict[str, dict[str, dict[str, Any]]]
 _FIELDS = {
     "name",
     "include",
@@ -280,7 +277,7 @@ def compose(names: list[str], directory: StrPath | None = None) -> list[Profile]
     return chain
 
 
-Merged = dict[tuple[str, str, str], tuple["Any", str]]
+Merged = dict[tuple[str, str, str], tuple[Any, str]]
 
 
 def merge(chain: list[Profile], *, part: str = "settings") -> Merged:

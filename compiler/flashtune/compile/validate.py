@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from flashtune.catalog import Knob, names
 from flashtune.catalog.spelling import mysql_key, mysql_option
@@ -17,10 +18,6 @@ from flashtune.compile.formats import BY_KIND, domain_of, release_of
 from flashtune.compile.profiles import read_profile
 from flashtune.errors import DataError
 from flashtune.model import Bundle, GiB
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _layers(bundle: Bundle) -> dict[tuple[str, str, Any], str]:

@@ -8,15 +8,12 @@ encrypted, crush_device_class (set so `osd/class:<class>` masks in the config da
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from flashtune.emit.cbt import dump
 from flashtune.emit.common import header
 from flashtune.model import DeviceGroup, Hardware
 from flashtune.placement import placement
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 NAME = "cephadm/osd-spec.yaml"
 

@@ -8,13 +8,10 @@ src/mon/ConfigMonitor.cc drops no-op changes), and flashtune never runs it: the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from flashtune.emit.common import header, shell_quote
 from flashtune.model import DAEMON_TYPES, CentralConfig, CentralValue, LocalValue
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 SCRIPT_NAME = "ceph-config.sh"
 ASSIMILATE_NAME = "ceph-assimilate.conf"

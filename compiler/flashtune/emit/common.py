@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from json.encoder import INFINITY as _INF
 from json.encoder import encode_basestring_ascii as _json_str  # C (_json) where CPython has it
+from typing import Any
 
 from flashtune import __version__
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
 
 def header(comment: str, inputs: Mapping[str, Any]) -> str:

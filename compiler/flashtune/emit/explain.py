@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from flashtune import __version__
 from flashtune.emit.common import render_scalar
 from flashtune.model import Bundle
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _cell(v: Any) -> str:

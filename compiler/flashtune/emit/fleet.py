@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 from flashtune.emit import cephadm, cephcentral, rook
 from flashtune.emit.common import header
 from flashtune.model import Fleet
 from flashtune.placement import placement
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # compile output -> where it goes on a host of the group
 OS_FILES = {

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from flashtune import __version__
 from flashtune.emit.common import json_text
 from flashtune.model import Bundle, DeviceGroup
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 try:  # CPython's own SHA-256: hashlib would first load OpenSSL's libcrypto, a few ms of compile-config's start-up
     from _sha256 import sha256  # type: ignore[import-not-found]

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from flashtune.emit.common import header, render_scalar
 from flashtune.model import Setting
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:

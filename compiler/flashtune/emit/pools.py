@@ -8,13 +8,10 @@ so an existing cluster needs the profile created by command, and pools name it w
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from flashtune.emit.common import header, shell_quote
 from flashtune.model import Bundle
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 FASTEC_TRACKER = "https://tracker.ceph.com/issues/74813"
 

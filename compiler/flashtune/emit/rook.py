@@ -10,16 +10,13 @@ who may carry a mask. osd_memory_target is not put there: Rook passes the OSD po
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from flashtune.emit.cbt import dump
 from flashtune.emit.cephcentral import ordered
 from flashtune.emit.common import header
 from flashtune.model import CentralConfig, LocalValue
 from flashtune.placement import companion_keys, placement
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 NAME = "rook/cephcluster.yaml"
 MEMORY_KEY = "osd_memory_target"

@@ -7,18 +7,15 @@ its result (`markdown`, the manifest's `envelope` key, `cbt_comment`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
 from flashtune import pathnames
 from flashtune.envelope.hardware import cluster_from
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.report import NOTE, case_dict, constants, cpu_notes, shape
 from flashtune.model import Hardware, Protection
-from flashtune.record import replace
 from flashtune.units import IEC
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
 

@@ -21,12 +21,12 @@ result itself could only set its own CPU ceiling equal to the measurement.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 
 from flashtune.envelope.hardware import load_setup
 from flashtune.envelope.model import Cluster, Constants, CpuCosts, ceilings, demand
 from flashtune.envelope.observations import CONSTANTS, Headline, headlines, message_overhead_bytes
 from flashtune.errors import DataError
-from flashtune.record import dataclass, replace
 
 NETWORK = ("client network", "public network", "cluster network")
 PASSES = 6

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from typing import Any
 
 from flashtune.envelope.model import Cluster, Drives
 from flashtune.errors import DataError
@@ -19,10 +20,6 @@ from flashtune.model import Hardware, Protection
 from flashtune.pathnames import StrPath, stems
 from flashtune.paths import data_path
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
 DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default

@@ -20,9 +20,9 @@ then the file system): the media term counts both writes, the CPU's per-op term 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field, replace
 
 from flashtune.model import Protection as Protection  # re-exported: the model's callers build them
-from flashtune.record import dataclass, field, replace
 
 RESOURCES = ("media", "client network", "public network", "cluster network", "cpu")
 # The bottleneck classes the published sources name (data/tables: 'nic_bandwidth', 'cpu', 'media').

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from flashtune import datapackage
 from flashtune.envelope.hardware import envelope_dir
 from flashtune.envelope.model import Case
 from flashtune.errors import DataError
-from flashtune.record import dataclass
 from flashtune.yamlio import line_of, load_yaml
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 BOTTLENECKS = ("media", "network", "cpu", "none")
 # cpu.<direction>_op_<objectstore>: cycles per OSD operation of that store; cpu.<direction>_byte: shared

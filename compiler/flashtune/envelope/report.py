@@ -5,18 +5,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import asdict
 from functools import cache
+from typing import Any
 
+from flashtune.envelope.calibrate import Fit
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
 from flashtune.pathnames import StrPath
 from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
-from flashtune.record import asdict
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from flashtune.envelope.calibrate import Fit
 
 # The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate
 # writes it; tests/test_envelope.py fails when it is stale). Used only while its inputs' CRCs match the snapshot's.

@@ -7,13 +7,12 @@ run), and their ratio gives the read share of the case the envelope is computed 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import pandas as pd
+
 from flashtune.envelope.model import RESOURCES, Case, Cluster, Constants, Envelope, envelope
 from flashtune.errors import FlashtuneError
-from flashtune.record import dataclass
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 @dataclass(frozen=True)

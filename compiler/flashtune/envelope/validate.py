@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flashtune.envelope.calibrate import cluster_for, fit
 from flashtune.envelope.model import Envelope, envelope
 from flashtune.envelope.observations import Headline, headlines
-from flashtune.record import dataclass
 
 GOAL = 0.25  # within +-25 % of the measured value
 

@@ -18,12 +18,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+import pandas as pd
+
 from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, Stats, bin_frame, limit_rows
 from flashtune.ingest.schema import COLUMN_NAMES, COLUMNS, METRIC_UNITS, Column
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import pandas as pd
+from flashtune.ingest.walk import Collected, Skipped, collect
 
 # Logs at least this big are split between two processes when workers is not given: measured on an idle
 # 2-core machine (bench/bench_ingest.py) two workers read 1 GiB of logs ~1.4-1.6x faster than one, while
@@ -46,7 +45,9 @@ __all__ = [
     "DEFAULT_STATS",
     "MAX_CHART_ROWS",
     "METRIC_UNITS",
+    "Collected",
     "Column",
+    "Skipped",
     "bin_frame",
     "collect",
     "detect",
@@ -81,8 +82,6 @@ def load(
     beside whole-run summary rows (time_s empty). workers > 1 splits one big log between that many
     processes; None picks 2 for logs of AUTO_PARALLEL_BYTES or more.
     """
-    from flashtune.ingest.walk import collect
-
     got = collect([path], fmt=fmt, raw=raw, bin_ms=bin_ms, stats=stats, workers=workers)
     if got.errors:
         raise got.errors[0]
@@ -104,22 +103,7 @@ def load(
 
 def load_many(paths: Iterable[str | Path], **kwargs: object) -> pd.DataFrame:
     """load() each path and stack the results (one frame, same schema); the first bad file raises."""
-    from flashtune.ingest.walk import collect
-
     got = collect(paths, **kwargs)  # type: ignore[arg-type]
     if got.errors:
         raise got.errors[0]
     return got.frame
-
-
-def __getattr__(name: str) -> object:
-    # collect/Collected live in walk.py (imports the parsers); re-exported lazily to keep import light
-    if name in ("collect", "Collected", "Skipped"):
-        from flashtune.ingest import walk
-
-        return getattr(walk, name)
-    raise AttributeError(name)
-
-
-if TYPE_CHECKING:
-    from flashtune.ingest.walk import Collected, Skipped, collect  # noqa: F401

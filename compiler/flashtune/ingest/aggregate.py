@@ -12,12 +12,10 @@ many are merged pairwise (exact for all of these), so the bin width doubles as n
 
 from __future__ import annotations
 
-from flashtune.errors import FlashtuneError
+import numpy as np
+import pandas as pd
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
+from flashtune.errors import FlashtuneError
 
 Stats = tuple[str, ...]
 DEFAULT_STATS: Stats = ("mean", "min", "max", "p50", "p99")

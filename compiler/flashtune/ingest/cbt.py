@@ -22,17 +22,13 @@ import re
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.errors import FlashtuneError
+from flashtune.ingest.aggregate import Stats
 from flashtune.ingest.common import as_int, bad_input, parse_size
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
-
-    from flashtune.ingest.aggregate import Stats
 
 _OUTPUT = re.compile(r"^output\.(?P<vol>\d+)(?:\.[^_/]+)?$")
 _JSON_OUTPUT = re.compile(r"^json_output\.(?P<vol>\d+)(?:\.[^_/]+)?$")

@@ -5,15 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.errors import FlashtuneError, position
 from flashtune.units import IEC, SI
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 # Benchmark outputs can be big (fio json+ with many jobs), but text summaries are never near this.
 MAX_TEXT_BYTES = 256 * 1024 * 1024

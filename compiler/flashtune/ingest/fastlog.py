@@ -21,12 +21,9 @@ changes a result; it only skips work for the lines fio really writes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import IO
 
 import numpy as np
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import IO
 
 PAD = 8  # bytes kept in front of every block so an 8-byte word can end at any field end
 BLOCK_BYTES = 1024 * 1024  # ~42 k lines: numpy temporaries stay in the CPU caches (4 MiB blocks: -25 %)

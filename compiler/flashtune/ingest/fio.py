@@ -19,9 +19,15 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from flashtune.errors import FlashtuneError
+from flashtune.ingest.aggregate import Stats
 from flashtune.ingest.common import (
     as_float,
     as_int,
@@ -33,16 +39,6 @@ from flashtune.ingest.common import (
     results_frame,
 )
 from flashtune.ingest.schema import MiB, percentile_stat
-from flashtune.record import dataclass
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import numpy as np
-    import pandas as pd
-
-    from flashtune.ingest.aggregate import Stats
 
 DDIRS: tuple[str, ...] = ("read", "write", "trim")
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from flashtune.ingest.common import bad_input, results_frame
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import numpy as np
-    import pandas as pd
 
 NAME = re.compile(r"^(?P<prefix>.*)_(?P<kind>clat|lat)_hist(?:\.(?P<job>\d+))?\.log(?:\.(?P<host>[^/]+))?$")
 PLAT_BITS = 6

@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import as_float, bad_input, note, read_output, results_frame
 from flashtune.units import IEC, SI
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 _HEADER = re.compile(r"^(?P<name>\S.*?): \(groupid=(?P<gid>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)")
 _DESC = re.compile(

@@ -20,14 +20,11 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import as_float, bad_input, note, read_output, results_frame
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 # a v3-v5 record starts at `V;fio-`; a v2 record is a line `2;name;gid;err;` with numbers after
 _RECORD = re.compile(r"(?:^|(?<=[^\d;.]))(?P<ver>[345]);(?P<fio>fio-[^;\n]*);", re.M)

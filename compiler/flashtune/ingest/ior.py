@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import (
     as_float,
@@ -29,12 +32,6 @@ from flashtune.ingest.common import (
     read_tool_output,
     results_frame,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 _OPS = ("write", "read")
 _BANNER = re.compile(r"^IOR-(\d+)\.(\d+)[^:\n]*: MPI Coordinated Test", re.M)

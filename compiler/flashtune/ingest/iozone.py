@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import (
     bad_input,
@@ -27,12 +30,6 @@ from flashtune.ingest.common import (
     read_tool_output,
     results_frame,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 _CHILDREN = re.compile(r"Children see throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s*(kB|KB|ops)/sec", re.I)
 _PER_PROC = re.compile(

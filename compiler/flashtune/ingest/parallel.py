@@ -23,9 +23,7 @@ import sys
 import threading
 from pathlib import Path
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from flashtune.ingest.aggregate import LogAggregator
+from flashtune.ingest.aggregate import LogAggregator
 
 
 def _line_time(line: bytes) -> int | None:

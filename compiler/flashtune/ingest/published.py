@@ -11,9 +11,7 @@ report averages (`mean`).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import pandas as pd
+import pandas as pd
 
 # published key column -> (schema column, factor to the schema's unit)
 KEY_COLUMNS: dict[str, tuple[str, float]] = {

@@ -16,6 +16,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import (
     as_float,
@@ -27,12 +30,6 @@ from flashtune.ingest.common import (
     read_tool_output,
 )
 from flashtune.ingest.schema import to_frame
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 _SUMMARY_KEYS: dict[str, tuple[str, str, float]] = {
     # text label (lower case) -> (metric, stat, factor)

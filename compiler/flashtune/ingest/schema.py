@@ -13,14 +13,10 @@ list the correspondences, e.g. subtest -> workload, bandwidth_MB_per_s -> metric
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from flashtune.record import dataclass
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
+import pandas as pd
 
 
 @dataclass(frozen=True)

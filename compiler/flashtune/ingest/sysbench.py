@@ -17,6 +17,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from flashtune.ingest.common import (
     as_float,
@@ -28,12 +31,6 @@ from flashtune.ingest.common import (
     results_frame,
 )
 from flashtune.ingest.schema import percentile_stat
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    import pandas as pd
 
 KNOWN_TESTS = (
     "oltp_read_write",

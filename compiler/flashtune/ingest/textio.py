@@ -15,10 +15,10 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
-from flashtune.record import dataclass, field
 
 GZIP_MAGIC = b"\x1f\x8b"
 # magic numbers of things people pass by mistake: say what they are instead of "binary"

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from flashtune.errors import FlashtuneError
-from flashtune.record import dataclass, field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from flashtune.ingest.aggregate import Stats
+from flashtune.ingest.aggregate import Stats
 
 # Files a result folder usually holds besides results: skipped quietly by name (still listed as skipped).
 _NOT_RESULTS = (

@@ -11,24 +11,20 @@ parser go on, so the compiler and the CLI can report them like any other defect.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 from flashtune.errors import UsageError
 from flashtune.fileio import read_text
+from flashtune.lint.common import Context
 from flashtune.lint.findings import SEVERITIES, Finding, sort_key
 from flashtune.parse import KINDS, ConfSyntaxError, parse_text
+from flashtune.parse.confdoc import ConfDoc
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from flashtune.lint.common import Context
-    from flashtune.parse.confdoc import ConfDoc
 
 __all__ = ["SEVERITIES", "Finding", "detect_kind", "lint_file", "lint_text"]
 
-Rule = Callable[["ConfDoc", "Context"], None]
+Rule = Callable[[ConfDoc, Context], None]
 
 
 def linters() -> dict[str, tuple[Rule, ...]]:

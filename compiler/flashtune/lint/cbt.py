@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, did_you_mean
 from flashtune.parse import parse_text
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import cache
+from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.names import all_ceph_option_names, ceph_option_names, last_ceph_release_with
@@ -19,10 +20,6 @@ from flashtune.lint.findings import Finding
 from flashtune.lint.values import ceph_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import CEPH_RELEASES, ceph_index
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # Lookup order Ceph uses for a daemon: [type.id] > [type] > [global]; for file-wide rules we merge
 # global then the daemon-type sections, later winning.

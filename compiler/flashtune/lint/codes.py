@@ -3,14 +3,11 @@ and a passing example), read from data/lint/codes.yaml, where each rule's doc li
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from flashtune.lint import ruledata
-from flashtune.record import dataclass, field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from flashtune.catalog import Knob
 from flashtune.catalog.values import canon_value
 from flashtune.lint.findings import Finding
 from flashtune.parse.confdoc import ConfDoc, Entry
-from flashtune.record import FACTORY, dataclass, field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 SUGGESTION_BUDGET = 200
-ValueParser = Callable[[str, str], "float | int | bool | None"]
+ValueParser = Callable[[str, str], float | int | bool | None]
 
 
 @dataclass
@@ -34,26 +31,6 @@ class Context:
     # did-you-mean look-ups left for this file: a file with thousands of unknown keys is of another kind or
     # generated, and one look-up per key would make linting it slow for no use
     suggestions_left: int = SUGGESTION_BUDGET
-
-    # Written out: one per repeated key of a linted file, and the record's generic __init__ costs ~5x this
-    # (tests/test_record.py checks it against the fields above)
-    def __init__(
-        self,
-        filename: str,
-        ceph_release: str,
-        mysql_flavour: str | None,
-        extra: Mapping[str, Any] = FACTORY,
-        findings: list[Finding] = FACTORY,
-        _said: set[tuple[int, str, str]] = FACTORY,
-        suggestions_left: int = SUGGESTION_BUDGET,
-    ) -> None:
-        self.filename = filename
-        self.ceph_release = ceph_release
-        self.mysql_flavour = mysql_flavour
-        self.extra = {} if extra is FACTORY else extra
-        self.findings = [] if findings is FACTORY else findings
-        self._said = set() if _said is FACTORY else _said
-        self.suggestions_left = suggestions_left
 
     def suggest(self, key: str, names: frozenset[str]) -> list[str]:
         """[the closest of names] or []; names must be the file kind's own (see lint.suggest)."""

@@ -4,6 +4,7 @@ the ephemeral port range vs Ceph's ports. Missing keys take the defaults in data
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from flashtune.lint import ruledata
 from flashtune.lint.ceph import merged
@@ -11,10 +12,6 @@ from flashtune.lint.common import Context
 from flashtune.lint.mycnf import is_server_group
 from flashtune.lint.values import ceph_value, mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _num(e: Entry | None, type_: str = "float") -> float | None:

@@ -9,15 +9,12 @@ the caller passes that fact in the context (`lint-config` options, or the compil
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.deps import dead_reason
 from flashtune.lint.common import Context
 from flashtune.parse.confdoc import ConfDoc, Entry
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _DOMAIN = {"ceph.conf": "ceph", "ceph-config.json": "ceph", "sysctl.conf": "sysctl", "my.cnf": "mysql"}
 # Facts the linter takes from its context when given; init defaults to systemd (every supported distro).

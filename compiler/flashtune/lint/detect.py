@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
 from flashtune.parse import KINDS
-from flashtune.record import dataclass
 
 _SECTION = re.compile(r"^[ \t]*\[([^\]\n]+)\][ \t]*(?:[#;].*)?$", re.M)
 _CBT_TOP = re.compile(r"^(cluster|benchmarks)[ \t]*:", re.M)

@@ -4,12 +4,7 @@ The codes themselves (name, severity, doc) are the registry in flashtune.lint.co
 from __future__ import annotations
 
 import operator
-
-from flashtune.record import NamedTuple
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any, NamedTuple
 
 SEVERITIES = ("error", "warning", "info")
 

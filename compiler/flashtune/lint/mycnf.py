@@ -13,6 +13,7 @@ Enum options take their position as a number (query_cache_type = 1 is ON).
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.names import mysql_option_minimums, mysql_option_names
@@ -22,10 +23,6 @@ from flashtune.lint.common import Context, check_duplicates, check_value, did_yo
 from flashtune.lint.values import mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def is_server_group(group: str, rules: dict[str, Any]) -> bool:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from flashtune.lint.codes import lint_codes
 from flashtune.lint.findings import Finding
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 GROUP_AT = 3  # this many findings of one kind become one entry plus a list of places
 SHOWN = 8  # places listed in a group before "... and N more"

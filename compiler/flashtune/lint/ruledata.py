@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from flashtune.paths import load_plain
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 from functools import cache
+from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.fileio import read_text
@@ -17,11 +18,6 @@ from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.paths import data_path
 from flashtune.yamlio import load_plain
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 
 # Per-device keys: <prefix><device>.<name>, listed in the name lists as <prefix>*.<name>
 _PER_DEVICE = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.", "net.mpls.conf.")

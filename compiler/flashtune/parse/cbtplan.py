@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from flashtune.parse.confdoc import ConfDoc, Entry
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _plain(value: Any) -> Any:

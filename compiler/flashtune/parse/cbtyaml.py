@@ -7,6 +7,8 @@ Entries are flattened: section is the dotted path of the parent mapping ("cluste
 
 from __future__ import annotations
 
+from typing import Any
+
 from yaml.constructor import SafeConstructor
 from yaml.error import MarkedYAMLError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -14,10 +16,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from flashtune.errors import DataError
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
 from flashtune.yamlio import compose_all
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_DEPTH = 64  # a test plan is 4-5 levels deep; deeper input is an attack or an accident
 MAX_NODES = 100_000  # aliases expanded; real plans have a few hundred

@@ -16,12 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _COMMENT = "#;"
 _BLANK = " \t\r\f\v"

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from flashtune.errors import position
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _NAME = re.compile(r'"name"\s*:\s*"')
 _WHO = re.compile(r"\b((?:osd|mon|mgr|mds|client)(?:\.[\w.-]+)?)\.json$")

@@ -7,13 +7,10 @@ way on each. Positions are 1-based line and column of the key and of the value a
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from flashtune.errors import FlashtuneError
-from flashtune.record import dataclass, field
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 KINDS = ("ceph.conf", "my.cnf", "sysctl.conf", "cbt.yaml", "ceph-config.json")
 
@@ -38,34 +35,6 @@ class Entry:
     quoted: bool = False
     flags: tuple[str, ...] = ()  # format extras: "ignore-errors" (sysctl '-'), "loose" (my.cnf)
     node: Any = None  # CBT: the YAML value (list, mapping, scalar) as loaded
-
-    # Written out (the record's generic __init__ binds arguments in Python: ~2x slower per entry); the
-    # record tests check it takes the same arguments and defaults as the fields above.
-    def __init__(
-        self,
-        section: str,
-        key: str,
-        raw_key: str,
-        value: str | None,
-        line: int,
-        column: int,
-        value_line: int,
-        value_column: int,
-        quoted: bool = False,
-        flags: tuple[str, ...] = (),
-        node: Any = None,
-    ) -> None:
-        self.section = section
-        self.key = key
-        self.raw_key = raw_key
-        self.value = value
-        self.line = line
-        self.column = column
-        self.value_line = value_line
-        self.value_column = value_column
-        self.quoted = quoted
-        self.flags = flags
-        self.node = node
 
 
 @dataclass(frozen=True)

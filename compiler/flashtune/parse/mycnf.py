@@ -14,13 +14,10 @@ tests require both to agree (and `parse` to agree with the real my_print_default
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from flashtune.catalog.spelling import mysql_key
 from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, Section, content_lines
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", "\\": "\\", '"': '"', "'": "'"}
 _WS = BLANKS
