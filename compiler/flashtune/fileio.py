@@ -11,8 +11,9 @@ reported as str(Path(name)) would write them; every function also takes a Path.
 from __future__ import annotations
 
 import os
+import signal
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.pathnames import StrPath, clean, join, name, parent
@@ -185,12 +186,52 @@ def _target_state(path: str) -> os.stat_result | None:
     return st
 
 
-def check_output_file(path: StrPath, *, force: bool = False) -> os.stat_result | None:
-    """Refuse an output file name that is empty, not a regular file, or exists (unless force); its lstat."""
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def refuse_replacing_inputs(target: StrPath, inputs: Iterable[StrPath]) -> None:
+    """Refuse (exit 2, naming both paths) when writing `target` would replace one of the run's inputs.
+
+    `target` is what a write replaces as a whole: an output file, or an output folder with everything in it.
+    An input clashes when it is the target (by resolved path, or the same file under another name: a hard
+    link) or lies inside the target folder. Every writing command passes all its inputs here.
+    """
+    target = clean(target)
+    try:
+        tst: os.stat_result | None = os.stat(target)
+    except OSError:
+        tst = None
+    if tst is None:
+        return  # nothing there: nothing of the user's can be replaced
+    real = os.path.realpath(target)
+    for given in inputs:
+        given_s = clean(given)
+        try:
+            ist = os.stat(given_s)
+        except OSError:
+            continue  # a missing input is reported by its reader
+        resolved = os.path.realpath(given_s)
+        same = (ist.st_dev, ist.st_ino) == (tst.st_dev, tst.st_ino)
+        if same or _inside(resolved, real):
+            how = "lies inside" if real != resolved and not same else "is the same file as"
+            raise UsageError(
+                f"writing here would replace an input of this run: {given_s} {how} {target}",
+                file=target,
+                suggestion=f"choose another output than {target}; {given_s} is read by this run",
+            )
+
+
+def check_output_file(
+    path: StrPath, *, force: bool = False, inputs: Iterable[StrPath] = ()
+) -> os.stat_result | None:
+    """Refuse an output file name that is empty, not a regular file, an input of the run, or exists (unless
+    force); its lstat."""
     path = clean(path)
     if path == ".":
         raise UsageError("the output file name is empty", suggestion="pass a file name")
     st = _target_state(path)
+    refuse_replacing_inputs(path, inputs)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FlashtuneError(
             f"is {file_kind(st.st_mode)}; flashtune writes only regular files",
@@ -213,22 +254,82 @@ def _unlink(path: str) -> None:
         os.unlink(path)
 
 
-def write_atomic(path: StrPath, text: str, *, force: bool = False) -> None:
-    """Write text to a regular file via a temp file + rename, refusing to replace it unless force."""
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP arrived while an output was being written: raised there, so the write's clean-up runs
+    and the process then ends with 128 + the signal's number, as a shell reports a signalled command."""
+
+
+class _SignalsEndCleanly:
+    """While an output is written, SIGTERM and SIGHUP raise Terminated (their default action would end the
+    process at once and leave the hidden temporary folder behind). Only the main thread can set handlers;
+    a handler of the caller's own stays."""
+
+    def __enter__(self) -> None:
+        import threading
+
+        self.before: dict[int, object] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                self.before[sig] = signal.signal(sig, _terminate)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self.before.items():
+            signal.signal(sig, previous)  # type: ignore[arg-type]
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(128 + signum)
+
+
+class _SignalsHeld:
+    """Hold SIGTERM, SIGHUP and SIGINT back for a few renames; they are delivered (and handled) after."""
+
+    def __enter__(self) -> None:
+        self.before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGHUP, signal.SIGINT})
+
+    def __exit__(self, *exc: object) -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.before)
+
+
+def _cleanup(path: str, *, folder: bool) -> None:
+    """Remove a temporary file or folder after a failed write; if even that fails (a file system gone
+    read-only), say where it is instead of raising inside the error handler."""
+    import sys
+
+    try:
+        if folder:
+            _rmtree(path)
+        else:
+            _unlink(path)
+    except OSError as e:
+        if os.path.lexists(path):
+            print(
+                f"{path}: warning: could not remove this temporary {'folder' if folder else 'file'} "
+                f"({(e.strerror or str(e)).lower()}); remove it by hand",
+                file=sys.stderr,
+            )
+
+
+def write_atomic(path: StrPath, text: str, *, force: bool = False, inputs: Iterable[StrPath] = ()) -> None:
+    """Write text to a regular file via a temp file + rename, refusing to replace it unless force, and
+    refusing to replace any of `inputs` even with force."""
     path = clean(path)
-    st = check_output_file(path, force=force)
+    st = check_output_file(path, force=force, inputs=inputs)
     folder = parent(path)
     tmp = join(folder, f".{name(path)}.{os.getpid()}.tmp")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        _write_new(tmp, text.encode("utf-8"), sync=st is not None)
-        os.replace(tmp, path)
-    except OSError as e:
-        _unlink(tmp)
-        raise _os_error(e, path, "write") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
+    with _SignalsEndCleanly():
+        try:
+            os.makedirs(folder, exist_ok=True)
+            _write_new(tmp, text.encode("utf-8"), sync=st is not None)
+            os.replace(tmp, path)
+        except OSError as e:
+            _cleanup(tmp, folder=False)
+            raise _os_error(e, path, "write") from None
+        except BaseException:
+            _cleanup(tmp, folder=False)
+            raise
 
 
 MARKER = ".flashtune-output"  # in every output folder: what --force may replace as a whole
@@ -236,16 +337,17 @@ MARKER = ".flashtune-output"  # in every output folder: what --force may replace
 
 def is_flashtune_folder(folder: StrPath) -> bool:
     """Whether a folder holds an earlier compile-config output (its marker, or a manifest.json naming flashtune)."""
-    import json
+    from flashtune import userjson
 
     if os.path.isfile(os.path.join(folder, MARKER)):
         return True
+    path = os.path.join(folder, "manifest.json")
     try:
-        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
-            manifest = json.loads(f.read())
-        return str(manifest["generated_by"]["tool"]).startswith("flashtune")
-    except (OSError, ValueError, KeyError, TypeError):
+        manifest = userjson.loads(read_text(path), file=path)
+    except FlashtuneError:
         return False
+    by = manifest.get("generated_by") if isinstance(manifest, dict) else None
+    return isinstance(by, dict) and str(by.get("tool", "")).startswith("flashtune")
 
 
 def _exchange(a: str, b: str) -> bool:
@@ -289,17 +391,21 @@ def _rmtree(path: str, *, ignore_errors: bool = False) -> None:
     shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
-def write_folder(out: StrPath, files: Mapping[str, str], *, force: bool = False) -> list[str]:
+def write_folder(
+    out: StrPath, files: Mapping[str, str], *, force: bool = False, inputs: Iterable[StrPath] = ()
+) -> list[str]:
     """Write `files` (relative name -> text) as the folder `out`, all at once.
 
     The folder is built in a hidden temp folder beside `out` and renamed into place. An existing `out` is
     refused unless it is empty, or `force` is given and it is an earlier flashtune output folder; then it is
     swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
+    A folder holding one of `inputs` (or being one) is never replaced, even with force.
     """
     out = clean(out)
     if out == ".":
         raise UsageError("the output folder name is empty", suggestion="pass --out FOLDER (a new folder)")
     st = _target_state(out)
+    refuse_replacing_inputs(out, inputs)
     replace = False
     if st is not None:
         if not stat.S_ISDIR(st.st_mode):
@@ -328,43 +434,56 @@ def write_folder(out: StrPath, files: Mapping[str, str], *, force: bool = False)
                     suggestion="choose another --out folder or pass --force",
                 )
         replace = True
-    folder = parent(out)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        tmp = _new_dir(folder, f".{name(out)}.", ".tmp")
-    except OSError as e:
-        raise _os_error(e, out, "create the output folder") from None
-    try:
-        _write_new(
-            join(tmp, MARKER), b"compile-config output: --force replaces this whole folder\n", sync=False
-        )
-        written = []
-        folders = {tmp}  # made: os.makedirs of an existing folder costs a failed mkdir and a stat per file
-        for rel, text in files.items():
-            dest = join(tmp, rel)
-            folder = parent(dest) if "/" in rel else tmp
-            if folder not in folders:
-                os.makedirs(folder, exist_ok=True)
-                folders.add(folder)
-            _write_new(dest, text.encode("utf-8"), sync=replace)  # replacing: the new data is on disk first
-            written.append(join(out, rel))
-        mode = 0o777 & ~_umask()
-        for root, _, _ in os.walk(tmp):  # (not Path.rglob: its pattern machinery costs start-up time)
-            os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
-        if replace:
-            if _exchange(tmp, out):
-                _rmtree(tmp)  # now the old folder
-            else:
-                old = _new_dir(folder, f".{name(out)}.", ".old")
-                os.replace(out, old)
-                os.rename(tmp, out)
-                _rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, out)
+    base = parent(out)
+    with _SignalsEndCleanly():
+        try:
+            os.makedirs(base, exist_ok=True)
+            tmp = _new_dir(base, f".{name(out)}.", ".tmp")
+        except OSError as e:
+            raise _os_error(e, out, "create the output folder") from None
+        leftover: str | None = tmp  # what is removed whatever happens: the new folder until it is in place
+        try:
+            written = _fill(tmp, out, files, sync=replace)
+            with _SignalsHeld():  # the swap is never cut in half: a signal waits until it is done
+                if not replace:
+                    os.rename(tmp, out)
+                    leftover = None
+                elif not _exchange(tmp, out):  # (on success tmp holds the earlier folder)
+                    old = _new_dir(base, f".{name(out)}.", ".old")
+                    os.replace(out, old)
+                    try:
+                        os.rename(tmp, out)
+                    except OSError:
+                        os.replace(old, out)
+                        raise
+                    leftover = old
+        except OSError as e:
+            if leftover is not None:
+                _cleanup(leftover, folder=True)
+            raise _os_error(e, out, "write the output folder") from None
+        except BaseException:
+            if leftover is not None:
+                _cleanup(leftover, folder=True)
+            raise
+        if leftover is not None:
+            _cleanup(leftover, folder=True)  # the earlier output, swapped out
         return written
-    except OSError as e:
-        _rmtree(tmp, ignore_errors=True)
-        raise _os_error(e, out, "write the output folder") from None
-    except BaseException:
-        _rmtree(tmp, ignore_errors=True)
-        raise
+
+
+def _fill(tmp: str, out: str, files: Mapping[str, str], *, sync: bool) -> list[str]:
+    """Write the files into the new (hidden) folder; the names they will have once it is `out`."""
+    _write_new(join(tmp, MARKER), b"compile-config output: --force replaces this whole folder\n", sync=False)
+    written = []
+    folders = {tmp}  # made: os.makedirs of an existing folder costs a failed mkdir and a stat per file
+    for rel, text in files.items():
+        dest = join(tmp, rel)
+        folder = parent(dest) if "/" in rel else tmp
+        if folder not in folders:
+            os.makedirs(folder, exist_ok=True)
+            folders.add(folder)
+        _write_new(dest, text.encode("utf-8"), sync=sync)  # replacing: the new data is on disk first
+        written.append(join(out, rel))
+    mode = 0o777 & ~_umask()
+    for root, _, _ in os.walk(tmp):  # (not Path.rglob: its pattern machinery costs start-up time)
+        os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
+    return written

@@ -170,6 +170,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
     }
     files = fleet.outputs(f, inputs, encrypted=args.encrypted)
     report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
+    args.read += [str(g.hardware_file) for g in groups if g.hardware_file is not None]
     return files, report, args.out or f"flashtune-{label}-{args.workload}-{args.ceph_release}"
 
 
@@ -179,6 +180,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     from flashtune.pathnames import stem
 
     args = build_parser().parse_args(argv)
+    # every file the run reads: the output may not replace any of them, even with --force
+    args.read = [p for p in (*(args.hardware or ()), args.fleet, args.against) if p]
+    if args.out is not None:  # refused before compiling, and again when writing
+        from flashtune.fileio import refuse_replacing_inputs
+
+        refuse_replacing_inputs(args.out, args.read)
     if args.fleet or (args.hardware and len(args.hardware) > 1):
         files, report, fleet_out = _fleet(args)
         return _write(args, files, report, fleet_out, None)
@@ -212,7 +219,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _write(
     args: argparse.Namespace, files: dict[str, str], report: str, out: str, manifest: str | None
 ) -> int:
-    written = write_folder(out, files, force=args.force)
+    written = write_folder(out, files, force=args.force, inputs=args.read)
     if args.format == "json":
         import json
 

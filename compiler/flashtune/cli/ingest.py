@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from flashtune.fileio import check_output_file, write_atomic
 
     if args.out is not None:
-        check_output_file(args.out, force=args.force)  # fail before parsing gigabytes of logs
+        check_output_file(args.out, force=args.force, inputs=args.files)  # before parsing gigabytes of logs
     got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
     for path, message in got.notes:
         print(f"{path}: note: {message}", file=sys.stderr)
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors)} bad"
     if out is not None:
         if got.files_read:
-            write_atomic(out, df.to_csv(index=False), force=args.force)
+            write_atomic(out, df.to_csv(index=False), force=args.force, inputs=args.files)
             print(f"{out}: {len(df)} rows; {counts}")
         else:
             print(f"nothing written to {out}: {counts}", file=sys.stderr)

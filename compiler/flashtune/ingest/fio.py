@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from flashtune import userjson
 from flashtune.errors import FlashtuneError
 from flashtune.ingest.aggregate import Stats
 from flashtune.ingest.common import (
@@ -62,13 +63,13 @@ def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
             hint="run fio with --output-format=json (or json+) --output=FILE",
         )
     out: list[tuple[dict[str, Any], int]] = []
-    decoder = json.JSONDecoder()
+    userjson.check_size(text, file=str(path))
     end = 0
     for start in starts:
         if start < end:
             continue  # a `{` line inside the previous object
         try:
-            doc, end = decoder.raw_decode(text, start)
+            doc, end = userjson.decode(text, start, file=str(path))
         except json.JSONDecodeError as e:
             body = text[start:]
             # a cut-off file leaves brackets open; report where it ends rather than the decoder's guess

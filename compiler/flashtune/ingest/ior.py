@@ -317,9 +317,12 @@ def _parse_json(path: Path, text: str) -> pd.DataFrame:
     (one entry per test and operation, IOR's max/min/mean/stddev over the iterations)."""
     import json
 
+    from flashtune import userjson
+
     start = text.find("{")
+    userjson.check_size(text, file=str(path))
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text, start)
+        doc, _ = userjson.decode(text, start, file=str(path))
     except json.JSONDecodeError as e:
         cut = e.pos >= len(text.rstrip()) - 1
         raise bad_input(

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from flashtune import userjson
 from flashtune.ingest.common import (
     as_float,
     as_int,
@@ -318,7 +319,7 @@ def _json_reports(
         if s.startswith('{"type"'):
             lines_fmt = True
             try:
-                obj = json.loads(s)
+                obj = userjson.parse(s, file=str(path))
             except json.JSONDecodeError as e:
                 raise bad_input(
                     path,
@@ -326,7 +327,8 @@ def _json_reports(
                     line=line_of_offset(full, offset),
                     hint="a cut-off line means the run was interrupted",
                 ) from None
-            rows += _json_obj(obj, base)
+            if isinstance(obj, dict):  # (a line that starts `{"type"` and parses is an object)
+                rows += _json_obj(obj, base)
         offset += len(line)
     if lines_fmt:
         return rows, "sysbench-jsonl"
@@ -335,7 +337,7 @@ def _json_reports(
         # sysbench.report_json prints "[" then objects joined by ",\n"; the closing "]" comes from a Lua
         # garbage-collection hook, so it may come after the summary text, or never: read the objects one
         # by one and stop at the first thing that is not one (the "]", a trailing comma, the summary).
-        decoder = json.JSONDecoder()
+        userjson.check_size(text, file=str(path))
         pos = m.end()
         while True:
             while pos < len(text) and text[pos] in " \t\r\n,":
@@ -343,7 +345,7 @@ def _json_reports(
             if pos >= len(text) or text[pos] != "{":
                 break
             try:
-                obj, pos = decoder.raw_decode(text, pos)
+                obj, pos = userjson.decode(text, pos, file=str(path))
             except json.JSONDecodeError as e:
                 raise bad_input(
                     path,

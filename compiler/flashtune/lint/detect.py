@@ -71,13 +71,17 @@ def _show(names: list[str]) -> str:
     return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def from_content(text: str) -> tuple[str, str] | None:
+_JSON_START = re.compile(r'\s*(?:\{|\[\s*[\[\]{"\d-])')  # `[global]` is a ceph.conf's, not JSON's
+
+
+def from_content(text: str, file: str = "<string>") -> tuple[str, str] | None:
     head = text[:HEAD]
-    stripped = head.lstrip()
-    if stripped[:1] in ("[", "{"):
+    if _JSON_START.match(head):
+        from flashtune import userjson
+
         try:
-            data = json.loads(text)
-        except ValueError:
+            data = userjson.parse(text, file=file)  # past a limit: a DataError (FT002), not another kind
+        except json.JSONDecodeError:
             data = None
         if isinstance(data, list) and data and all(isinstance(x, dict) and "name" in x for x in data):
             what = "config dump" if any("section" in x for x in data) else "config show"
@@ -117,7 +121,7 @@ def from_content(text: str) -> tuple[str, str] | None:
 
 def detect(path: str | Path, text: str) -> Detection:
     by_name = kind_from_name(path)
-    found = from_content(text)
+    found = from_content(text, str(path))
     if found is not None:
         return Detection(found[0], found[1], by_name)
     if by_name is not None:

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from flashtune import userjson
 from flashtune.errors import position
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
 
@@ -23,7 +24,7 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
     del recover  # JSON has no line to skip: a syntax error makes the whole document unusable
     doc = ConfDoc(kind="ceph-config.json", filename=filename)
     try:
-        data: Any = json.loads(text)
+        data: Any = userjson.parse(text, file=filename)
     except json.JSONDecodeError as e:
         raise ConfSyntaxError(
             f"JSON syntax error: {e.msg}",

@@ -1,0 +1,128 @@
+"""Run a real flashtune CLI as a child process under limits, and the contract every hostile case checks.
+
+The child gets RLIMIT_AS (memory), RLIMIT_CPU and optionally RLIMIT_FSIZE; the wall time and the child's own
+peak RSS (from wait4, not the maximum over every child the test process ever had) come back with its output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ERROR = re.compile(r"^(\S[^\n]*?: )?error:? ")
+MiB = 1 << 20
+
+
+class Run:
+    def __init__(self, rc: int, out: str, err: str, seconds: float, peak_mib: float) -> None:
+        self.rc, self.out, self.err, self.seconds, self.peak_mib = rc, out, err, seconds, peak_mib
+
+    def message(self) -> str:
+        return next((ln for ln in self.err.splitlines() if ERROR.match(ln)), "")
+
+
+class _Popen(subprocess.Popen[bytes]):
+    """Popen that reaps its child with wait4, keeping the child's own resource usage (peak RSS)."""
+
+    rusage: resource.struct_rusage | None = None
+
+    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
+        try:
+            pid, status, usage = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:  # as Popen._try_wait: someone else reaped it
+            return self.pid, 0
+        if pid == self.pid:
+            self.rusage = usage
+        return pid, status
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "compiler")}
+    env.pop("FLASHTUNE_DATA", None)
+    env.update(extra)
+    return env
+
+
+def run(
+    module: str,
+    *args: str | Path,
+    cwd: Path,
+    mem_mib: int = 1024,
+    fsize: int | None = None,
+    umask: int | None = None,
+    stdin: int | IO[bytes] | None = subprocess.DEVNULL,
+    stdout: int | IO[bytes] | None = subprocess.PIPE,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    after_start: Callable[[_Popen], None] | None = None,
+) -> Run:
+    """The command in a child with RLIMIT_AS, RLIMIT_CPU (and RLIMIT_FSIZE); wall time and its peak RSS.
+    `stdout` may be a file (e.g. /dev/full) or subprocess.DEVNULL; `after_start` runs once it is started."""
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (mem_mib * MiB, mem_mib * MiB))
+        resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if umask is not None:
+            os.umask(umask)
+
+    t0 = time.perf_counter()
+    p = _Popen(
+        [sys.executable, "-m", module, *map(str, args)],
+        cwd=cwd,
+        env=env or child_env(),
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        preexec_fn=limits,
+    )
+    if after_start is not None:
+        after_start(p)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        pytest.fail(f"{module} {args} did not finish in {timeout} s (hung?)\n{err[-2000:]!r}")
+    seconds = time.perf_counter() - t0
+    peak = p.rusage.ru_maxrss / 1024 if p.rusage is not None else float("nan")
+    text_out = (out or b"").decode("utf-8", "replace")
+    return Run(p.returncode, text_out, err.decode("utf-8", "replace"), seconds, peak)
+
+
+def check(r: Run, *, rc: int | tuple[int, ...] = 2, where: str | None = None, says: str = "") -> None:
+    """The contract: expected exit code, no traceback, one error line (with file:line) and hints only."""
+    codes = rc if isinstance(rc, tuple) else (rc,)
+    assert r.rc in codes, (r.rc, r.err[-3000:])
+    assert "Traceback" not in r.err and "Traceback" not in r.out, r.err[-3000:]
+    if r.rc == 2:
+        assert r.message(), r.err
+        if where is not None:
+            assert r.message().startswith(where), (where, r.err)
+        assert says in r.err, (says, r.err)
+    assert r.seconds < 60, r.seconds
+
+
+def no_temp_left(folder: Path) -> None:
+    assert not [
+        p
+        for p in folder.iterdir()
+        if p.name.startswith(".") and (".tmp" in p.name or p.name.endswith(".old"))
+    ], sorted(p.name for p in folder.iterdir())
+
+
+def snapshot_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
