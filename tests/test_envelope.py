@@ -499,7 +499,8 @@ def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
         assert row["predicted_IOPS"] == round(direct.iops) and row["limit"] == direct.bottleneck
     cbt = b.files["cbt.yaml"]
     rows = {r["case"]: r for r in env["benchmarks"]["cbt.yaml"]}
-    assert set(rows) == set(b.cases)
+    probe = {r["case"] for r in env["benchmarks"]["cbt/latency-qd1.yaml"]}
+    assert set(rows) | probe == set(b.cases) and probe == {"qd1-randwrite-4k", "qd1-randread-4k"}
     for name, r in rows.items():
         assert f"#   {name}: {r['predicted_IOPS']:,} IOPS" in cbt
     # 4k-read0 is the 4k random-write case: the same ceiling as the standard one

@@ -177,6 +177,7 @@ class CompileRequest:
         "127.0.0.1"  # where the database listens (my.cnf bind_address); never all interfaces
     )
     benchmarks: bool = True  # CBT plans (a fleet's host groups skip them: the fleet writes none)
+    bench_scale: str = "full"  # CBT plan sizes and durations: full, or smoke (data/cbt/schema.yaml scales)
 
     def echo(self) -> dict[str, Any]:
         """The inputs as the file headers and manifest echo them (unset ones left out)."""
@@ -195,6 +196,7 @@ class CompileRequest:
             "encrypted": True if self.encrypted else None,
             "db_bind_address": self.db_bind_address if self.workload == "mysql" else None,
             "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
+            "bench_scale": self.bench_scale if self.bench_scale != "full" else None,
         }
         return {k: v for k, v in out.items() if v is not None}
 
@@ -303,6 +305,9 @@ class Bundle:
     omitted: list[dict[str, Any]] = field(default_factory=list)  # dropped settings and why
     differences: list[dict[str, Any]] = field(default_factory=list)  # legacy mode vs the seed
     cases: list[str] = field(default_factory=list)  # benchmark cases the CBT files run
+    case_notes: dict[str, str] = field(
+        default_factory=dict
+    )  # case -> the question it answers, what it proves
     warnings: list[str] = field(default_factory=list)  # sizing concerns that did not stop the compile
     lint: dict[str, list[str]] = field(default_factory=dict)  # linter findings per emitted file
     legacy: bool = False

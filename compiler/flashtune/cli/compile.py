@@ -121,6 +121,13 @@ def build_parser() -> Parser:
     p.add_argument(
         "--out", type=path_arg, help="output folder (default: ./flashtune-<tier>-<workload>-<release>)"
     )
+    p.add_argument(
+        "--bench-scale",
+        choices=("full", "smoke"),
+        default="full",
+        help="CBT plan sizes and durations: full (default), or smoke (seconds and MiB, for a test cluster; "
+        "same cases)",
+    )
     p.add_argument("--force", action="store_true", help="replace an earlier output folder (as a whole)")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
     p.add_argument("--format", choices=("text", "json"), default="text", help="what to print (default text)")
@@ -196,6 +203,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         hardware_file=args.hardware,
         ceph_release=args.ceph_release,
         db_bind_address=args.db_bind_address,
+        bench_scale=args.bench_scale,
         **_request_options(args),
     )
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:

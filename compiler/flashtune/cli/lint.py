@@ -43,6 +43,12 @@ def build_parser() -> Parser:
         "--ram", metavar="GiB", type=float, help="RAM of the target machine (innodb buffer pool check)"
     )
     p.add_argument("--failure-domains", type=int, metavar="N", help="hosts (or racks) for the EC width check")
+    p.add_argument(
+        "--osd-memory-target",
+        metavar="GiB",
+        type=float,
+        help="the OSDs' osd_memory_target (CBT plans: is the data set twice the OSDs' cache? default Ceph's 4)",
+    )
     # facts the catalog's dependency rules (FT401/FT402) need but a file cannot tell
     p.add_argument(
         "--tuned-profile",
@@ -105,6 +111,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         context["ram_bytes"] = int(args.ram * (1 << 30))
     if args.failure_domains:
         context["failure_domains"] = args.failure_domains
+    if args.osd_memory_target:
+        context["osd_memory_target"] = int(args.osd_memory_target * (1 << 30))
     facts = {
         "tuned_include": args.tuned_profile,
         "sockets": args.sockets,

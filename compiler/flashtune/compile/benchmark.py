@@ -1,26 +1,37 @@
-"""CBT test plans from a workload's benchmark block: every intended case runs.
+"""CBT test plans from a workload's benchmark block: every intended case runs, and measures what it claims.
 
-Current CBT runs only the first permutation of a benchmark (ceph/cbt cbt.py: the run loop skips a benchmark
-whose out_dir does not exist yet, and only the first object of each class is initialised; since commit
-5823498), so list-valued sweeps never reach the top level of a benchmark here:
-- librbdfio: one `workloads:` entry per case (iodepth/numjobs lists stay inside it, which CBT sweeps);
-- other modules (hsbench, fio): one YAML file per case, scalars only.
-
-Inside `workloads:` CBT takes mode, op_size, numjobs and the iodepth list from each entry but rwmixread only
-from the benchmark level, and names each run's folder by mode and op_size alone (ceph/cbt
-benchmark/librbdfio.py run_workloads, mkfiocmd). So a pure-read or pure-write case gets its own fio mode
-(randread, randwrite), and the one mixed ratio of a plan goes to the benchmark level.
+What current CBT (ceph/cbt at data/cbt/schema.yaml's source_commit) does with a plan, and how the plans answer it:
+- cbt.py runs only the first permutation of a benchmark and, without `is_teuthology`, only iteration 0 of
+  librbdfio and nothing at all of fio or hsbench (their initialize() never makes the archive folder the run
+  loop looks for). So every plan sets `is_teuthology: true` and three iterations, and list-valued sweeps never
+  reach the top level of a benchmark: librbdfio gets one `workloads:` entry per case, other modules one file
+  per case.
+- Inside `workloads:` run_workloads reads mode, op_size, numjobs and iodepth (lists) from each entry and
+  everything else from the benchmark level (rwmixread, time_based, ramp), naming each run's folder by mode and
+  op_size. So a pure-read or pure-write case gets its own fio mode, and one mixed ratio goes to the benchmark.
+- fio stops once it has covered its size unless `time_based` is set: every fio plan sets it, with a ramp.
+- Every data set is at least twice every cache it could sit in (explain.md shows the arithmetic).
+- A latency-bound workload gets a single-queue probe: one client, one volume, one job, iodepth 1.
+- `--bench-scale smoke` (data/cbt/schema.yaml `smoke`) changes only sizes and durations, for a test cluster.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from flashtune.errors import DataError
+from flashtune.lint import ruledata
 from flashtune.model import Derived
+
+GiB = 1 << 30
+# the keys benchmark/librbdfio.py run_workloads reads from a workload entry (data/cbt/schema.yaml)
+WORKLOAD_KEYS = ("mode", "op_size", "numjobs", "iodepth", "total_iodepth", "volumes_per_client")
+# Ceph's rgw_frontends default (beast port=7480): the port each gateway answers on when the profile sets none
+_RGW_PORT = 7480
 
 _SHORT: dict[str, Callable[[Any], str]] = {
     "op_size": lambda v: f"{int(v) // 1024}k",
@@ -42,28 +53,43 @@ def expand(axes: dict[str, list[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))]
 
 
-def vol_size_mb(ctx: dict[str, Any], volumes_per_client: int) -> Derived:
-    """RBD volume size so the whole working set is twice the cluster's BlueStore cache (osd_memory_target
-    x OSDs): reads then hit the devices, not RAM. At least 10 GiB, whole GiB."""
-    cache = ctx["osds"] * ctx["osd_memory_target"]
-    per = 2 * cache / (ctx["clients"] * volumes_per_client)
-    gib = max(10, math.ceil(per / (1 << 30)))
+def _cache_gib(ctx: dict[str, Any]) -> float:
+    return float(ctx["osds"] * ctx["osd_memory_target"]) / GiB
+
+
+def vol_size_mb(ctx: dict[str, Any], volumes_per_client: int, clients: int | None = None) -> Derived:
+    """RBD volume size so the data set is at least twice every cache it could sit in: the OSDs' BlueStore caches
+    (osd_memory_target x OSDs, all of them: the volumes' objects spread over every OSD) and the client's RAM
+    (librbd with O_DIRECT keeps nothing in the page cache, but the rule costs only prefill time). At least 10 GiB,
+    whole GiB."""
+    n = ctx["clients"] if clients is None else clients
+    cache = _cache_gib(ctx)
+    ram = float(ctx["client_ram_gib"])
+    per_osd = 2 * cache / (n * volumes_per_client)
+    per_ram = 2 * ram / volumes_per_client
+    gib = max(10, math.ceil(per_osd), math.ceil(per_ram))
     return Derived(
         gib * 1024,
-        f"2 x cluster cache ({ctx['osds']} OSDs x {ctx['osd_memory_target'] / (1 << 30):.2f} GiB) "
-        f"/ ({ctx['clients']} clients x {volumes_per_client} volumes) = {gib} GiB per volume",
-        {"osds": ctx["osds"], "clients": ctx["clients"]},
+        f"{gib} GiB per volume: max(2 x OSD cache ({ctx['osds']} OSDs x "
+        f"{ctx['osd_memory_target'] / GiB:.2f} GiB = {cache:.1f} GiB) / ({n} client(s) x {volumes_per_client} "
+        f"volume(s)) = {per_osd:.1f} GiB, 2 x client RAM ({ram:g} GiB) / {volumes_per_client} volume(s) = "
+        f"{per_ram:.1f} GiB, 10 GiB); data set {n * volumes_per_client * gib} GiB >= 2 x {cache:.1f} GiB",
+        {"osds": ctx["osds"], "clients": n},
     )
 
 
-def _fio_mode(case: dict[str, Any], mode: str) -> dict[str, Any]:
-    """A librbdfio workload entry: 0 or 100 % reads run as a pure write or read mode (CBT ignores rwmixread
-    inside workloads and would give every ratio one output folder); rwmixread stays to name the intent."""
+def _librbd_entry(case: dict[str, Any], mode: str, sweep: dict[str, list[Any]]) -> dict[str, Any]:
+    """A librbdfio workload entry with only the keys run_workloads reads (data/cbt/schema.yaml
+    librbdfio_workload): 0 or 100 % reads run as a pure write or read mode, a mixed ratio keeps the mixed mode
+    (its rwmixread is read from the benchmark level only); numjobs and iodepth are lists, which it iterates."""
     share = case.get("rwmixread")
-    if share not in (0, 100) or not mode.endswith("rw"):
-        return {**case, "mode": mode}
-    prefix = "rand" if mode.startswith("rand") else ""
-    return {**case, "mode": f"{prefix}{'read' if share == 100 else 'write'}"}
+    if share in (0, 100) and mode.endswith("rw"):
+        prefix = "rand" if mode.startswith("rand") else ""
+        mode = f"{prefix}{'read' if share == 100 else 'write'}"
+    entry = {k: v for k, v in case.items() if k in WORKLOAD_KEYS}
+    entry["mode"] = mode
+    entry.update({k: list(v) for k, v in sweep.items() if k in WORKLOAD_KEYS})
+    return entry
 
 
 def _hosts(prefix: str, n: int) -> list[str]:
@@ -72,7 +98,8 @@ def _hosts(prefix: str, n: int) -> list[str]:
 
 def cluster_section(ctx: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     """The `cluster:` block: placeholder host names (replace with yours) and the existing cluster; the
-    profiles' `cbt.yaml: cluster:` values (user, iterations) come in through `extra`."""
+    profiles' `cbt.yaml: cluster:` values (user, iterations) come in through `extra`. is_teuthology: the run
+    loop's switch that runs every iteration and every module (cbt.py main; see the module docstring)."""
     cluster: dict[str, Any] = {
         "head": "client01",
         "clients": _hosts("client", ctx["clients"]),
@@ -83,6 +110,7 @@ def cluster_section(ctx: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any
         "clusterid": "ceph",
         "conf_file": "/etc/ceph/ceph.conf",
         "tmp_dir": "/tmp/cbt",
+        "is_teuthology": True,
     }
     cluster.update(extra)
     return cluster
@@ -118,79 +146,245 @@ def fs_pool_profiles(ctx: dict[str, Any]) -> dict[str, Any]:
     return {"pool_profiles": {"cephfs": {"pg_size": pg, "pgp_size": pg, "replication": ctx["pool_size"]}}}
 
 
+def _in_flight(entry: dict[str, Any], clients: int, volumes: int) -> str:
+    depths = entry.get("iodepth") or [16]
+    jobs = entry.get("numjobs") or [1]
+    per = clients * volumes
+    return ", ".join(f"{d * j * per}" for d in depths for j in jobs[:1])
+
+
+def _question(module: str, case: dict[str, Any], proves: dict[str, Any], key: str) -> str:
+    """The profile's `proves:` sentence for this kind of case (by fio mode, `probe`, or `default`)."""
+    return str(proves.get(key) or proves.get("default") or "")
+
+
 def documents(
-    plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any]
-) -> tuple[dict[str, dict[str, Any]], list[str], dict[str, Derived]]:
-    """file name -> CBT document, the case names, and the derived values used (for the manifest)."""
+    plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any], scale: str = "full"
+) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, Derived]]:
+    """file name -> CBT document, the cases (name -> what it answers and which setting it proves), and the
+    derived sizes with their arithmetic (for explain.md and the manifest)."""
     module = str(plan["module"])
     settings = dict(plan.get("settings") or {})
     cases = plan.get("cases") or {}
+    proves: dict[str, Any] = dict(plan.get("proves") or {})
     axes: dict[str, list[Any]] = {k: list(v) for k, v in (cases.get("axes") or {}).items()}
     sweep: dict[str, list[Any]] = {k: list(v) for k, v in (cases.get("sweep") or {}).items()}
     cluster = cluster_section(ctx, cluster_extra)
     derived: dict[str, Derived] = {}
+    names: dict[str, str] = {}
+    docs: dict[str, dict[str, Any]] = {}
     if module == "librbdfio":
-        vol = vol_size_mb(ctx, int(settings.get("volumes_per_client", 1)))
+        vols = int(settings.get("volumes_per_client", 1))
+        vol = vol_size_mb(ctx, vols)
         derived["benchmarks.librbdfio.vol_size"] = vol
         cluster.update(pool_profiles(ctx))
         bench = {**settings, "vol_size": vol.value, "pool_profile": "rbd"}
         if ctx["ec"] is not None:
             bench["data_pool_profile"] = "rbd-ec-data"
-        workloads = {}
+        mode = str(settings.get("mode", "randrw"))
+        workloads: dict[str, dict[str, Any]] = {}
+        mixed: set[int] = set()
         for case in expand(axes):
-            workloads[case_name(case)] = {**_fio_mode(case, str(settings.get("mode", "randrw"))), **sweep}
-        mixed = sorted(
-            {int(w["rwmixread"]) for w in workloads.values() if "rwmixread" in w and w["mode"].endswith("rw")}
-        )
+            entry = _librbd_entry(case, mode, sweep)
+            name = case_name(case)
+            workloads[name] = entry
+            if entry["mode"].endswith("rw") and "rwmixread" in case:
+                mixed.add(int(case["rwmixread"]))
+            flight = _in_flight(entry, ctx["clients"], vols)
+            names[name] = (
+                f"{entry['mode']} {int(entry.get('op_size', 4096)) // 1024} KiB on {ctx['clients']} "
+                f"client(s) x {vols} volume(s), iodepth {entry.get('iodepth')} per volume ({flight} I/Os in "
+                f"flight): how IOPS and latency grow with load. {_question(module, case, proves, entry['mode'])}"
+            )
         if len(mixed) > 1:
             raise DataError(
-                f"librbdfio plan mixes reads and writes at {mixed} %: CBT reads rwmixread once per benchmark",
+                f"librbdfio plan mixes reads and writes at {sorted(mixed)} %: CBT reads rwmixread once per "
+                "benchmark",
                 suggestion="keep one mixed ratio per plan (0 and 100 become randwrite and randread)",
             )
         if mixed:
-            bench["rwmixread"] = mixed[0]
+            bench["rwmixread"] = min(mixed)
         bench["workloads"] = workloads
-        return {"cbt.yaml": {"cluster": cluster, "benchmarks": {module: bench}}}, list(workloads), derived
-    docs: dict[str, dict[str, Any]] = {}
-    names: list[str] = []
+        docs["cbt.yaml"] = {"cluster": cluster, "benchmarks": {module: bench}}
+        probe = plan.get("latency_probe")
+        if probe:
+            docs["cbt/latency-qd1.yaml"] = _probe(ctx, cluster_extra, settings, dict(probe), derived)
+            for case in expand({"mode": list(probe["mode"]), "op_size": list(probe["op_size"])}):
+                names[f"qd1-{case_name(case)}"] = (
+                    "one client, one volume, one job, iodepth 1 (one I/O in "
+                    "flight in the whole cluster): the round-trip latency a single synchronous writer waits "
+                    f"for. {_question(module, case, proves, 'probe')}"
+                )
+        return _scaled(docs, scale), names, derived
     all_axes = {**axes, **sweep}
+    endpoints = _endpoints(module, ctx, settings)
+    if module == "hsbench":
+        derived["client_endpoints.s3.urls"] = Derived(
+            len(endpoints["s3"]["urls"]),
+            f"one URL per gateway: the memory budget places a radosgw on each of the {ctx['nodes']} OSD nodes, "
+            f"and endpoints_per_client = {ctx['nodes']} gives every client one hsbench per gateway "
+            "(client_endpoints/rgws3_client_endpoints.py takes urls[endpoint % len(urls)])",
+            {"nodes": ctx["nodes"]},
+        )
     for i, case in enumerate(expand(all_axes), 1):
         c = dict(cluster)
         bench = dict(settings)
-        endpoints = _endpoints(module, ctx)
+        eps = {k: dict(v) for k, v in endpoints.items()}
+        n = ctx["clients"]
         for k, v in case.items():
             if k == "clients":
-                n = {"half": max(1, ctx["clients"] // 2), "all": ctx["clients"]}.get(str(v), v)
-                c["clients"] = _hosts("client", int(n))
-                case = {**case, "clients": int(n)}
+                n = int({"half": max(1, ctx["clients"] // 2), "all": ctx["clients"]}.get(str(v), v))
+                c["clients"] = _hosts("client", n)
+                case = {**case, "clients": n}
             else:
                 bench[k] = v
+        name = f"cbt/{i:02d}-{case_name(case)}.yaml"
         if module == "fio":
             c.update(fs_pool_profiles(ctx))
-            # per-job file size: twice the client's RAM across its jobs, so the page cache cannot hold it
             jobs = int(bench.get("numjobs", 1))
-            size = max(4096, math.ceil(2 * ctx["client_ram_gib"] * 1024 / jobs))
+            size = _fio_size(ctx, n, jobs, derived, case_name(case))
             bench["size"] = size
-            endpoints["cephfs"]["endpoint_size"] = size * jobs
-        name = f"cbt/{i:02d}-{case_name(case)}.yaml"
-        docs[name] = {"cluster": c, "client_endpoints": endpoints, "benchmarks": {module: bench}}
-        names.append(case_name(case))
-    return docs, names, derived
+            eps["cephfs"]["endpoint_size"] = size * jobs
+            # reads need the files written first (CBT's prefill: fio --rw=write over each job's file)
+            bench["prefill"] = "read" in str(bench.get("mode", "write"))
+            what = (
+                f"{bench.get('mode')} {bench.get('bs')} on {n} client(s) x {jobs} job(s), buffered: the "
+                f"streaming bandwidth of the file system. {_question(module, case, proves, str(bench.get('mode')))}"
+            )
+        else:
+            objects = _hsbench_objects(ctx, n, len(eps["s3"]["urls"]), bench, derived, case_name(case))
+            bench["objects"] = objects
+            what = (
+                f"PUT then GET of {bench.get('size')} objects from {n} client(s) through all "
+                f"{len(eps['s3']['urls'])} gateways: object throughput and latency at that size. "
+                f"{_question(module, case, proves, 'default')}"
+            )
+        docs[name] = {"cluster": c, "client_endpoints": eps, "benchmarks": {module: bench}}
+        names[case_name(case)] = what
+    return _scaled(docs, scale), names, derived
 
 
-def _endpoints(module: str, ctx: dict[str, Any]) -> dict[str, Any]:
-    if module == "hsbench":
-        # CBT knows no RGW URL or S3 user on an existing cluster: both must be given (placeholders here)
-        return {
-            "s3": {
-                "driver": "s3",
-                "endpoints_per_client": 1,
-                "access_key": "REPLACE-WITH-ACCESS-KEY",
-                "secret_key": "REPLACE-WITH-SECRET-KEY",
-                "user": "cbt",
-                "urls": ["http://rgw01:8080"],
-            }
+def _probe(
+    ctx: dict[str, Any],
+    cluster_extra: dict[str, Any],
+    settings: dict[str, Any],
+    probe: dict[str, Any],
+    derived: dict[str, Derived],
+) -> dict[str, Any]:
+    """The single-queue latency probe: its own plan, because cluster.clients is one host (CBT starts fio on
+    every client) and the probe's one volume must still be twice the caches (it is the whole data set)."""
+    cluster = cluster_section(ctx, cluster_extra)
+    cluster["clients"] = _hosts("client", 1)
+    cluster.update(pool_profiles(ctx))
+    vol = vol_size_mb(ctx, 1, clients=1)
+    derived["cbt/latency-qd1.yaml librbdfio.vol_size"] = vol
+    bench = {**settings, "volumes_per_client": 1, "vol_size": vol.value, "pool_profile": "rbd"}
+    if ctx["ec"] is not None:
+        bench["data_pool_profile"] = "rbd-ec-data"
+    bench.pop("rwmixread", None)
+    bench["workloads"] = {
+        f"qd1-{case_name(case)}": {
+            "mode": case["mode"],
+            "op_size": case["op_size"],
+            "numjobs": [1],
+            "iodepth": [1],
         }
+        for case in expand({"mode": list(probe["mode"]), "op_size": list(probe["op_size"])})
+    }
+    return {"cluster": cluster, "benchmarks": {"librbdfio": bench}}
+
+
+def _fio_size(ctx: dict[str, Any], clients: int, jobs: int, derived: dict[str, Derived], case: str) -> int:
+    """MiB per fio job: the case's files are at least twice the client's page cache (its RAM) and, all clients
+    together, twice the OSDs' caches. At least 4 GiB."""
+    cache = _cache_gib(ctx)
+    ram = float(ctx["client_ram_gib"])
+    per_ram = 2 * ram * 1024 / jobs
+    per_osd = 2 * cache * 1024 / (clients * jobs)
+    size = max(4096, math.ceil(per_ram), math.ceil(per_osd))
+    derived[f"{case} fio.size"] = Derived(
+        size,
+        f"{size} MiB per job: max(2 x client RAM ({ram:g} GiB) / {jobs} job(s) = {per_ram:.0f} MiB, 2 x OSD cache "
+        f"({ctx['osds']} OSDs x {ctx['osd_memory_target'] / GiB:.2f} GiB = {cache:.1f} GiB) / ({clients} "
+        f"client(s) x {jobs} job(s)) = {per_osd:.0f} MiB, 4096 MiB)",
+        {"clients": clients, "jobs": jobs},
+    )
+    return size
+
+
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?$", re.IGNORECASE)
+
+
+def _object_bytes(size: Any) -> int:
+    m = _SIZE.match(str(size).strip())
+    if not m:
+        raise DataError(f"hsbench object size {size!r} is not a size", suggestion="write e.g. 4K, 64K, 1M")
+    return int(float(m[1]) * (1024 ** "BKMGT".index(m[2].upper() or "B")))
+
+
+def _hsbench_objects(
+    ctx: dict[str, Any],
+    clients: int,
+    gateways: int,
+    bench: dict[str, Any],
+    derived: dict[str, Derived],
+    case: str,
+) -> int:
+    """Objects per hsbench process (-n): with per_client_object_prefix every client x endpoint writes its own
+    objects, so the data set is clients x gateways x objects x size; at least twice the OSDs' caches. RGW's
+    own cache (rgw_cache_lru_size) holds metadata entries, not object data, so it adds nothing to hold here."""
+    cache = _cache_gib(ctx) * GiB
+    size = _object_bytes(bench.get("size", "4M"))
+    writers = clients * gateways
+    n = max(int(bench.get("objects", 0)), math.ceil(2 * cache / (writers * size)))
+    derived[f"{case} hsbench.objects"] = Derived(
+        n,
+        f"{n} objects per hsbench: 2 x OSD cache ({ctx['osds']} OSDs x {ctx['osd_memory_target'] / GiB:.2f} GiB "
+        f"= {cache / GiB:.1f} GiB) / ({clients} client(s) x {gateways} gateway(s) x {size} B); data set "
+        f"{writers * n * size / GiB:.1f} GiB. The RGW cache holds metadata entries, not object data. hsbench's "
+        "prefill and each phase stop at `duration`: at a slow PUT rate GET reads only what was written",
+        {"clients": clients, "gateways": gateways},
+    )
+    return n
+
+
+def _endpoints(module: str, ctx: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    if module == "hsbench":
+        # CBT knows no RGW URL on an existing cluster: one per gateway (placeholder hosts, Ceph's default port);
+        # the S3 user CBT creates itself with radosgw-admin (rgws3_client_endpoints.py create)
+        port = int(ctx.get("rgw_port", _RGW_PORT))
+        urls = [f"http://{h}:{port}" for h in _hosts("osd", ctx["nodes"])]
+        return {"s3": {"driver": "s3", "endpoints_per_client": len(urls), "user": "cbt", "urls": urls}}
     # the kernel client, which HPC sites mount scratch with (ceph-fuse would measure a different client); it
     # reads no ceph.conf [client] settings, which is why the scratch profile sets none
     return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1, "pool_profile": "cephfs"}}
+
+
+def _scaled(docs: dict[str, dict[str, Any]], scale: str) -> dict[str, dict[str, Any]]:
+    """`--bench-scale smoke`: data/cbt/schema.yaml `smoke` replaces durations and sizes (and nothing else) so a
+    plan runs end to end on a test cluster in a minute or two."""
+    if scale == "full":
+        return docs
+    table = ruledata.cbt_schema().get("scales", {}).get(scale)
+    if table is None:
+        raise DataError(f"unknown bench scale {scale!r}", suggestion="use full or smoke")
+    out: dict[str, dict[str, Any]] = {}
+    for name, doc in docs.items():
+        doc = {k: (dict(v) if isinstance(v, dict) else v) for k, v in doc.items()}
+        benches = {m: dict(b) for m, b in doc["benchmarks"].items()}
+        for module, bench in benches.items():
+            bench.update(table.get(module) or {})
+            if module == "fio" and isinstance(doc.get("client_endpoints"), dict):
+                # CBT refuses a job set larger than its endpoint (fio.py create_endpoints)
+                need = (
+                    int(bench["size"])
+                    * int(bench.get("numjobs", 1))
+                    * int(bench.get("procs_per_endpoint", 1))
+                )
+                doc["client_endpoints"] = {
+                    n: {**e, "endpoint_size": need} if "endpoint_size" in e else e
+                    for n, e in doc["client_endpoints"].items()
+                }
+        doc["benchmarks"] = benches
+        out[name] = doc
+    return out

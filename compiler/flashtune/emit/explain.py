@@ -130,9 +130,15 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
     if bundle.cases:
         out.append(
             f"\n## Benchmark cases ({len(bundle.cases)})\n\nCurrent CBT runs only the first permutation of "
-            "a benchmark, so every case below is its own librbdfio `workloads:` entry or its own file:\n\n"
+            "a benchmark, so every case below is its own librbdfio `workloads:` entry or its own file. Each "
+            "runs time-based after a ramp, cluster.iterations times (is_teuthology makes CBT run them all), on "
+            "a data set at least twice every cache it could sit in (Benchmark sizing above). What each case "
+            "answers and which setting it is meant to prove:\n\n"
         )
-        out.extend(f"- {c}\n" for c in bundle.cases)
+        out.extend(
+            f"- `{c}`: {_cell(bundle.case_notes[c])}\n" if bundle.case_notes.get(c) else f"- `{c}`\n"
+            for c in bundle.cases
+        )
     if bundle.envelope:
         from flashtune.envelope.bundle import markdown
 

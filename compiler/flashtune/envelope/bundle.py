@@ -37,7 +37,9 @@ def plan_cases(doc: Mapping[str, Any], name: str) -> list[tuple[Case, int | None
     for module, b in bench.items():
         if module == "librbdfio":
             for wname, w in (b.get("workloads") or {}).items():
-                share = float(w.get("rwmixread", 100 if "read" in str(b.get("mode", "")) else 0)) / 100
+                # a workload's own mode; rwmixread only from the benchmark level (librbdfio.py run_workloads)
+                mode = str(w.get("mode", b.get("mode", "write")))
+                share = FIO_READ.get(mode, float(b.get("rwmixread", 50)) / 100)
                 out.append((Case(str(wname), int(w.get("op_size", b.get("op_size", 4096))), share), n))
         elif module == "hsbench":
             size = _bytes(b.get("size", "4M"))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flashtune.catalog import load_catalog
+from flashtune.lint import cbtplans as plan_rules
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, did_you_mean
 from flashtune.parse import parse_text
@@ -147,6 +148,8 @@ class CbtLinter:
         *,
         sweep: bool = False,
         extra: dict[str, Any] | None = None,
+        instead: str = "",
+        fallback: dict[str, Any] | None = None,
     ) -> None:
         known = dict(spec)
         if extra:
@@ -156,13 +159,14 @@ class CbtLinter:
             at = self.at(path, k)
             s = known.get(k)
             if s is None:
+                does = self.what_cbt_does(instead, k, m, fallback or {}, known)
                 self.ctx.add(
                     at,
                     "warning",
                     "FT702",
                     k,
-                    f"{what} does not read {k!r}: CBT ignores it",
-                    self.move_or_fix(k, path, known),
+                    f"{what} does not read {k!r}: CBT ignores it" + (f"; {does}" if does else ""),
+                    self.move_or_fix(k, path, known, instead),
                 )
                 continue
             self.value(at, k, value, s, sweep=sweep)
@@ -182,12 +186,38 @@ class CbtLinter:
                     f"add {k}:",
                 )
 
-    def move_or_fix(self, key: str, path: str, known: dict[str, Any]) -> str:
+    def what_cbt_does(
+        self, place: str, key: str, m: dict[Any, Any], fallback: dict[str, Any], known: dict[str, Any]
+    ) -> str:
+        """What CBT runs instead of an ignored key (data/cbt/schema.yaml `instead`): the key it reads for that
+        purpose with the value it will use (this mapping's, the benchmark's, or CBT's default), or what the
+        module always does."""
+        hint = (self.schema.get("instead", {}).get(place) or {}).get(key)
+        if not isinstance(hint, dict):
+            return ""
+        if "does" in hint:
+            return str(hint["does"])
+        target = str(hint["reads"])
+        if target in m:
+            return f"it reads {target} instead, which is {m[target]!r} here"
+        if target in fallback:
+            return f"it reads {target} instead, which is {fallback[target]!r} at the benchmark level"
+        default = (known.get(target) or {}).get("default")
+        return f"it reads {target} instead" + (
+            f", so CBT's default {target} = {default} applies"
+            if default is not None
+            else ", which is not set"
+        )
+
+    def move_or_fix(self, key: str, path: str, known: dict[str, Any], instead: str = "") -> str:
         """The suggestion for a key CBT does not read where it is: a key of `common:` (pdsh_ssh_args, read
         from settings.common) belongs there; `iterations` in a benchmark is cluster.iterations (CBT sets each
         benchmark's `iteration` itself, so a near spelling would be the wrong advice); else the nearest name."""
         if path != "common" and key in self.schema["common"]:
             return f"move {key} under a top-level 'common:' section, where CBT reads it"
+        hint = (self.schema.get("instead", {}).get(instead) or {}).get(key) if instead else None
+        if isinstance(hint, dict) and "reads" in hint:
+            return f"write the value as {hint['reads']} (the key CBT reads) and delete {key}"
         if path.startswith("benchmarks.") and key == "iterations":
             return "repeat runs with cluster.iterations (every benchmark runs that many times), and delete this line"
         close = did_you_mean(key, known)
@@ -451,6 +481,7 @@ class CbtLinter:
     def cluster_rules(self, cluster: dict[str, Any]) -> None:
         self.pool_rules(cluster)
         self.size_one(cluster)
+        plan_rules.single_iteration(self, cluster)
         it = cluster.get("iterations")
         if "iterations" not in cluster:
             self.ctx.add(
@@ -508,8 +539,66 @@ class CbtLinter:
             f"benchmark {name}",
             sweep=True,
             extra=self.schema["benchmark_common"],
+            instead=name,
         )
         self.references(conf, spec, f"benchmarks.{name}")
+        if name == "librbdfio":
+            self.workloads(conf, spec)
+        plan_rules.check(self, name, conf, data)
+
+    def workloads(self, conf: dict[str, Any], spec: dict[str, Any]) -> None:
+        """librbdfio `workloads:` entries: only the keys run_workloads reads (data/cbt/schema.yaml
+        librbdfio_workload), with numjobs and iodepth as lists; and a ramp, which it sleeps for."""
+        wl = conf.get("workloads")
+        if not isinstance(wl, dict) or not wl:
+            return
+        item_spec: dict[str, Any] = self.schema["librbdfio_workload"]
+        fallback = {k: v for k, v in conf.items() if k != "workloads"}
+        for wname, entry in wl.items():
+            path = f"benchmarks.librbdfio.workloads.{wname}"
+            if not isinstance(entry, dict):
+                continue
+            self.mapping(
+                entry,
+                path,
+                item_spec,
+                f"librbdfio workload {wname!r}",
+                instead="librbdfio_workload",
+                fallback=fallback,
+            )
+            for key in ("numjobs", "iodepth", "total_iodepth"):
+                if key in entry and not isinstance(entry[key], list):
+                    self.ctx.add(
+                        self.at(path, key),
+                        "error",
+                        "FT201",
+                        key,
+                        f"{key} = {entry[key]!r} in a workload must be a list: run_workloads iterates it "
+                        f"(`for ... in test['{key}']`) and stops with a TypeError",
+                        f"write {key}: [{entry[key]}]",
+                        on_value=True,
+                    )
+            if "numjobs" not in entry and not isinstance(conf.get("numjobs"), list):
+                self.ctx.add(
+                    self.at("benchmarks.librbdfio.workloads", str(wname)),
+                    "error",
+                    "FT701",
+                    "numjobs",
+                    f"workload {wname!r} has no numjobs list: run_workloads iterates the benchmark's numjobs "
+                    f"({conf.get('numjobs', 1)!r}), which is not a list, and stops with a TypeError",
+                    "add numjobs: [1] to the workload",
+                )
+        monitored = any(isinstance(e, dict) and e.get("monitor", True) is not False for e in wl.values())
+        if monitored and conf.get("ramp") is None:
+            self.ctx.add(
+                self.at("benchmarks", "librbdfio"),
+                "error",
+                "FT701",
+                "ramp",
+                "librbdfio has workloads but no ramp: run_workloads calls time.sleep(ramp) before measuring "
+                "and stops with a TypeError on None",
+                "add ramp: (seconds of warm-up, e.g. 60)",
+            )
 
 
 def lint(doc: ConfDoc, ctx: Context) -> None:

@@ -19,7 +19,8 @@ ValueParser = Callable[[str, str], float | int | bool | None]
 class Context:
     """What the linter knows about the target: release, flavour and optional facts about the hardware.
 
-    extra keys understood: ram_bytes (int), failure_domains (int: hosts/racks for EC), objectstore (str).
+    extra keys understood: ram_bytes (int), failure_domains (int: hosts/racks for EC), objectstore (str),
+    osd_memory_target (int bytes: CBT plans' cache sizing).
     """
 
     filename: str

@@ -1,0 +1,213 @@
+"""Every compiled CBT plan measures what it claims, read against what CBT's source does with it
+(data/cbt/schema.yaml, from ceph/cbt at its source_commit): only keys CBT reads, time-based fio runs with a ramp,
+iterations that all run, prefilled reads, data sets twice every cache, every gateway driven, a true single-queue
+latency probe. Over every tier x workload x release and over random hardware files (hypothesis)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.compile.benchmark import GiB, _object_bytes
+from flashtune.compile.hardware import tier_names
+from flashtune.compile.pipeline import WORKLOADS
+from flashtune.lint import ruledata
+from flashtune.parse import parse_text
+
+SCHEMA = ruledata.cbt_schema()
+RELEASES = ("pacific", "quincy", "reef", "squid", "tentacle")
+
+
+def _keys_cbt_reads(doc: dict[str, Any]) -> list[str]:
+    """Every key of the plan that CBT does not read where it stands (the schema's sections per level)."""
+    bad: list[str] = []
+    top = SCHEMA["top_level"]
+    bad += [f"top.{k}" for k in doc if k not in top]
+    cluster = doc.get("cluster", {})
+    bad += [f"cluster.{k}" for k in cluster if k not in SCHEMA["cluster"]]
+    for name, prof in cluster.get("pool_profiles", {}).items():
+        bad += [f"pool_profiles.{name}.{k}" for k in prof if k not in SCHEMA["pool_profile"]]
+    for name, prof in cluster.get("erasure_profiles", {}).items():
+        bad += [f"erasure_profiles.{name}.{k}" for k in prof if k not in SCHEMA["erasure_profile"]]
+    for name, ep in (doc.get("client_endpoints") or {}).items():
+        bad += [f"client_endpoints.{name}.{k}" for k in ep if k not in SCHEMA["client_endpoint"]]
+    for module, bench in doc["benchmarks"].items():
+        known = {**(SCHEMA["benchmarks"][module] or {}), **SCHEMA["benchmark_common"]}
+        bad += [f"{module}.{k}" for k in bench if k not in known]
+        for wname, w in (bench.get("workloads") or {}).items():
+            bad += [f"{module}.workloads.{wname}.{k}" for k in w if k not in SCHEMA["librbdfio_workload"]]
+    return bad
+
+
+def check_plans(b: Any) -> None:
+    shape = b.shape
+    osd_cache = shape["osds"] * shape["osd_memory_target"]
+    client_ram = shape["client_ram_gib"] * GiB
+    assert b.plans
+    for file, doc in b.plans.items():
+        where = f"{b.request.workload} {file}"
+        assert _keys_cbt_reads(doc) == [], where
+        cluster = doc["cluster"]
+        # every iteration (and fio/hsbench at all) runs only with is_teuthology (cbt.py main)
+        assert cluster["iterations"] >= 3 and cluster["is_teuthology"] is True, where
+        clients = len(cluster["clients"])
+        ((module, bench),) = doc["benchmarks"].items()
+        assert not any(isinstance(v, list) for k, v in bench.items()), f"{where}: a top-level sweep runs once"
+        if module in SCHEMA["run_loop"]["fio_modules"]:
+            assert bench["time_based"] is True and bench["time"] >= 60 and bench["ramp"] >= 10, where
+        if module == "librbdfio":
+            assert not bench.get("use_existing_volumes") and "prefill" in bench, (
+                f"{where}: reads need a prefill"
+            )
+            data = clients * bench["volumes_per_client"] * bench["vol_size"] * (1 << 20)
+            per_client = bench["volumes_per_client"] * bench["vol_size"] * (1 << 20)
+            assert data >= 2 * osd_cache and per_client >= 2 * client_ram, where
+            for w in bench["workloads"].values():
+                assert isinstance(w["numjobs"], list) and isinstance(w["iodepth"], list), where
+            if file == "cbt/latency-qd1.yaml":
+                assert clients == 1 and bench["volumes_per_client"] == 1, where
+                for w in bench["workloads"].values():
+                    assert w["numjobs"] == [1] and w["iodepth"] == [1], where
+        elif module == "fio":
+            ep = doc["client_endpoints"][bench["client_endpoints"]]
+            jobs = bench["numjobs"] * bench.get("procs_per_endpoint", 1)
+            per_client = ep.get("endpoints_per_client", 1) * jobs * bench["size"] * (1 << 20)
+            assert per_client >= 2 * client_ram and clients * per_client >= 2 * osd_cache, where
+            assert jobs * bench["size"] <= ep["endpoint_size"], (
+                f"{where}: CBT refuses a job set over the endpoint"
+            )
+            assert bench["prefill"] is (bench["mode"] in ("read", "randread")), where
+        elif module == "hsbench":
+            ep = doc["client_endpoints"][bench["client_endpoints"]]
+            gateways = shape["nodes"]  # the memory budget places a gateway on every OSD node
+            assert len(ep["urls"]) == gateways and ep["endpoints_per_client"] == gateways, where
+            data = clients * gateways * bench["objects"] * _object_bytes(bench["size"])
+            assert data >= 2 * osd_cache and bench["prefill"] is True, where
+        else:
+            pytest.fail(f"{where}: no check for module {module}")
+    for file in b.plans:
+        assert "is_teuthology: true" in b.files[file], file
+    explain = b.files["explain.md"]
+    for case in b.cases:
+        assert f"- `{case}`: " in explain and "Proves" in b.case_notes[case], case
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("workload", WORKLOADS)
+@pytest.mark.parametrize("tier", tier_names())
+def test_every_shipped_plan_measures_what_it_claims(tier: str, workload: str, release: str) -> None:
+    check_plans(compile_bundle(CompileRequest(workload=workload, tier=tier, ceph_release=release)))
+
+
+def test_compiled_plans_lint_clean_of_the_cbt_plan_codes(tmp_path: Path) -> None:
+    from flashtune.lint import lint_file
+
+    for workload in WORKLOADS:
+        b = compile_bundle(CompileRequest(workload=workload, tier="standard", ceph_release="tentacle"))
+        for file, text in b.files.items():
+            if not (file == "cbt.yaml" or file.startswith("cbt/")):
+                continue
+            f = tmp_path / file.replace("/", "-")
+            f.write_text(text)
+            facts = {
+                "osd_memory_target": int(b.shape["osd_memory_target"]),
+                "ram_bytes": int(b.shape["client_ram_gib"] * GiB),
+            }
+            found = lint_file(str(f), "cbt.yaml", ceph_release="tentacle", mysql_flavour=None, context=facts)
+            codes = {x.code for x in found}
+            assert not codes & {"FT701", "FT702", "FT706", "FT707", "FT708", "FT709"}, (file, codes)
+
+
+HARDWARE = """\
+name: random
+node:
+  cpu: test
+  sockets: {sockets}
+  cores: {cores}
+  cpu_ghz: 2.5
+  ram_gib: {ram}
+  nics:
+    - {{count: 2, speed_gbps: {nic}}}
+  data_devices:
+    - {{count: {devices}, type: nvme, size_gb: 4000}}
+  db_devices: []
+cluster:
+  nodes: {nodes}
+  clients: {clients}
+  client_ram_gib: {client_ram}
+"""
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    nodes=st.integers(3, 12),
+    clients=st.integers(1, 12),
+    devices=st.integers(1, 12),
+    ram=st.sampled_from([96, 128, 192, 256, 384, 768]),
+    client_ram=st.sampled_from([8, 16, 32, 64, 256]),
+    cores=st.sampled_from([16, 24, 32, 64]),
+    nic=st.sampled_from([10, 25, 100]),
+    workload=st.sampled_from(WORKLOADS),
+)
+def test_plans_for_random_hardware_files_measure_what_they_claim(
+    tmp_path_factory: pytest.TempPathFactory,
+    nodes: int,
+    clients: int,
+    devices: int,
+    ram: int,
+    client_ram: int,
+    cores: int,
+    nic: int,
+    workload: str,
+) -> None:
+    from flashtune.errors import FlashtuneError
+
+    f = tmp_path_factory.mktemp("hw") / "hw.yaml"
+    f.write_text(
+        HARDWARE.format(
+            sockets=2,
+            cores=cores,
+            ram=ram,
+            nic=nic,
+            devices=devices,
+            nodes=nodes,
+            clients=clients,
+            client_ram=client_ram,
+        )
+    )
+    try:
+        b = compile_bundle(CompileRequest(workload=workload, tier=None, hardware_file=str(f)))
+    except FlashtuneError as e:  # hardware the compiler refuses (too little RAM per OSD...) says why
+        assert e.message and e.suggestion
+        return
+    check_plans(b)
+
+
+def test_smoke_scale_changes_only_sizes_and_durations() -> None:
+    table = SCHEMA["scales"]["smoke"]
+    for workload in WORKLOADS:
+        full = compile_bundle(CompileRequest(workload=workload, tier="iops"))
+        smoke = compile_bundle(CompileRequest(workload=workload, tier="iops", bench_scale="smoke"))
+        assert list(full.plans) == list(smoke.plans) and full.cases == smoke.cases
+        for file, doc in full.plans.items():
+            s = smoke.plans[file]
+            assert s["cluster"] == doc["cluster"], file
+            ((module, bench),) = doc["benchmarks"].items()
+            scaled = dict(bench, **table[module])
+            assert s["benchmarks"][module] == scaled, file
+            for name, ep in (doc.get("client_endpoints") or {}).items():
+                changed = {k for k in ep if ep[k] != s["client_endpoints"][name][k]}
+                assert changed <= {"endpoint_size"}, file
+
+
+def test_plan_text_reads_back_as_the_document() -> None:
+    b = compile_bundle(CompileRequest(workload="mysql", tier="iops", bench_scale="smoke"))
+    for file, doc in b.plans.items():
+        assert parse_text(b.files[file], "cbt.yaml", file).data == doc
+    assert math.isfinite(float(b.plans["cbt.yaml"]["cluster"]["iterations"]))
