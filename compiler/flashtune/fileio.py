@@ -476,6 +476,8 @@ def _fill(tmp: str, out: str, files: Mapping[str, str], *, sync: bool) -> list[s
     written = []
     folders = {tmp}  # made: os.makedirs of an existing folder costs a failed mkdir and a stat per file
     for rel, text in files.items():
+        if rel.startswith("/") or ".." in rel.split("/"):  # (names come from the compiler, never the user)
+            raise ValueError(f"output file name {rel!r} would leave the output folder")
         dest = join(tmp, rel)
         folder = parent(dest) if "/" in rel else tmp
         if folder not in folders:

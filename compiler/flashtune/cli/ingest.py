@@ -86,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
     for e in got.errors:
         print(str(e), file=sys.stderr)
     df = got.frame
-    counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors)} bad"
+    counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors) - got.files_with_bad_rows} bad"
+    if got.bad_rows:
+        counts += f", {got.bad_rows} bad row(s) left out"
     if out is not None:
         if got.files_read:
             write_atomic(out, df.to_csv(index=False), force=args.force, inputs=args.files)

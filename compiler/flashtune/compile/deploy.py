@@ -43,7 +43,10 @@ def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[s
     hw = bundle.hardware
     label = bundle.request.tier if bundle.request.hardware_file is None else hw.name
     spec = cephadm.spec(
-        hw, osds_per_data_device(bundle), service_id=f"flashtune-{label}", encrypted=_encrypted(bundle)
+        hw,
+        osds_per_data_device(bundle),
+        service_id=cephadm.service_id(str(label)),
+        encrypted=_encrypted(bundle),
     )
     return cephadm.emit([spec], inputs)
 

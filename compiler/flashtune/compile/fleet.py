@@ -44,10 +44,19 @@ from flashtune.yamlio import line_of, load_yaml
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
 _HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# A group's name becomes a folder (fleet/<group>/), an inventory section and part of a cephadm service_id,
+# which Ceph allows only [a-zA-Z0-9_.-] (ServiceSpec.validate, src/python-common/ceph/deployment/
+# service_spec.py): the same letters, starting with a letter or digit (so never `..`).
+_GROUP = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+_NOT_IN_GROUP = re.compile(r"[^A-Za-z0-9_.-]+")
+# Hosts in one fleet plan, all groups together: a per-host config entry each, and a plan of a million
+# hosts is a typo in a range, not a cluster (a range of 100,000 five times over still took 1.7 GiB).
+MAX_FLEET_HOSTS = 20_000
 
 
-def expand_hosts(spec: Any, where: str) -> list[str]:
-    """`[node1, node2]`, `node[001-400]` (zero padding kept), or a list mixing both."""
+def expand_hosts(spec: Any, where: str, budget: int = MAX_FLEET_HOSTS) -> list[str]:
+    """`[node1, node2]`, `node[001-400]` (zero padding kept), or a list mixing both; at most `budget`
+    hosts (what is left of MAX_FLEET_HOSTS for the whole fleet), counted before any range is expanded."""
     items = spec if isinstance(spec, list) else [spec]
     out: list[str] = []
     for item in items:
@@ -55,15 +64,25 @@ def expand_hosts(spec: Any, where: str) -> list[str]:
         m = _RANGE.match(text)
         if m:
             lo, hi = int(m["lo"]), int(m["hi"])
-            if hi < lo or hi - lo > 100_000:
+            if hi < lo:
                 raise DataError(
-                    f"host range {text!r} is empty or too large",
+                    f"host range {text!r} is empty", file=where, suggestion="write e.g. node[001-400]"
+                )
+            if len(out) + hi - lo + 1 > budget:
+                raise DataError(
+                    f"host range {text!r} makes the fleet more than {MAX_FLEET_HOSTS:,} hosts",
                     file=where,
-                    suggestion="write e.g. node[001-400]",
+                    suggestion="check the range's digits (node[001-400], not node[001-4000000])",
                 )
             width = len(m["lo"]) if m["lo"].startswith("0") else 0
             out.extend(f"{m['pre']}{n:0{width}d}{m['post']}" for n in range(lo, hi + 1))
         elif _HOST.match(text):
+            if len(out) + 1 > budget:
+                raise DataError(
+                    f"the fleet has more than {MAX_FLEET_HOSTS:,} hosts",
+                    file=where,
+                    suggestion="split the plan",
+                )
             out.append(text)
         else:
             raise DataError(
@@ -84,7 +103,7 @@ def load_fleet(path: Path) -> list[HostGroup]:
             line=1,
             suggestion="see the compiler guide's fleet section",
         )
-    out = []
+    out: list[HostGroup] = []
     for g in groups:
         where = f"{path}:{line_of(g) or 1}"
         if (
@@ -99,6 +118,14 @@ def load_fleet(path: Path) -> list[HostGroup]:
                 line=line_of(g),
                 suggestion="e.g. {name: nvme, tier: iops, hosts: 'node[01-40]'}",
             )
+        if not _GROUP.match(str(g["name"])):
+            raise DataError(
+                f"group name {str(g['name'])!r} is not a plain name",
+                file=str(path),
+                line=line_of(g, "name") or line_of(g),
+                suggestion="letters, digits, '.', '-', '_' (at most 63; it names a folder and a cephadm "
+                "service_id)",
+            )
         hw = (path.parent / str(g["hardware"])) if "hardware" in g else None
         if hw is not None and not hw.is_file():
             raise DataError(
@@ -110,7 +137,7 @@ def load_fleet(path: Path) -> list[HostGroup]:
         out.append(
             HostGroup(
                 str(g["name"]),
-                tuple(expand_hosts(g["hosts"], where)),
+                tuple(expand_hosts(g["hosts"], where, MAX_FLEET_HOSTS - sum(len(x.hosts) for x in out))),
                 tier=str(g["tier"]) if "tier" in g else None,
                 hardware_file=hw,
             )
@@ -120,7 +147,7 @@ def load_fleet(path: Path) -> list[HostGroup]:
 
 def groups_from_hardware(paths: list[Path]) -> list[HostGroup]:
     """Several hardware files, each naming its hosts (`hosts:` beside `node:`)."""
-    out = []
+    out: list[HostGroup] = []
     for p in paths:
         doc = load_yaml(p)
         if not isinstance(doc, dict) or "hosts" not in doc:
@@ -130,10 +157,11 @@ def groups_from_hardware(paths: list[Path]) -> list[HostGroup]:
                 line=1,
                 suggestion="add e.g. hosts: 'node[001-120]'",
             )
+        where = f"{p}:{line_of(doc, 'hosts') or 1}"
         out.append(
             HostGroup(
-                p.stem,
-                tuple(expand_hosts(doc["hosts"], f"{p}:{line_of(doc, 'hosts') or 1}")),
+                _NOT_IN_GROUP.sub("-", p.stem).strip("-.")[:63] or "hardware",  # the file's name, made plain
+                tuple(expand_hosts(doc["hosts"], where, MAX_FLEET_HOSTS - sum(len(x.hosts) for x in out))),
                 hardware_file=p,
             )
         )

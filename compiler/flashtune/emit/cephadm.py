@@ -7,6 +7,7 @@ encrypted, crush_device_class (set so `osd/class:<class>` masks in the config da
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,16 @@ from flashtune.model import DeviceGroup, Hardware
 from flashtune.placement import placement
 
 NAME = "cephadm/osd-spec.yaml"
+# cephadm refuses a service_id with any other character (ServiceSpec.validate, ceph/ceph
+# src/python-common/ceph/deployment/service_spec.py: `^[a-zA-Z0-9_.-]+$`).
+_NOT_IN_ID = re.compile(r"[^a-zA-Z0-9_.-]+")
+
+
+def service_id(label: str) -> str:
+    """`flashtune-<label>` with what cephadm does not allow in a service_id turned into '-' (a hardware
+    file's free-text name, "Dell R740xd (rack 4)", becomes flashtune-Dell-R740xd-rack-4)."""
+    plain = _NOT_IN_ID.sub("-", label).strip("-")
+    return f"flashtune-{plain}" if plain else "flashtune"
 
 
 def _size_window(groups: Sequence[DeviceGroup]) -> str:

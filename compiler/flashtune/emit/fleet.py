@@ -82,7 +82,7 @@ def files(fleet: Fleet, inputs: Mapping[str, Any], *, encrypted: bool = False) -
         nodes.update((h, (per, cls, target)) for h in g.hosts)
         specs.append(
             cephadm.spec(
-                b.hardware, per, service_id=f"flashtune-{g.name}", hosts=g.hosts, encrypted=encrypted
+                b.hardware, per, service_id=cephadm.service_id(g.name), hosts=g.hosts, encrypted=encrypted
             )
         )
         # the class's memory request is the most common target of its hosts; other hosts get their own (nodes[])

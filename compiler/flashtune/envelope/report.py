@@ -157,6 +157,31 @@ def validation_records() -> list[dict[str, Any]]:
     return table()
 
 
+def _refuse_impossible(df: Any, csv: str) -> None:
+    """A value that is not a finite number at least 0 (an overflowed 1e400 read as infinity, a negative
+    IOPS) would print as `inf %` or a wrong share: refused with its line (flashtune ingest leaves such rows
+    out; a CSV from elsewhere or an older version may still hold them)."""
+    import numpy as np
+
+    from flashtune.errors import FlashtuneError
+
+    if "value" not in df.columns:
+        return  # measured_cases names the missing columns
+    values = df["value"].astype("Float64")
+    finite = np.isfinite(values.fillna(0).to_numpy(dtype=float))
+    bad = values.notna().to_numpy() & ~(finite & (values.fillna(0).to_numpy(dtype=float) >= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = df.iloc[i]
+        raise FlashtuneError(
+            f"{int(bad.sum())} row(s) hold impossible values, the first {row.get('metric')} "
+            f"{row.get('stat')} = {row['value']}",
+            file=csv,
+            line=i + 2,  # the header is line 1
+            suggestion="re-run `flashtune ingest ... --out`, which leaves such rows out and names them",
+        )
+
+
 def results_records(c: Cluster, csv: StrPath) -> list[dict[str, Any]]:
     import pandas as pd
 
@@ -176,6 +201,17 @@ def results_records(c: Cluster, csv: StrPath) -> list[dict[str, Any]]:
             file=str(csv),
             suggestion="write it with `flashtune ingest FILES --out results.csv`",
         ) from None
+    _refuse_impossible(df, str(csv))
+    twice = df.duplicated()
+    if twice.any():  # one measurement read twice (CSVs joined, a file ingested twice) would add up twice
+        import sys
+
+        first = int(twice.to_numpy().nonzero()[0][0]) + 2
+        print(
+            f"{csv}:{first}: note: {int(twice.sum())} row(s) repeat an earlier row exactly; each is counted once",
+            file=sys.stderr,
+        )
+        df = df[~twice]
     out = []
     for comp in compare(c, constants(), measured_cases(df)):
         rec = comp.record()

@@ -1,0 +1,197 @@
+"""No wrong number is printed: each input is read once, impossible values are bad rows (counted and named),
+and every identifier flashtune emits is one the program reading it accepts (checked with that program's own
+validator). Each case runs the real CLI in a child process under limits; inputs are in tests/fixtures/hostile/.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from support.hostile import REPO, check, run
+
+FIXTURES = REPO / "tests" / "fixtures" / "hostile"
+FIO_JSON = REPO / "tests" / "corpus" / "fio-json" / "fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-1-1.json"
+SYSTEM_PYTHON = "/usr/bin/python3"  # the Debian Ceph packages install python-common (cephadm's specs) there
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _iops(rows: list[dict[str, str]]) -> float:
+    return sum(
+        float(r["value"]) for r in rows if r["metric"] == "iops" and r["stat"] == "mean" and not r["time_s"]
+    )
+
+
+def _ingest(tmp: Path, *args: str | Path) -> tuple[int, str, list[dict[str, str]]]:
+    out = tmp / "rows.csv"
+    out.unlink(missing_ok=True)
+    r = run("flashtune.cli.main", "ingest", *args, "--out", out, cwd=tmp, mem_mib=3072)
+    check(r, rc=(0, 2))
+    return r.rc, r.err, _rows(out) if out.exists() else []
+
+
+def test_one_result_named_many_ways_is_read_once(tmp_path: Path) -> None:
+    res = tmp_path / "res"
+    res.mkdir()
+    shutil.copy(FIO_JSON, res / "a.json")
+    (tmp_path / "link.json").symlink_to(res / "a.json")
+    rc, _, once = _ingest(tmp_path, res / "a.json")
+    assert rc == 0
+    rc, err, many = _ingest(tmp_path, "res", "res/a.json", "./res/../res/a.json", "link.json")
+    assert rc == 0, err
+    assert len(many) == len(once) and _iops(many) == pytest.approx(_iops(once))
+    assert err.count("note: read once: it is res/a.json") == 3, err
+
+
+def test_identical_content_under_two_names_is_named(tmp_path: Path) -> None:
+    shutil.copy(FIO_JSON, tmp_path / "a.json")
+    shutil.copy(FIO_JSON, tmp_path / "copy-of-a.json")
+    rc, err, _ = _ingest(tmp_path, "a.json", "copy-of-a.json")
+    assert rc == 0
+    assert "copy-of-a.json: note: has the same content as a.json" in err, err
+
+
+@pytest.mark.parametrize(
+    ("fixture", "shown"),
+    [
+        ("fio-iops-1e400.json", "iops mean = inf"),
+        ("fio-negative-iops.json", "iops mean = -1200.5"),
+        ("fio-negative-latency.json", "latency mean = -5e-06"),
+    ],
+)
+def test_impossible_values_are_bad_rows_counted_and_named(tmp_path: Path, fixture: str, shown: str) -> None:
+    rc, err, rows = _ingest(tmp_path, FIXTURES / fixture)
+    assert rc == 2
+    assert f"{FIXTURES / fixture}: error: 1 row(s) with impossible values left out" in err, err
+    assert shown in err, err
+    assert rows and all(float(r["value"]) >= 0 and float(r["value"]) != float("inf") for r in rows)
+    r = run("flashtune.cli.main", "ingest", FIXTURES / fixture, cwd=tmp_path, mem_mib=3072)
+    assert "1 input(s) read, 0 skipped, 0 bad, 1 bad row(s) left out" in r.out, r.out
+
+
+def test_envelope_refuses_impossible_values_with_their_line(tmp_path: Path) -> None:
+    f = FIXTURES / "results-with-inf.csv"
+    r = run("flashtune.cli.main", "envelope", "--tier", "iops", "--results", f, cwd=tmp_path, mem_mib=3072)
+    check(r, where=f"{f}:6: error", says="iops mean = inf")
+    assert "inf %" not in r.out
+
+
+def test_envelope_counts_a_repeated_row_once(tmp_path: Path) -> None:
+    single = tmp_path / "single.csv"
+    rows = (FIXTURES / "results-twice.csv").read_text().splitlines(keepends=True)
+    single.write_text("".join(rows[: 1 + (len(rows) - 1) // 2]))
+    a = run(
+        "flashtune.cli.main", "envelope", "--tier", "iops", "--results", single, cwd=tmp_path, mem_mib=3072
+    )
+    b = run(
+        "flashtune.cli.main",
+        "envelope",
+        "--tier",
+        "iops",
+        "--results",
+        FIXTURES / "results-twice.csv",
+        cwd=tmp_path,
+        mem_mib=3072,
+    )
+    check(a, rc=0)
+    check(b, rc=0)
+    assert a.out == b.out and "6,614 of" in a.out, (a.out, b.out)
+    assert "row(s) repeat an earlier row exactly; each is counted once" in b.err
+
+
+# --- identifiers valid for the program that reads them ----------------------------------------------------
+
+_VALIDATE = """
+import sys, yaml
+from ceph.deployment.service_spec import ServiceSpec
+for doc in yaml.safe_load_all(sys.stdin):
+    spec = ServiceSpec.from_json(doc)
+    spec.validate()
+    print(spec.service_id)
+"""
+
+
+@pytest.fixture(scope="module")
+def cephadm_python() -> str:
+    r = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import ceph.deployment.service_spec"], capture_output=True, text=True
+    )
+    if r.returncode != 0:
+        pytest.skip(f"cephadm's python-common is not importable: {r.stderr.strip()[-160:]}")
+    return SYSTEM_PYTHON
+
+
+def _validated(python: str, spec: Path) -> list[str]:
+    r = subprocess.run([python, "-c", _VALIDATE], input=spec.read_text(), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-800:]
+    return r.stdout.split()
+
+
+def test_a_free_text_hardware_name_gives_a_service_id_cephadm_accepts(
+    tmp_path: Path, cephadm_python: str
+) -> None:
+    doc = yaml.safe_load((REPO / "data" / "tiers" / "iops.yaml").read_text())
+    doc["name"] = "Dell R740xd NVMe (rack 4/row B) — 2024"
+    hw = tmp_path / "nodes.yaml"
+    hw.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    out = tmp_path / "o"
+    check(
+        run("flashtune.cli.compile", "--hardware", hw, "--workload", "block", "--out", out, cwd=tmp_path),
+        rc=0,
+    )
+    assert _validated(cephadm_python, out / "cephadm" / "osd-spec.yaml") == [
+        "flashtune-Dell-R740xd-NVMe-rack-4-row-B-2024"
+    ]
+
+
+def test_fleet_group_names_from_file_names_are_valid_service_ids(tmp_path: Path, cephadm_python: str) -> None:
+    tier = yaml.safe_load((REPO / "data" / "tiers" / "iops.yaml").read_text())
+    files = []
+    for i, stem in enumerate(("rack 1 nodes", "rack#2")):
+        f = tmp_path / f"{stem}.yaml"
+        f.write_text(yaml.safe_dump({**tier, "hosts": f"r{i}n[01-04]"}))
+        files += ["--hardware", f]
+    out = tmp_path / "o"
+    check(run("flashtune.cli.compile", *files, "--workload", "block", "--out", out, cwd=tmp_path), rc=0)
+    ids = _validated(cephadm_python, out / "cephadm" / "osd-spec.yaml")
+    assert ids == ["flashtune-rack-1-nodes", "flashtune-rack-2"], ids
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "a/b", "rack 1", "[x]", ""])
+def test_a_fleet_group_name_that_is_not_plain_is_refused_with_its_line(tmp_path: Path, name: str) -> None:
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(f"groups:\n  - name: {name!r}\n    tier: iops\n    hosts: 'n[1-3]'\n")
+    out = tmp_path / "sub" / "o"
+    r = run("flashtune.cli.compile", "--fleet", fleet, "--workload", "block", "--out", out, cwd=tmp_path)
+    check(r, where=f"{fleet}:2: error", says="is not a plain name")
+    assert not (tmp_path / "sub").exists() and not (tmp_path / "escaped").exists()
+
+
+def test_host_ranges_adding_up_to_millions_are_refused_in_bounded_memory(tmp_path: Path) -> None:
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        "groups:\n"
+        + "".join(f"  - {{name: g{i}, tier: iops, hosts: 'g{i}n[000001-900000]'}}\n" for i in range(5))
+    )
+    r = run(
+        "flashtune.cli.compile",
+        "--fleet",
+        fleet,
+        "--workload",
+        "block",
+        "--out",
+        tmp_path / "o",
+        cwd=tmp_path,
+        mem_mib=512,
+    )
+    check(r, where=f"{fleet}:2", says="more than 20,000 hosts")
+    assert r.peak_mib < 200, r.peak_mib
