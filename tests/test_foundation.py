@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from ruamel.yaml import YAML
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,3 +130,118 @@ def test_python_sources_are_left_to_the_formatter() -> None:
         text=True,
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+# The installed commands as pip writes them (console scripts calling each CLI's main()): what a user runs.
+SCRIPTS: dict[str, str] = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+COMPILE = ["--tier", "iops", "--workload", "mysql"]
+
+
+def _env(*, buffered: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:  # some shells and CI set it
+        env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _run(cmd: list[str | Path], **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(c) for c in cmd], text=True, timeout=120, check=False, **kw)
+
+
+def test_the_installed_commands_call_each_cli_main() -> None:
+    for name, target in SCRIPTS.items():
+        module, func = target.split(":")
+        assert func == "main", name
+        text = (BIN / name).read_text()  # a stale .venv/bin script would run an entry that is gone
+        assert f"from {module} import {func}" in text, f"{BIN / name} is stale: run `pip install -e .`"
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("into", ["pipe", "file"])
+def test_output_is_complete_piped_or_redirected(tmp_path: Path, buffered: bool, into: str) -> None:
+    out = tmp_path / "o"
+    cmd = [BIN / "compile-config", *COMPILE, "--out", out, "--explain"]
+    if into == "pipe":
+        r = _run(cmd, capture_output=True, env=_env(buffered=buffered))
+        stdout = r.stdout
+    else:
+        with (tmp_path / "stdout").open("w") as f:
+            r = _run(cmd, stdout=f, stderr=subprocess.PIPE, env=_env(buffered=buffered))
+        stdout = (tmp_path / "stdout").read_text()
+    assert r.returncode == 0, r.stderr
+    # the list of written files, then explain.md (more than one buffer's worth), all of it
+    explain = (out / "explain.md").read_text()
+    assert len(explain) > 8192 and stdout.endswith("\n" + explain + "\n")
+    listed = stdout[: -len(explain) - 1].split()
+    assert sorted(listed) == sorted(str(p) for p in out.rglob("*") if p.is_file() and p.name[0] != ".")
+
+
+def test_json_output_is_complete_through_a_pipe(tmp_path: Path) -> None:
+    r = _run(
+        [BIN / "compile-config", *COMPILE, "--out", tmp_path / "o", "--format", "json"], capture_output=True
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)  # the whole document: a truncated one would not parse
+    assert doc["manifest"] == json.loads((tmp_path / "o" / "manifest.json").read_text())
+
+
+def _broken_pipe(cmd: list[str | Path], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    read, write = os.pipe()
+    os.close(read)  # nobody reads: writing to it fails with EPIPE
+    try:
+        return _run(cmd, stdout=write, stderr=subprocess.PIPE, env=env)
+    finally:
+        os.close(write)
+
+
+def _full_disk(cmd: list[str | Path], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    with open("/dev/full", "w") as full:  # every write fails with ENOSPC
+        return _run(cmd, stdout=full, stderr=subprocess.PIPE, env=env)
+
+
+def _closed(cmd: list[str | Path], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return _run(cmd, stderr=subprocess.PIPE, env=env, preexec_fn=lambda: os.close(1))
+
+
+Stdout = Callable[[list[str | Path], dict[str, str]], subprocess.CompletedProcess[str]]
+STDOUT_MESSAGES = {
+    _broken_pipe: "",  # the reader went away (`| head`): nothing to tell it
+    _full_disk: "error: cannot write the output: No space left on device\n",
+    _closed: "error: cannot write the output: standard output is closed\n",
+}
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("stdout", list(STDOUT_MESSAGES), ids=["broken-pipe", "full", "closed"])
+@pytest.mark.parametrize("name", ["compile-config", "flashtune"])
+def test_output_that_cannot_be_written_fails_in_one_line(
+    tmp_path: Path, stdout: Stdout, buffered: bool, name: str
+) -> None:
+    out = tmp_path / "o"
+    args = [*COMPILE, "--out", out] if name == "compile-config" else ["knob", "osd_memory_target"]
+    r = stdout([BIN / name, *args], _env(buffered=buffered))
+    assert (r.returncode, r.stderr) == (2, STDOUT_MESSAGES[stdout])
+    if name == "compile-config":
+        assert (out / "manifest.json").is_file()  # the files are written whatever happens to stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "code"),
+    [
+        ("compile-config", COMPILE, 0),
+        ("compile-config", ["--tier", "iops", "--workload", "nope"], 2),  # argparse
+        ("compile-config", [*COMPILE, "--ec", "1+1"], 2),  # a UsageError
+        ("lint-config", ["ceph.conf"], 1),  # error-level findings
+        ("lint-config", ["no-such-file.conf"], 2),  # unreadable input
+        ("flashtune", ["knob", "osd_memory_target"], 0),
+        ("flashtune", ["knob", "osd_memory_targt"], 2),  # with a suggestion
+        ("flashtune", [], 2),  # prints the help
+    ],
+)
+def test_exit_codes_and_no_traceback(tmp_path: Path, name: str, args: list[str], code: int) -> None:
+    (tmp_path / "ceph.conf").write_text("[osd]\nbluestore_cache_size = banana\n")
+    extra = ["--out", "o"] if name == "compile-config" else []
+    r = _run([BIN / name, *args, *extra], capture_output=True, cwd=tmp_path)
+    assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+    if code == 2 and args:
+        assert "error:" in r.stderr and ("hint:" in r.stderr or "fix:" in r.stderr), r.stderr

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import io
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from functools import cache
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from flashtune.errors import FlashtuneError
 from flashtune.pathnames import clean
@@ -56,56 +57,52 @@ def path_arg(text: str) -> str:
     return clean(text)
 
 
-@cache
-def _help_width() -> int:
-    """The width argparse's formatter would ask shutil.get_terminal_size for: $COLUMNS, else the terminal's,
-    else 80; less 2, as argparse takes it."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return (columns or 80) - 2
-
-
-def _as_written(message: str) -> str:
-    return message
-
-
 class Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # ArgumentParser.__init__ has gettext translate three phrases ("positional arguments", "options", "show
-        # this help message and exit"). Each lookup searches the locale folders for a catalogue of gettext's
-        # default domain, which Python does not ship, and the first imports `locale`: ~4M instructions of every
-        # CLI start-up. flashtune's CLIs speak English only; their parsers take these phrases as written.
-        lookup = vars(argparse)["_"]
-        argparse._ = _as_written  # type: ignore[attr-defined]
-        try:
-            super().__init__(*args, **kwargs)
-        finally:
-            argparse._ = lookup  # type: ignore[attr-defined]
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse makes a formatter for every add_argument; given no width, each one asks shutil for the
-        # terminal's, and importing shutil (with bz2 and lzma) costs every CLI start-up more than its work
-        make: Callable[..., argparse.HelpFormatter] = self.formatter_class  # every HelpFormatter takes width
-        return make(prog=self.prog, width=_help_width())
+    """argparse whose errors are one line and a hint, exit code 2, like every other flashtune error (the usage
+    text is one --help away)."""
 
     def error(self, message: str) -> NoReturn:
-        # one line and a hint, like every other flashtune error (the usage text is one --help away)
         self.exit(2, f"{self.prog}: error: {message}\n  hint: run '{self.prog} --help'\n")
 
 
+class _ClosedStdout(io.TextIOBase):
+    """sys.stdout of a process started with its standard output closed (Python leaves None there, and print()
+    would drop the output without a word): writing fails, as on a full disk."""
+
+    def write(self, text: str) -> int:
+        if text:
+            raise OSError(errno.EBADF, "standard output is closed")
+        return 0
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null: what is left in its buffer would fail again when Python flushes it
+    at exit, with an 'Exception ignored' report (the idiom of Python's signal documentation, 'Note on SIGPIPE')."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing is flushed at exit
+        pass
+
+
+# a write to standard output failed for a reason of the place it goes to, not of flashtune
+_OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EBADF)
+
+
 def guarded(run: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[str] | None], int]:
-    """Run a CLI body; user errors print `file:line: error: ...` and exit with their code, no traceback."""
+    """Run a CLI body; user errors print `file:line: error: ...` and exit with their code, no traceback.
+
+    Output that cannot be written ends the command with exit code 2 and no traceback either: silently when the
+    reader went away (`... | head`), with one line when the disk is full or standard output is closed."""
 
     def wrapper(argv: Sequence[str] | None = None) -> int:
+        if sys.stdout is None:
+            sys.stdout = _ClosedStdout()
         try:
-            return run(argv)
+            code = run(argv)
+            sys.stdout.flush()  # a write that fails fails here, not in Python's last flush at exit
+            return code
         except FlashtuneError as e:
             print(str(e), file=sys.stderr)
             return e.exit_code
@@ -113,33 +110,16 @@ def guarded(run: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[st
             print("interrupted", file=sys.stderr)
             return 130
         except BrokenPipeError:
-            return 0
+            _discard_stdout()
+            return 2
         except MemoryError:
             print("error: out of memory (is the input what you meant?)", file=sys.stderr)
             return 2
+        except OSError as e:
+            if e.errno not in _OUTPUT_ERRORS:
+                raise
+            _discard_stdout()
+            print(f"error: cannot write the output: {e.strerror}", file=sys.stderr)
+            return 2
 
     return wrapper
-
-
-def exit_now(code: int) -> NoReturn:
-    """End a console script with `code` once main() has returned, skipping the interpreter's teardown.
-
-    Freeing every module and object one by one costs a compile-config run ~29M instructions (a tenth of its
-    start-up) and serves nothing: the output files are written and closed by then (fileio closes each before
-    the folder is renamed into place). What teardown does that matters is done here or left to it: stdout and
-    stderr are flushed; if that fails (a closed pipe, a full disk), or atexit handlers or other threads are
-    waiting, the ordinary exit runs and reports it as it always did. Only the console-script entries call
-    this: main() returns normally to tests and other callers in the same process.
-    """
-    import atexit
-
-    threading = sys.modules.get("threading")
-    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
-        sys.exit(code)
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
-    except (OSError, ValueError):  # ValueError: the stream was closed
-        sys.exit(code)
-    os._exit(code)

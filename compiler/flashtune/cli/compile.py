@@ -4,25 +4,35 @@ explain.md and manifest.json (every value with the rule, rationale, evidence and
 from __future__ import annotations
 
 import argparse
-import gc
+import json
+import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import Any
 
-from flashtune.cli.common import Parser
-
-# The rest is imported inside the functions, once console() or main() has paused the cyclic garbage collector: its
-# passes over the objects that importing argparse and the compiler creates cost ~2.6M instructions (1.3 % of a run).
+from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
+from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
+from flashtune.compile.hardware import tier_names
+from flashtune.compile.pipeline import WORKLOADS
+from flashtune.emit import cephcentral
+from flashtune.errors import UsageError
 from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
+from flashtune.hardware_file import LIMITS
 from flashtune.model import Bundle, CentralConfig
+from flashtune.pathnames import name, stem
+from flashtune.releases import (
+    DEFAULT_CEPH_RELEASE,
+    DEFAULT_MYSQL_FLAVOUR,
+    MYSQL_FLAVOURS,
+    SUPPORTED_CEPH_RELEASES,
+)
+
+EC_PATTERN = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
 
 
 def _ec(text: str) -> tuple[int, int]:
-    import re
-
-    from flashtune.errors import UsageError
-
-    m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text)
+    m = EC_PATTERN.fullmatch(text)
     if not m or int(m.group(1)) < 2 or int(m.group(2)) < 1:
         raise UsageError(
             f"--ec {text!r} is not K+M", suggestion="e.g. --ec 8+2 (k data chunks + m coding chunks)"
@@ -31,17 +41,6 @@ def _ec(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> Parser:
-    from flashtune.cli.common import Parser, bounded_float, bounded_int, path_arg
-    from flashtune.compile.hardware import tier_names
-    from flashtune.compile.pipeline import WORKLOADS
-    from flashtune.hardware_file import LIMITS
-    from flashtune.releases import (
-        DEFAULT_CEPH_RELEASE,
-        DEFAULT_MYSQL_FLAVOUR,
-        MYSQL_FLAVOURS,
-        SUPPORTED_CEPH_RELEASES,
-    )
-
     p = Parser(prog="compile-config", description=__doc__)
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
@@ -158,11 +157,6 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
-    from pathlib import Path  # the fleet reader resolves names relative to the fleet file
-
-    from flashtune.compile import fleet
-    from flashtune.pathnames import stem
-
     if args.fleet:
         groups = fleet.load_fleet(Path(args.fleet))
     else:
@@ -182,10 +176,6 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.errors import UsageError
-    from flashtune.pathnames import stem
-
     args = build_parser().parse_args(argv)
     # every file the run reads: the output may not replace any of them, even with --force
     args.read = [p for p in (*(args.hardware or ()), args.fleet, args.against) if p]
@@ -229,8 +219,6 @@ def _write(
 ) -> int:
     written = write_folder(out, files, force=args.force, inputs=args.read)
     if args.format == "json":
-        import json
-
         print(
             json.dumps(
                 {
@@ -253,15 +241,10 @@ def _write(
 
 def against(bundle: Bundle, path: str) -> str:
     """Add plan.txt and ceph-config-delta.sh (only the changes) to the bundle; return the report."""
-    from flashtune.compile import central
-
     return _plan_files(bundle.files, central.split(bundle.settings), path, bundle.request.echo())
 
 
 def _plan_files(files: dict[str, str], config: CentralConfig, path: str, inputs: dict[str, Any]) -> str:
-    from flashtune.compile import plan
-    from flashtune.emit import cephcentral
-    from flashtune.pathnames import name
 
     p = plan.diff(config, plan.read_live(path), str(path))
     files["plan.txt"] = plan.render(p)
@@ -274,28 +257,8 @@ def _plan_files(files: dict[str, str], config: CentralConfig, path: str, inputs:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # One short run: the cyclic garbage collector would only re-scan the objects start-up creates (the compiler
-    # modules are imported after this), about 6 % of compile-config's CPU time, and free next to nothing.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        from flashtune.cli.common import guarded
-
-        return guarded(run)(argv)
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def console() -> NoReturn:
-    """The installed `compile-config` command (pyproject.toml): main(), then exit without teardown."""
-    # The collector stays off to the end (main() turns it back on only if it was on): turned on after a
-    # compile, its first pass would scan every object the compile made (~2.8M instructions) just before exit.
-    gc.disable()
-    from flashtune.cli.common import exit_now
-
-    exit_now(main())
+    return guarded(run)(argv)
 
 
 if __name__ == "__main__":
-    console()
+    sys.exit(main())

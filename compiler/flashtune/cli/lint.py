@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
-from flashtune.cli.common import Parser, exit_now, guarded
+from flashtune.cli.common import Parser, guarded
 from flashtune.errors import FlashtuneError
 from flashtune.lint import Finding, lint_file
 from flashtune.parse import KINDS
@@ -156,10 +155,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(argv)
 
 
-def console() -> NoReturn:
-    """The installed `lint-config` command (pyproject.toml): main(), then exit without teardown."""
-    exit_now(main())
-
-
 if __name__ == "__main__":
-    console()
+    sys.exit(main())

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from flashtune import __version__
 from flashtune.cli import envelope, ingest, knob
-from flashtune.cli.common import Parser, exit_now, guarded
+from flashtune.cli.common import Parser, guarded
 
 
 def build_parser() -> Parser:
@@ -40,10 +40,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(argv)
 
 
-def console() -> NoReturn:
-    """The installed `flashtune` command (pyproject.toml): main(), then exit without teardown."""
-    exit_now(main())
-
-
 if __name__ == "__main__":
-    console()
+    sys.exit(main())
