@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -44,13 +45,15 @@ def test_every_table_has_a_string_id_key_and_a_source() -> None:
         assert sch["primaryKey"] == ["id"], res["name"]
         id_field = next(f for f in sch["fields"] if f["name"] == "id")
         assert id_field["type"] == "string" and id_field["constraints"]["required"]
-        if res["name"] == "sources":
+        if res["name"] in ("sources", "web_sources"):
             continue
         names = [f["name"] for f in sch["fields"]]
         assert "source_id" in names, res["name"]
-        assert {"fields": "source_id", "reference": {"resource": "sources", "fields": "id"}} in sch[
-            "foreignKeys"
-        ], res["name"]
+        # a seed passage (sources) or, for the BlueStore-era tables, a passage of a public web document
+        assert any(
+            {"fields": "source_id", "reference": {"resource": src, "fields": "id"}} in sch["foreignKeys"]
+            for src in ("sources", "web_sources")
+        ), res["name"]
         # units live in the schema: every number column names its unit, or (claims, set-up
         # parameters) names the column that holds each row's unit
         for f in sch["fields"]:
@@ -62,8 +65,15 @@ def test_every_source_row_is_used_and_points_into_its_seed(shared: Path) -> None
     sources = data.load("sources")
     used: set[str] = set()
     for name in datapackage.resource_names():
-        if name != "sources":
+        if name not in ("sources", "web_sources"):
             used |= {r["source_id"] for r in datapackage.rows(name)}
+    web_used = {r["source_id"] for r in datapackage.rows("published_results")}
+    web_used |= {r["source_id"] for r in datapackage.rows("published_claims")}
+    web_used |= {r["bottleneck_source_id"] for r in datapackage.rows("published_results")}
+    # the published set-ups' hardware files cite their passages as web_sources/<id>
+    for setup in (DATA / "envelope" / "setups").glob("*.yaml"):
+        web_used |= set(re.findall(r"web_sources/([a-z0-9._-]+)", setup.read_text()))
+    assert {r["id"] for r in datapackage.rows("web_sources")} <= web_used, "a web source nothing uses"
     unused = sources[~sources["id"].isin(used)]
     # a source no row refers to must say why: a config listing whose values the knob catalog holds
     assert unused["note"].str.contains("knob catalog").all(), list(unused["id"])

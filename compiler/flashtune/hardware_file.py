@@ -7,10 +7,14 @@ field means the same and fails the same way (one line with file:line) everywhere
     name, source, description
     software: ceph | lustre                # default ceph (the envelope's CPU costs are Ceph's)
     objectstore: bluestore | filestore     # optional: the OSDs' store (the envelope's CPU cost per op)
+    release: reef                          # optional: the Ceph release (the envelope's CPU cost family and
+                                           # erasure-coded read/write paths)
     node:
       sockets: 2                           # default 1
       cores: 22                            # cores PER SOCKET (node_cores = cores x sockets)
       cpu_ghz: 2.2                         # base clock (optional; the envelope assumes a default)
+      cpu_ghz_run: 2.9                     # the clock the cores run at under load (optional; default cpu_ghz)
+      osds_per_device: 1                   # OSD daemons per data device (optional, default 1)
       ram_gib: 128
       nics: [{count, speed_gbps, role}]    # count default 1; role: public, cluster or both (default both)
       data_devices: [{count, type, size_gb, model, read_iops, write_iops, read_mb_s, write_mb_s}]
@@ -20,6 +24,9 @@ field means the same and fails the same way (one line with file:line) everywhere
       nodes: 5, clients: 6, client_ram_gib: 32       # defaults 3, 1, 32
       client_nic_gbps: 10                  # per client node (optional)
       gateways: {count, nic_gbps}          # object gateways between clients and OSDs (optional)
+      colocated: {clients: true, gateways: 2}   # clients on the storage nodes; RGW daemons per node (optional)
+      client_network_gbps: 80              # all clients together (an uplink), optional
+      ec_optimizations: true               # fast EC on the pool (Tentacle and later), optional
       protection: {replicated: 3} | {erasure: [k, m]} | {none: true, raid: [k, m]}   # optional
     layout: {...}                          # the daemon layout override, checked by compile/layout.py
 
@@ -42,6 +49,20 @@ DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")
 SOFTWARE = ("ceph", "lustre")
 OBJECTSTORES = ("bluestore", "filestore")
+# Ceph releases a hardware file may name, oldest first (the envelope groups them into cost families)
+RELEASES = (
+    "jewel",
+    "kraken",
+    "luminous",
+    "mimic",
+    "nautilus",
+    "octopus",
+    "pacific",
+    "quincy",
+    "reef",
+    "squid",
+    "tentacle",
+)
 DRIVE_FIGURES = ("read_iops", "write_iops", "read_mb_s", "write_mb_s")
 # Upper bounds far beyond any real machine: a value past them is a typo or a unit mix-up (GB for TB, ...)
 LIMITS = {
@@ -55,6 +76,10 @@ LIMITS = {
     "clients": 10_000,
     "client_ram_gib": 65536,
     "cpu_ghz": 100,
+    "cpu_ghz_run": 100,
+    "osds_per_device": 64,
+    "gateways": 1024,
+    "client_network_gbps": 1_000_000,
     "client_nic_gbps": 3200,
     "nic_gbps": 3200,
     "replicated": 1024,
@@ -63,7 +88,9 @@ LIMITS = {
     "read_mb_s": 1e7,
     "write_mb_s": 1e7,
 }
-WHOLE = frozenset({"cores", "count", "sockets", "nodes", "clients", "replicated"})
+WHOLE = frozenset(
+    {"cores", "count", "sockets", "nodes", "clients", "replicated", "osds_per_device", "gateways"}
+)
 
 
 def number(
@@ -270,6 +297,29 @@ def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
             file=str(path),
             line=line_of(doc, "objectstore"),
         )
+    release = doc.get("release")
+    if release is not None and release not in RELEASES:
+        raise DataError(
+            f"release {release!r} is not a Ceph release name",
+            file=str(path),
+            line=line_of(doc, "release"),
+            suggestion=f"one of {', '.join(RELEASES)}",
+        )
+    coloc = _mapping(cluster, "colocated", path, "{clients: true|false, gateways: N}")
+    coloc_clients = coloc.get("clients", False)
+    if not isinstance(coloc_clients, bool):
+        raise DataError(
+            f"'colocated.clients' must be true or false, got {coloc_clients!r}",
+            file=str(path),
+            line=line_of(coloc, "clients") or line_of(cluster, "colocated"),
+        )
+    ec_opt = cluster.get("ec_optimizations", False)
+    if not isinstance(ec_opt, bool):
+        raise DataError(
+            f"'ec_optimizations' must be true or false, got {ec_opt!r}",
+            file=str(path),
+            line=line_of(cluster, "ec_optimizations"),
+        )
     link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
     layout = doc.get("layout")
@@ -295,6 +345,24 @@ def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
         protection=_protection(cluster, path),
         software=str(software),
         objectstore=None if store is None else str(store),
+        release=None if release is None else str(release),
+        cpu_ghz_run=_opt(node, "cpu_ghz_run", path),
+        osds_per_device=int(_num(node, "osds_per_device", path)) if "osds_per_device" in node else 1,
+        colocated_clients=coloc_clients,
+        colocated_gateways=int(
+            number(
+                coloc["gateways"],
+                "gateways",
+                str(path),
+                line_of(coloc, "gateways"),
+                minimum=0,
+                inclusive=True,
+            )
+        )
+        if "gateways" in coloc
+        else 0,
+        client_network_gbps=_opt(cluster, "client_network_gbps", path),
+        ec_optimizations=ec_opt,
     )
 
 

@@ -109,6 +109,13 @@ class Hardware:
     protection: Protection | None = None  # None: the file does not say
     software: str = "ceph"  # ceph | lustre
     objectstore: str | None = None  # bluestore | filestore; None: the file does not say
+    release: str | None = None  # the Ceph release the OSDs run (selects the envelope's cost family)
+    cpu_ghz_run: float | None = None  # the clock the cores really run at under load (None: cpu_ghz)
+    osds_per_device: int = 1  # OSD daemons per data device
+    colocated_clients: bool = False  # the benchmark clients run on the storage nodes (shared NICs, cores)
+    colocated_gateways: int = 0  # RGW daemons per storage node
+    client_network_gbps: float | None = None  # all clients together: an uplink between them and the nodes
+    ec_optimizations: bool = False  # fast EC (Tentacle's allow_ec_optimizations) on the pool
 
     @property
     def node_cores(self) -> int:
