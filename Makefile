@@ -28,8 +28,8 @@ $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py
 	$(BIN)/python -m flashtune.snapshot
 	touch $@
 
-# data/*.yaml -> compiler/flashtune/_data (JSON read by the CLIs). A checkout also does this by itself
-# whenever data/ changed, like Python's .pyc files; the wheel build always writes a fresh one.
+# data/ -> compiler/flashtune/_data, the checked JSON the CLIs read (flashtune/snapshot.py); the wheel build
+# writes its own. A checkout whose data/ changed since reads data/ itself (slower, same checks) until this runs.
 snapshot: $(VENV)/.installed
 	$(BIN)/python -m flashtune.envelope.calibrate
 	$(BIN)/python -m flashtune.snapshot

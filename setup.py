@@ -22,23 +22,11 @@ class BuildWithDataSnapshot(build_py):
             return
         sys.path.insert(0, str(ROOT / "compiler"))
         try:
-            from flashtune.catalog.store import check_snapshot
-            from flashtune.compile import profiles
-            from flashtune.evidence import write_index
-            from flashtune.snapshot import build_fresh
+            from flashtune.snapshot import build
         finally:
             sys.path.pop(0)
-        out = Path(self.build_lib) / "flashtune" / "_data"
-        if out.exists():
-            import shutil
-
-            shutil.rmtree(out)
-        build_fresh(ROOT / "data", out)
-        # the whole catalog is checked once here, so the installed CLIs build only the knobs they use
-        check_snapshot(out)
-        # and the whole data package and every profile: compile-config reads the digests these write
-        write_index(out)
-        profiles.write_index(out)
+        # every data file compiled and checked (a bad one fails the build with its file and line)
+        build(ROOT / "data", Path(self.build_lib) / "flashtune" / "_data")
 
 
 setup(cmdclass={"build_py": BuildWithDataSnapshot})

@@ -7,6 +7,7 @@ status=0
 echo "== ruff"; $BIN/ruff check compiler tests bench scripts || status=1
 echo "== ruff format"; $BIN/ruff format --check compiler tests bench scripts notebooks || status=1
 echo "== mypy"; $BIN/mypy || status=1
+echo "== data snapshot"; $BIN/python -m flashtune.snapshot || status=1  # tests check it matches data/
 echo "== pytest"
 $BIN/pytest "$@"
 rc=$?

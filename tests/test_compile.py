@@ -438,3 +438,49 @@ def test_hsbench_plans_put_before_they_get() -> None:
 def test_configs_folder_is_up_to_date() -> None:
     stale = matrix.stale()
     assert not stale, f"configs/ is stale ({len(stale)} files, e.g. {stale[:3]}): run `make configs`"
+
+
+def test_a_compile_reports_names_as_before(tmp_path: Path) -> None:
+    """--out and --hardware are spelt as str(Path(name)) in what compile-config prints and writes."""
+    hw = tmp_path / "my.rig.yaml"
+    hw.write_text((Path(__file__).parents[1] / "data" / "tiers" / "iops.yaml").read_text())
+    out = f"{tmp_path}//out/./"
+    args = [
+        "--hardware",
+        f"{tmp_path}/./my.rig.yaml",
+        "--workload",
+        "block",
+        "--out",
+        out,
+        "--format",
+        "json",
+    ]
+    r = subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.compile", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["out"] == str(Path(out))
+    assert doc["files"][0] == str(Path(out) / "ceph.conf")
+    assert doc["manifest"]["inputs"]["hardware"] == str(hw)
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flashtune.cli.compile",
+            "--tier",
+            "iops",
+            "--workload",
+            "block",
+            "--out",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode != 0
+    assert again.stderr.startswith(f"{Path(out) / 'ceph.conf'}: error: exists already"), again.stderr

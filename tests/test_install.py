@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from flashtune import snapshot
-from flashtune.snapshot import compile_file
+from flashtune import paths
+from flashtune.snapshot import CHECKED, compile_file
+from flashtune.yamlio import decode, parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -64,32 +65,23 @@ def test_the_wheel_carries_a_fresh_data_snapshot_and_the_license(wheel: Path) ->
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert any(n.endswith("licenses/LICENSE") for n in names)
-        index = json.loads(z.read("flashtune/_data/index.json"))
-        sources = sorted(
-            p.relative_to(REPO / "data").as_posix() for p in (REPO / "data").rglob("*") if p.is_file()
-        )
-        assert sorted(index["sources"]) == sources
-        for rel in sources:  # every file compiled from data/ as it is now: a stale snapshot fails here
-            name, content = compile_file(rel, REPO / "data" / rel)
-            assert z.read(f"flashtune/_data/{name}") == content, f"stale snapshot of data/{rel} in the wheel"
-        for n in (
-            names
-        ):  # data/*.yaml ships compiled: JSON lines under the same name, no YAML to parse at run time
-            if n.startswith("flashtune/_data/") and n.endswith((".yaml", ".yml")):
-                text = z.read(n).decode()
-                assert all(json.loads(line) is not None for line in text.splitlines()), n
-                assert snapshot.decode_plain(text) == snapshot.decode(text), f"{n}: its two lines differ"
-        # the build checked the whole catalog, so the installed CLIs build only the knobs they use
-        checked = json.loads(z.read("flashtune/_data/knobs.checked.json"))
-        knobs = {rel: stamp[2] for rel, stamp in index["sources"].items() if rel.startswith("knobs/")}
-        assert checked["knobs"] == knobs
-        # and wrote each knob as built (knobs.index.jsonl), so they build only the knobs they use, from that
-        header = z.read("flashtune/_data/knobs.index.jsonl").decode().split("\n", 1)[0]
-        assert json.loads(header)["stamps"] == checked
-        # and digested the data package and the profiles once checked (flashtune.digests)
-        for digest in ("evidence.index.jsonl", "profiles.index.jsonl"):
-            head = json.loads(z.read(f"flashtune/_data/{digest}").decode().split("\n", 1)[0])
-            assert head["stamps"]["files"] and len(head["stamps"]["code"]) == 1, digest  # no checkout stamps
+        stamp = json.loads(z.read("flashtune/_data/index.json"))
+        assert stamp == paths.stamp(REPO / "data")  # the one stamp: this version, these data files' CRCs
+        for rel in stamp[
+            "sources"
+        ]:  # every file compiled from data/ as it is now: a stale snapshot fails here
+            content = z.read(f"flashtune/_data/{rel}")
+            assert content == compile_file(rel, REPO / "data" / rel), (
+                f"stale snapshot of data/{rel} in the wheel"
+            )
+            if rel.endswith(".yaml"):  # shipped compiled: one line of JSON under the same name, no YAML
+                assert decode(content.decode()) == parse_yaml((REPO / "data" / rel).read_text(), rel), rel
+        # the build checked the catalog, the profiles and the data package, and wrote what they yield
+        for name, make in CHECKED.items():
+            written = json.loads(z.read(f"flashtune/_data/checked/{name}"))
+            assert written == json.loads(json.dumps(make(str(REPO / "data"), "data"))), name
+        shipped = {n.removeprefix("flashtune/_data/") for n in names if n.startswith("flashtune/_data/")}
+        assert shipped == {*stamp["sources"], "index.json", *(f"checked/{n}" for n in CHECKED)}
 
 
 def test_cli_only_install_works_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
@@ -108,6 +100,10 @@ def test_cli_only_install_works_outside_the_checkout(venv: Path, tmp_path: Path)
     away = tmp_path / "elsewhere"
     away.mkdir()
     env = _env()
+    package = next((venv / "lib").glob("python3*/site-packages")) / "flashtune"
+    installed = {
+        p: p.read_bytes() for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
 
     def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -135,6 +131,9 @@ def test_cli_only_install_works_outside_the_checkout(venv: Path, tmp_path: Path)
     assert r.returncode == 2 and "osd_memory_target" in r.stderr
     r = run(venv / "bin" / "flashtune", "ingest", "o/ceph.conf")  # pandas is an extra: say which one
     assert r.returncode == 2 and "flashtune[ingest]" in r.stderr and "Traceback" not in r.stderr
+    # nothing wrote into the installed package (bytecode aside): the snapshot is read as the wheel built it
+    after = {p: p.read_bytes() for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert after == installed
 
 
 def _installed_bytes(venv: Path, dists: list[str]) -> int:

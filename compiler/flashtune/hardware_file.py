@@ -42,8 +42,8 @@ from typing import Any
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
 from flashtune.pathnames import StrPath, stem
-from flashtune.paths import data_label, data_names, has_data, load_data
-from flashtune.yamlio import line_of
+from flashtune.paths import data_label, data_names, has_data
+from flashtune.yamlio import line_of, load_data
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")

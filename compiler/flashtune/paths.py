@@ -1,27 +1,29 @@
-"""Where flashtune's data lives, and how it is read fast.
+"""Where flashtune's data lives, and the data snapshot that holds it checked.
 
-data/*.yaml is compiled into the data snapshot (flashtune/_data, see flashtune.snapshot): a mirror of data/
-whose YAML files hold JSON. yamlio.load_yaml reads that compiled form whenever it is asked for a data file,
-so callers simply read `load_data("knobs/ceph.yaml")` or `os.path.join(data_dir(), "knobs", "ceph.yaml")`:
+data/ (YAML, CSV, JSON) is compiled into the data snapshot, flashtune/_data, when the package is built
+(flashtune.snapshot): the YAML files as JSON under the same names, the results of the checks that read whole
+folders (checked/*.json), and one stamp (index.json: flashtune's version and the CRC-32 of every data file).
 - installed package: data_dir() is the snapshot itself;
-- source checkout: data_dir() is data/ (edit it, copy it); the snapshot beside the package is brought up to
-  date first, like a .pyc with its .py, and load_yaml reads from it;
-- FLASHTUNE_DATA=<folder> (a modified copy, in tests and the book build): that folder, parsed as YAML.
+- source checkout: data_dir() is data/ (edit it, copy it); the snapshot beside the package is used while its
+  stamp matches data/, and otherwise data/ is read and checked as it is (`make snapshot` writes a fresh one);
+- FLASHTUNE_DATA=<folder> (a modified copy, in tests and the book build): that folder, read and checked as it is.
+Nothing writes the snapshot at run time.
 
     data_dir()            the data folder (data/ names: knobs/, profiles/, tiers/, tables/, ...)
     data_path(rel)        one file or folder in it, e.g. data_path("tiers/iops.yaml")
     data_names(folder)    names of the YAML files in one data folder, e.g. data_names("tiers") -> ["iops", ...]
     load_data(rel)        one YAML data file, e.g. load_data("knobs/ceph.yaml"), as YDict/YList with lines
-    load_plain(rel)       the same values without lines (faster: for data only looked up)
     data_label(rel)       how messages name that file, e.g. "data/knobs/ceph.yaml"
-    compiled(path)        the snapshot file holding a data YAML file's compiled form, if there is one
-
-Folders and files are plain strings (no pathlib: see flashtune.pathnames); wrap them in Path where it helps.
+    compiled(path)        the snapshot file holding a data YAML file's compiled form, if the snapshot is in use
+    read_checked(name, make)  a checked result of the snapshot build (or made the same way, see there)
 """
 
 from __future__ import annotations
 
+import json
 import os
+import zlib
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -32,28 +34,67 @@ PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(PACKAGE_DIR))
 SOURCE_DATA = os.path.join(REPO_ROOT, "data")  # the authoring YAML; only a source checkout has it
 SNAPSHOT_DIR = os.path.join(PACKAGE_DIR, "_data")
+STAMP = "index.json"  # in the snapshot: what it was built from (stamp())
+CHECKED = "checked"  # in the snapshot: the folder of checked results (read_checked)
+
+
+def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(name relative to the data folder, path) of every data file, a folder's files by name, then its
+    subfolders by name; editor backups, hidden files and caches are not data."""
+    entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    for e in entries:
+        if e.is_file() and not e.name.startswith((".", "#")) and not e.name.endswith(("~", ".pyc")):
+            yield prefix + e.name, e.path
+    for e in entries:
+        if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__")):
+            yield from _source_files(e.path, f"{prefix}{e.name}/")
+
+
+def source_files(folder: StrPath) -> list[tuple[str, str]]:
+    """(relative name, path) of every file of a data folder, in a fixed order."""
+    return list(_source_files(os.fspath(folder)))
+
+
+def stamp(folder: StrPath) -> dict[str, Any]:
+    """What a snapshot of the data in folder is built from: flashtune's version and each file's CRC-32."""
+    from flashtune import __version__
+
+    crcs = {}
+    for rel, path in source_files(folder):
+        with open(path, "rb") as f:
+            crcs[rel] = zlib.crc32(f.read())
+    return {"flashtune": __version__, "sources": crcs}
+
+
+def read_stamp(snapshot: StrPath) -> dict[str, Any] | None:
+    """The stamp a snapshot was built with (None: no readable stamp)."""
+    try:
+        with open(os.path.join(snapshot, STAMP), encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _is_checkout() -> bool:
+    return os.path.isfile(os.path.join(SOURCE_DATA, "datapackage.json")) and os.path.isdir(
+        os.path.join(REPO_ROOT, "compiler", "flashtune")
+    )
 
 
 @cache
-def _checkout_snapshot() -> bool | None:
-    """None: not a source checkout; True: its snapshot is up to date; False: it cannot be written."""
-    if not (
-        os.path.isfile(os.path.join(SOURCE_DATA, "datapackage.json"))
-        and os.path.isdir(os.path.join(REPO_ROOT, "compiler", "flashtune"))
-    ):
-        return None
-    from flashtune.snapshot import ensure
-
-    return ensure(SOURCE_DATA, SNAPSHOT_DIR)
+def _checkout_snapshot_matches() -> bool:
+    """Is the snapshot beside a checkout's package built from data/ as it is now?"""
+    return read_stamp(SNAPSHOT_DIR) == stamp(SOURCE_DATA)
 
 
 def data_dir() -> str:
     env = os.environ.get("FLASHTUNE_DATA")
     if env:
         return clean(env)
-    if _checkout_snapshot() is not None:
+    if _is_checkout():
         return SOURCE_DATA
-    if not os.path.isfile(os.path.join(SNAPSHOT_DIR, "index.json")):
+    if not os.path.isfile(os.path.join(SNAPSHOT_DIR, STAMP)):
         from flashtune.errors import DataError
 
         raise DataError(
@@ -62,6 +103,23 @@ def data_dir() -> str:
             suggestion="reinstall flashtune (pip install --force-reinstall flashtune)",
         )
     return SNAPSHOT_DIR
+
+
+def snapshot_dir() -> str | None:
+    """The snapshot of the data in use, or None: read the data folder itself (FLASHTUNE_DATA, or a checkout
+    whose data/ changed since its snapshot was built)."""
+    root = data_dir()
+    if root == SNAPSHOT_DIR or (root == SOURCE_DATA and _checkout_snapshot_matches()):
+        return SNAPSHOT_DIR
+    return None
+
+
+def data_crcs() -> dict[str, int]:
+    """The CRC-32 of every file of the data in use (from the snapshot's stamp where the snapshot is in use)."""
+    snapshot = snapshot_dir()
+    found = read_stamp(snapshot) if snapshot is not None else None
+    crcs: dict[str, int] = (found or stamp(data_dir()))["sources"]
+    return crcs
 
 
 def data_path(rel: str) -> str:
@@ -74,24 +132,40 @@ def compiled(path: StrPath) -> str | None:
     text = os.fspath(path)
     if text.startswith(f"{SNAPSHOT_DIR}/"):
         return text
-    if text.startswith(f"{SOURCE_DATA}/") and _checkout_snapshot():
+    if text.startswith(f"{SOURCE_DATA}/") and snapshot_dir() == SNAPSHOT_DIR:
         return os.path.join(SNAPSHOT_DIR, text[len(SOURCE_DATA) + 1 :])
     return None
 
 
+def read_checked(name: str, make: Callable[[str, str], Any]) -> Any:
+    """checked/<name> of the snapshot in use: what the snapshot build wrote after its checks passed. Without
+    a snapshot (see snapshot_dir) it is made as the build makes it, by make(data folder, how messages name
+    that folder), with the same checks, and kept in memory only."""
+    snapshot = snapshot_dir()
+    if snapshot is None:
+        return make(data_dir(), label_root())
+    with open(os.path.join(snapshot, CHECKED, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
     """Stems of the files `<folder>/*<suffix>` in the data, sorted."""
-    try:  # (listdir, not Path.glob: the glob's pattern machinery costs every CLI start-up)
+    try:
         names = os.listdir(data_path(folder))
     except (FileNotFoundError, NotADirectoryError):
         return []
     return sorted(n[: -len(suffix)] for n in names if n.endswith(suffix))
 
 
+def label_root() -> str:
+    """How messages name the data folder: "data" for the shipped data, the folder itself for FLASHTUNE_DATA."""
+    root = data_dir()
+    return "data" if root in (SOURCE_DATA, SNAPSHOT_DIR) else root
+
+
 def data_label(rel: str) -> str:
     """How messages name a data file: data/<rel> for the shipped data, the full path for FLASHTUNE_DATA."""
-    root = data_dir()
-    return f"data/{rel}" if root in (SOURCE_DATA, SNAPSHOT_DIR) else os.path.join(root, rel)
+    return os.path.join(label_root(), rel)
 
 
 def has_data(rel: str) -> bool:
@@ -103,13 +177,6 @@ def load_data(rel: str) -> Any:
     from flashtune.yamlio import load_yaml
 
     return load_yaml(data_path(rel))
-
-
-def load_plain(rel: str) -> Any:
-    """One YAML data file's values without line numbers (plain dicts and lists; see yamlio.load_plain)."""
-    from flashtune.yamlio import load_plain as load
-
-    return load(data_path(rel))
 
 
 def knobs_dir() -> str:

@@ -1,8 +1,8 @@
 """Reading YAML safely and within bounds, with file:line in every error.
 
 Two callers need YAML at run time: a user's hardware file (`compile-config --hardware`) and a CBT test plan
-given to `lint-config`. The shipped data/ is compiled to JSON at build time (flashtune.snapshot) and read
-without any YAML parser; this module also does that compilation.
+given to `lint-config`. The shipped data/ is compiled to JSON when the package is built (flashtune.snapshot),
+and load_yaml reads a data file from that form (decode) while the snapshot is in use (flashtune.paths).
 
 Parsing uses PyYAML's event stream (libyaml's C parser where the wheel has it) and builds the tree here, not
 with PyYAML's composer, because that composer recurses once per nesting level (libyaml's C composer crashes
@@ -19,16 +19,29 @@ Two schemas:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
 
-from yaml.nodes import Node
+import yaml
+from yaml.events import (
+    AliasEvent,
+    CollectionStartEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
 from flashtune.pathnames import StrPath
-from flashtune.paths import compiled
+from flashtune.paths import compiled, data_path
 
 MAX_DEPTH = 64  # data files and test plans are 4-8 levels deep
 MAX_NODES = 200_000  # expanded (aliases counted each time they are used); data/knobs/ceph.yaml has ~25,000
@@ -49,60 +62,16 @@ class Lines:
         return self.keys[i]
 
 
-class _Positioned:
-    """`lc` (the lines of a loaded YAML node) for YDict and YList: from the data snapshot the positions arrive
-    as a flat list (`_raw`), turned into Lines only when a line is asked for: most loaded nodes never are."""
-
-    __slots__ = ()  # the slots `_lc` and `_raw` are the subclasses' (a mixin's slots would clash with dict's)
-
-    def _position_keys(self) -> list[Any]:
-        raise NotImplementedError
-
-    @property
-    def lc(self) -> Lines:
-        lc: Lines | None = getattr(self, "_lc", None)
-        if lc is None:
-            raw = getattr(self, "_raw", None)
-            if raw is None:
-                raise AttributeError("lc")
-            pos = raw[2]
-            keys = self._position_keys()
-            lc = Lines(raw[0], raw[1], {k: (pos[2 * i], pos[2 * i + 1]) for i, k in enumerate(keys)})
-            setattr(self, "_lc", lc)  # noqa: B010 (a subclass slot)
-        return lc
-
-    @lc.setter
-    def lc(self, value: Lines) -> None:
-        setattr(self, "_lc", value)  # noqa: B010 (a subclass slot)
-
-
-# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-class YDict(_Positioned, dict[Any, Any]):
+class YDict(dict[Any, Any]):
     """A mapping from a YAML file; `lc` gives its lines (keys in file order)."""
 
-    __slots__ = ("_lc", "_raw")
-    _lc: Lines | None
-    _raw: Any
-
-    def _position_keys(self) -> list[Any]:
-        return list(self)
+    lc: Lines
 
 
-class YList(_Positioned, list[Any]):
+class YList(list[Any]):
     """A sequence from a YAML file; `lc` gives its lines (by index)."""
 
-    __slots__ = ("_lc", "_raw")
-    _lc: Lines | None
-    _raw: Any
-
-    def _position_keys(self) -> list[Any]:
-        return list(range(len(self)))
-
-
-def _loader_class(schema: str) -> Any:
-    import yaml  # imported only when a YAML file is really read (about 20 ms of start-up)
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    lc: Lines
 
 
 def _error(message: str, filename: str, mark: Any, hint: str | None = None) -> DataError:
@@ -137,127 +106,15 @@ def compose_all(
 
     Aliases point at the anchored node itself, as in PyYAML; the returned graph is small, and the bounds
     (over the whole file) guarantee that walking it with aliases expanded visits at most `max_nodes` nodes.
+    `schema` is resolved later (to_tree, or the CBT linter): both read the same event stream.
     """
-    import yaml
-    from yaml.events import (
-        AliasEvent,
-        CollectionStartEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        StreamEndEvent,
-    )
-    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
-    loader = _loader_class(schema)(text)
-    anchors: dict[str, Node] = {}
-    size: dict[int, int] = {}  # id(anchored node) -> its expanded size, once the node is complete
-    stack: list[tuple[Node, list[Node], int, str | None]] = []  # open collection, pending key, start, anchor
-    total = 0  # nodes read so far, aliases expanded
-    roots: list[Node] = []
-    documents = 0
-
-    def fail(message: str, mark: Any, hint: str) -> DataError:
-        return _error(message, filename, mark, hint)
-
-    def bump(weight: int, mark: Any) -> None:
-        nonlocal total
-        total += weight
-        if total > max_nodes:
-            raise fail(
-                f"YAML expands to more than {max_nodes} nodes (aliases counted each time they are used)",
-                mark,
-                "write the values out, or use fewer nested aliases (a 'billion laughs' file?)",
-            )
-
-    def attach(node: Node) -> None:
-        if not stack:
-            roots.append(node)
-            return
-        parent, pending = stack[-1][0], stack[-1][1]
-        if isinstance(parent, SequenceNode):
-            parent.value.append(node)
-        elif pending:
-            parent.value.append((pending.pop(), node))
-        else:
-            pending.append(node)
-
+    loader = _LOADER(text)
     try:
-        while True:
-            event = loader.get_event()
-            if isinstance(event, StreamEndEvent):
-                break
-            if isinstance(event, DocumentStartEvent):
-                documents += 1
-                if single and documents > 1:
-                    raise fail(
-                        "more than one YAML document ('---') in the file",
-                        event.start_mark,
-                        "keep one document per file",
-                    )
-            elif isinstance(event, AliasEvent):
-                target = anchors.get(event.anchor)
-                if target is None:
-                    raise fail(
-                        f"alias *{event.anchor} names no anchor defined before it",
-                        event.start_mark,
-                        f"define '&{event.anchor}' before using '*{event.anchor}'",
-                    )
-                if id(target) not in size:
-                    raise fail(
-                        f"alias *{event.anchor} refers to a node that contains it",
-                        event.start_mark,
-                        "a YAML value cannot contain itself",
-                    )
-                bump(size[id(target)], event.start_mark)
-                attach(target)
-            elif isinstance(event, ScalarEvent):
-                explicit = event.tag not in (None, "!")
-                tag = event.tag if explicit else loader.resolve(ScalarNode, event.value, event.implicit)
-                node: Node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-                node.plain = bool(event.implicit[0]) and not explicit  # type: ignore[attr-defined]
-                bump(1, event.start_mark)
-                if event.anchor is not None:
-                    anchors[event.anchor] = node
-                    size[id(node)] = 1
-                attach(node)
-            elif isinstance(event, CollectionStartEvent):
-                if len(stack) >= max_depth:
-                    raise fail(
-                        f"YAML nested more than {max_depth} levels deep",
-                        event.start_mark,
-                        "a flashtune input needs only a few levels",
-                    )
-                is_map = isinstance(event, MappingStartEvent)
-                default = "tag:yaml.org,2002:map" if is_map else "tag:yaml.org,2002:seq"
-                tag = event.tag if event.tag not in (None, "!") else default
-                if tag != default:  # e.g. !!python/object/apply: refused, as a safe loader does
-                    raise fail(
-                        f"YAML tag {tag!r} is not supported here",
-                        event.start_mark,
-                        "write plain mappings and lists",
-                    )
-                cls = MappingNode if is_map else SequenceNode
-                node = cls(tag, [], event.start_mark, None, flow_style=event.flow_style)
-                if event.anchor is not None:
-                    anchors[event.anchor] = node  # no size until complete: an alias to it inside is recursive
-                stack.append((node, [], total, event.anchor))
-                bump(1, event.start_mark)
-            elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
-                node, _pending, start, anchor = stack.pop()
-                node.end_mark = event.end_mark
-                if anchor is not None and anchors.get(anchor) is node:
-                    size[id(node)] = total - start
-                attach(node)
+        return _Composer(loader, filename, max_depth, max_nodes, single).run()
     except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
+        problem = str(e.problem or e.context)
         raise _error(
-            f"YAML syntax error: {e.problem or e.context}",
-            filename,
-            mark,
-            _syntax_hint(str(e.problem or e.context)),
+            f"YAML syntax error: {problem}", filename, e.problem_mark or e.context_mark, _syntax_hint(problem)
         ) from None
     except yaml.reader.ReaderError as e:  # a character YAML does not allow (control characters, ...)
         line, col = position(text, e.position)
@@ -273,7 +130,144 @@ def compose_all(
         raise DataError(f"YAML error: {e}"[:300], file=filename, suggestion="fix the YAML syntax") from None
     finally:
         loader.dispose()
-    return roots
+
+
+# libyaml's C parser where PyYAML has it (only its event stream is used: see the module's doc)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+class _Open:
+    """A collection being read: its node, a key waiting for its value, where the node count stood when it
+    began and its anchor."""
+
+    __slots__ = ("anchor", "node", "pending", "start")
+
+    def __init__(self, node: Node, start: int, anchor: str | None) -> None:
+        self.node, self.start, self.anchor = node, start, anchor
+        self.pending: list[Node] = []
+
+
+class _Composer:
+    """Builds the nodes of compose_all from the parser's events, one handler per kind of event, counting
+    every node (an alias as the size of what it names) and the nesting depth."""
+
+    def __init__(self, loader: Any, filename: str, max_depth: int, max_nodes: int, single: bool) -> None:
+        self.loader, self.filename = loader, filename
+        self.max_depth, self.max_nodes, self.single = max_depth, max_nodes, single
+        self.anchors: dict[str, Node] = {}
+        self.size: dict[int, int] = {}  # id(anchored node) -> its expanded size, once the node is complete
+        self.stack: list[_Open] = []
+        self.total = 0  # nodes read so far, aliases expanded
+        self.roots: list[Node] = []
+        self.documents = 0
+        self.handlers: dict[type, Any] = {
+            DocumentStartEvent: self.document_start,
+            AliasEvent: self.alias,
+            ScalarEvent: self.scalar,
+            MappingStartEvent: self.collection_start,
+            SequenceStartEvent: self.collection_start,
+            MappingEndEvent: self.collection_end,
+            SequenceEndEvent: self.collection_end,
+        }
+
+    def run(self) -> list[Node]:
+        while not isinstance(event := self.loader.get_event(), StreamEndEvent):
+            handler = self.handlers.get(type(event))
+            if handler is not None:  # stream start, document end: nothing to do
+                handler(event)
+        return self.roots
+
+    def fail(self, message: str, mark: Any, hint: str) -> DataError:
+        return _error(message, self.filename, mark, hint)
+
+    def count(self, weight: int, mark: Any) -> None:
+        self.total += weight
+        if self.total > self.max_nodes:
+            raise self.fail(
+                f"YAML expands to more than {self.max_nodes} nodes (aliases counted each time they are used)",
+                mark,
+                "write the values out, or use fewer nested aliases (a 'billion laughs' file?)",
+            )
+
+    def attach(self, node: Node) -> None:
+        """Put a complete node where it belongs: a document's root, a list item, a key or a key's value."""
+        if not self.stack:
+            self.roots.append(node)
+            return
+        parent = self.stack[-1]
+        if isinstance(parent.node, SequenceNode):
+            parent.node.value.append(node)
+        elif parent.pending:
+            parent.node.value.append((parent.pending.pop(), node))
+        else:
+            parent.pending.append(node)
+
+    def document_start(self, event: DocumentStartEvent) -> None:
+        self.documents += 1
+        if self.single and self.documents > 1:
+            raise self.fail(
+                "more than one YAML document ('---') in the file",
+                event.start_mark,
+                "keep one document per file",
+            )
+
+    def alias(self, event: AliasEvent) -> None:
+        target = self.anchors.get(str(event.anchor))
+        if target is None:
+            raise self.fail(
+                f"alias *{event.anchor} names no anchor defined before it",
+                event.start_mark,
+                f"define '&{event.anchor}' before using '*{event.anchor}'",
+            )
+        if id(target) not in self.size:
+            raise self.fail(
+                f"alias *{event.anchor} refers to a node that contains it",
+                event.start_mark,
+                "a YAML value cannot contain itself",
+            )
+        self.count(self.size[id(target)], event.start_mark)
+        self.attach(target)
+
+    def scalar(self, event: ScalarEvent) -> None:
+        explicit = event.tag not in (None, "!")
+        tag = event.tag if explicit else self.loader.resolve(ScalarNode, event.value, event.implicit)
+        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+        node.plain = bool(event.implicit[0]) and not explicit  # type: ignore[attr-defined]
+        self.count(1, event.start_mark)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = node
+            self.size[id(node)] = 1
+        self.attach(node)
+
+    def collection_start(self, event: CollectionStartEvent) -> None:
+        if len(self.stack) >= self.max_depth:
+            raise self.fail(
+                f"YAML nested more than {self.max_depth} levels deep",
+                event.start_mark,
+                "a flashtune input needs only a few levels",
+            )
+        is_map = isinstance(event, MappingStartEvent)
+        default = _MAP_TAG if is_map else _SEQ_TAG
+        tag = event.tag if event.tag not in (None, "!") else default
+        if tag != default:  # e.g. !!python/object/apply: refused, as a safe loader does
+            raise self.fail(
+                f"YAML tag {tag!r} is not supported here", event.start_mark, "write plain mappings and lists"
+            )
+        cls = MappingNode if is_map else SequenceNode
+        node = cls(tag, [], event.start_mark, None, flow_style=event.flow_style)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = node  # no size until complete: an alias to it inside is recursive
+        self.stack.append(_Open(node, self.total, event.anchor))
+        self.count(1, event.start_mark)
+
+    def collection_end(self, event: MappingEndEvent | SequenceEndEvent) -> None:
+        done = self.stack.pop()
+        done.node.end_mark = event.end_mark
+        if done.anchor is not None and self.anchors.get(done.anchor) is done.node:
+            self.size[id(done.node)] = self.total - done.start
+        self.attach(done.node)
 
 
 def _syntax_hint(problem: str) -> str:
@@ -287,37 +281,36 @@ def _syntax_hint(problem: str) -> str:
     return "fix the YAML syntax (indentation, quoting, ':' after keys)"
 
 
-# YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) for plain scalars; patterns, not
-# compiled ones: re compiles (and caches) them on first use, which reading the data snapshot never reaches
-_NULL = r"(?:~|null|Null|NULL)?"
+# YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) for plain scalars
+_NULL = re.compile(r"(?:~|null|Null|NULL)?")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_INT = r"[-+]?[0-9]+"
-_INT_OCT = r"0o[0-7]+"
-_INT_HEX = r"0x[0-9a-fA-F]+"
-_FLOAT = r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-_INF = r"([-+]?)\.(?:inf|Inf|INF)"
-_NAN = r"\.(?:nan|NaN|NAN)"
+_INT = re.compile(r"[-+]?[0-9]+")
+_INT_OCT = re.compile(r"0o[0-7]+")
+_INT_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_INF = re.compile(r"([-+]?)\.(?:inf|Inf|INF)")
+_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
 _CORE_TAGS = {"str", "int", "float", "bool", "null"}
 
 
 def _core_scalar(node: Any, filename: str) -> Any:
     v: str = node.value
     if getattr(node, "plain", False):
-        if re.fullmatch(_NULL, v):
+        if _NULL.fullmatch(v):
             return None
         if v in _BOOL:
             return _BOOL[v]
-        if re.fullmatch(_INT, v):
+        if _INT.fullmatch(v):
             return int(v)
-        if re.fullmatch(_INT_OCT, v):
+        if _INT_OCT.fullmatch(v):
             return int(v[2:], 8)
-        if re.fullmatch(_INT_HEX, v):
+        if _INT_HEX.fullmatch(v):
             return int(v[2:], 16)
-        if re.fullmatch(_FLOAT, v):
+        if _FLOAT.fullmatch(v):
             return float(v)
-        if m := re.fullmatch(_INF, v):
+        if m := _INF.fullmatch(v):
             return -math.inf if m.group(1) == "-" else math.inf
-        if re.fullmatch(_NAN, v):
+        if _NAN.fullmatch(v):
             return math.nan
         return v
     tag = str(node.tag).removeprefix("tag:yaml.org,2002:")
@@ -342,8 +335,6 @@ def _core_scalar(node: Any, filename: str) -> Any:
 
 def to_tree(node: Node | None, filename: str) -> Any:
     """Core-schema nodes -> YDict/YList/scalars that remember their lines; a repeated key is an error."""
-    from yaml.nodes import MappingNode, SequenceNode
-
     if node is None:
         return None
     if isinstance(node, MappingNode):
@@ -385,38 +376,66 @@ def parse_yaml(text: str, filename: str = "<string>") -> Any:
 def load_yaml(path: StrPath) -> Any:
     """Read and parse a YAML file (core schema); every failure is a DataError naming file:line.
 
-    A data file (see flashtune.paths) is read from its compiled form in the snapshot: JSON, no YAML parser.
+    A data file is read from its compiled form in the data snapshot while it is in use (flashtune.paths):
+    JSON, no YAML parser.
     """
     snap = compiled(path)
     if snap is not None:
-        from flashtune.snapshot import decode
-
         return decode(read_text(snap))
     return parse_yaml(read_text(path), str(path))
 
 
-def load_plain(path: StrPath) -> Any:
-    """What load_yaml returns, for data only looked up (no line numbers needed): from the snapshot, plain
-    dicts and lists read several times faster (snapshot.decode_plain); elsewhere the YAML file parsed."""
-    snap = compiled(path)
-    if snap is not None:
-        from flashtune.snapshot import decode_plain
+def load_data(rel: str) -> Any:
+    """One YAML file of the data (e.g. "profiles/base.yaml") as YDict/YList/scalars with line numbers."""
+    return load_yaml(data_path(rel))
 
-        return decode_plain(read_text(snap))
-    return parse_yaml(read_text(path), str(path))
+
+# --- the data snapshot's form of a YAML file: JSON with the line of every mapping, key and item ----------
+# Reserved keys no YAML data key can be (they start with a control character, which YAML keys cannot hold)
+LINES_KEY = "\u0001"  # in a mapping: [line, col, [key1 line, key1 col, key2 line, ...]]
+MAP_KEY = "\u0001m"  # a mapping with keys JSON objects cannot hold (numbers, booleans, null)
+SEQ_KEY = "\u0001s"  # a list: [line, col, [items], [item1 line, item1 col, ...]]
+
+
+def _pairs(flat: list[int]) -> list[tuple[int, int]]:
+    return list(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _from_json(obj: dict[str, Any]) -> Any:
+    """json's object hook: a mapping or list written by flashtune.snapshot.encode, with its lines."""
+    if LINES_KEY in obj:
+        line, col, flat = obj.pop(LINES_KEY)
+        mapping = YDict(obj)
+        mapping.lc = Lines(line, col, dict(zip(mapping, _pairs(flat), strict=True)))
+        return mapping
+    if SEQ_KEY in obj:
+        line, col, items, flat = obj[SEQ_KEY]
+        seq = YList(items)
+        seq.lc = Lines(line, col, dict(enumerate(_pairs(flat))))
+        return seq
+    if MAP_KEY in obj:
+        line, col, flat = obj[MAP_KEY]
+        mapping = YDict()
+        keys: dict[Any, tuple[int, int]] = {}
+        for i in range(0, len(flat), 4):
+            mapping[flat[i]] = flat[i + 1]
+            keys[flat[i]] = (flat[i + 2], flat[i + 3])
+        mapping.lc = Lines(line, col, keys)
+        return mapping
+    return obj
+
+
+def decode(text: str) -> Any:
+    """A compiled YAML file's tree (flashtune.snapshot.encode) as YDict/YList/scalars with its lines."""
+    return json.loads(text, object_hook=_from_json)
 
 
 def line_of(node: Any, key: Any = None) -> int | None:
     """1-based line of a mapping (or of one key in it) loaded by load_yaml, if known."""
-    raw = getattr(node, "_raw", None) if key is None else None
-    if raw is not None and getattr(node, "_lc", None) is None:  # own line: no need to build every key's
-        return int(raw[0]) + 1
     lc = getattr(node, "lc", None)
     if lc is None:
         return None
     try:
-        if key is not None:
-            return int(lc.key(key)[0]) + 1
-        return int(lc.line) + 1
-    except (KeyError, TypeError, AttributeError):
+        return int(lc.key(key)[0]) + 1 if key is not None else int(lc.line) + 1
+    except (KeyError, TypeError):
         return None

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import json
-import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields, is_dataclass
-from functools import cache, lru_cache
-from itertools import repeat
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from functools import cache
 from typing import Any
 
 from flashtune.catalog import deps, spelling, vocab
 from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
+from flashtune.fileio import read_text
 from flashtune.pathnames import StrPath, join, stems
-from flashtune.paths import (
-    SNAPSHOT_DIR,
-    SOURCE_DATA,
-    compiled,
-    data_dir,
-    data_label,
-    data_names,
-    data_path,
-    load_data,
-)
+from flashtune.paths import data_dir, read_checked
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
-from flashtune.yamlio import line_of, load_yaml
+from flashtune.yamlio import line_of, load_yaml, parse_yaml
 
 # Field names come from the schema (flashtune.catalog.vocab): a field added there is known here.
 _REQUIRED = vocab.required()
@@ -107,8 +98,6 @@ def _knob(raw: Any, path: str) -> Knob:
             )
     for key in raw:
         if key not in _KNOWN:
-            import difflib  # here: only an error needs it, and it costs every CLI start-up
-
             close = difflib.get_close_matches(str(key), sorted(_KNOWN), n=1)
             raise DataError(
                 f"knob {name!r} has unknown field {key!r}",
@@ -171,86 +160,16 @@ def _knob(raw: Any, path: str) -> Knob:
     )
 
 
-def _digest(value: Any) -> Any:
-    """A built knob as JSON-ready data: a dataclass as the list of its fields in order, a tuple as a list."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return [_digest(getattr(value, f.name)) for f in fields(value)]
-    if isinstance(value, (tuple, list)):
-        return [_digest(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _digest(v) for k, v in value.items()}
-    return value
-
-
-def _value_rules(rows: list[list[Any]]) -> tuple[ValueRule, ...]:
-    return tuple(ValueRule(tuple(values), *rest) for values, *rest in rows)
-
-
-def _dead_when(rows: list[list[Any]]) -> tuple[deps.DeadWhen, ...]:
-    return tuple(
-        deps.DeadWhen(
-            kind,
-            why,
-            source,
-            knob,
-            tuple(is_),
-            {k: tuple(v) for k, v in context.items()},
-            tuple(value_in),
-            *rest,
-        )
-        for kind, why, source, knob, is_, context, value_in, *rest in rows
-    )
-
-
-@cache
-def _rebuild_plan() -> tuple[tuple[int, Callable[[Any], Any]], ...]:
-    """(field index, how to rebuild it from JSON) of the Knob fields that are not JSON values as they are."""
-    how: dict[str, Callable[[Any], Any]] = {
-        "location": lambda v: Location(v[0], tuple(v[1])),
-        "unsafe_values": _value_rules,
-        "removed_values": _value_rules,
-        "dead_when": _dead_when,
-    }
-    return tuple(
-        (i, how.get(f.name, tuple))
-        for i, f in enumerate(fields(Knob))
-        if f.name in how or f.default == ()  # the tuple fields
-    )
-
-
-def _rebuilt(digest: list[Any]) -> Knob:
-    """The Knob a _digest describes (written only where this round trip gives the same knob back)."""
-    for i, rebuild in _rebuild_plan():
-        if digest[i]:  # most are empty: () as the dataclass's default is
-            digest[i] = rebuild(digest[i])
-        else:
-            digest[i] = ()
-    return Knob(*digest)
-
-
-# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
-Entry = tuple[Any, str]  # a knob's mapping as loaded and its file
-
-
 class Catalog:
-    """All knobs, indexed by (domain, name).
-
-    Built from Knobs, or (`Catalog.lazy`, `Catalog.indexed`) from entries already checked as a whole, each
-    turned into a Knob the first time it is asked for: compile-config uses a fraction of the catalog.
-    """
+    """All knobs, indexed by (domain, name)."""
 
     def __init__(self, knobs: list[Knob]) -> None:
-        # a Knob, a mapping still to check and build (Entry), or the knob's line in the knob index (int)
-        self._by_key: dict[tuple[str, str], Knob | Entry | int] = {}
-        # the knob index's text and where each knob's line (its fields as JSON, _digest) starts in it
-        self._text = ""
-        self._starts: list[int] = []
-        self._dead: frozenset[int] = frozenset()  # the lines of the knobs with dependency facts (dead_when)
+        self._by_key: dict[tuple[str, str], Knob] = {}
         self._stores: dict[str, str | None] | None = None  # objectstores(), worked out on first use
         for k in knobs:
             key = (k.domain, k.name)
             first = self._by_key.get(key)
-            if isinstance(first, Knob):
+            if first is not None:
                 raise DataError(
                     f"knob {k.name!r} ({k.domain}) is defined twice (first at "
                     f"{first.source_file}:{first.source_line})",
@@ -264,60 +183,8 @@ class Catalog:
             for a in k.aliases:
                 self._alias.setdefault((k.domain, a), (k.domain, k.name))
 
-    @classmethod
-    def lazy(cls, entries: list[Entry]) -> Catalog:
-        """A catalog of checked entries (see load_catalog), each built into a Knob on first use."""
-        catalog = cls([])
-        for raw, path in entries:
-            key = (str(raw["domain"]), str(raw["name"]))
-            catalog._by_key.setdefault(key, (raw, path))
-            for a in _tuple(raw.get("aliases")):
-                catalog._alias.setdefault((key[0], a), key)
-        return catalog
-
-    @classmethod
-    def indexed(cls, header: dict[str, Any], text: str, body: int) -> Catalog:
-        """A catalog from the knob index (see KNOB_INDEX; its knob lines start at text[body:]), each knob made
-        from its line when it is asked for."""
-        catalog = cls([])
-        by_key = catalog._by_key
-        line = 0
-        for domain, names in header["runs"]:  # C-level loops: no Python code per knob
-            by_key.update(zip(zip(repeat(domain), names), range(line, line + len(names)), strict=True))
-            line += len(names)
-        catalog._alias = {
-            (domain, alias): (domain, name)
-            for domain, aliases in header["aliases"].items()
-            for alias, name in aliases.items()
-        }
-        catalog._dead = frozenset(header["dead"])
-        catalog._text = text
-        catalog._starts = [body + start for start in header["starts"]]  # (not split: str.split is a loop)
-        return catalog
-
-    def _at(self, key: tuple[str, str]) -> Knob | None:
-        k = self._by_key.get(key)
-        if k is None or isinstance(k, Knob):
-            return k
-        built = _rebuilt(json.loads(self._line(k))) if isinstance(k, int) else _knob(*k)
-        self._by_key[key] = built
-        return built
-
-    def _line(self, n: int) -> str:
-        start = self._starts[n]
-        end = self._text.find("\n", start)
-        return self._text[start : end if end >= 0 else len(self._text)]
-
-    def _has_dead_when(self, k: Knob | Entry | int) -> bool:
-        if isinstance(k, int):  # the one fact the knob index records beside each knob
-            return k in self._dead
-        return bool(k.dead_when) if isinstance(k, Knob) else bool(k[0].get("dead_when"))
-
-    def _all(self, keys: Iterable[tuple[str, str]]) -> list[Knob]:
-        return [k for k in map(self._at, list(keys)) if k is not None]
-
     def __iter__(self) -> Iterator[Knob]:
-        return iter(self._all(self._by_key))
+        return iter(self._by_key.values())
 
     def __len__(self) -> int:
         return len(self._by_key)
@@ -325,10 +192,10 @@ class Catalog:
     def get(self, name: str, domain: str | None = None) -> Knob | None:
         """The knob of that exact name (or alias), in domain or in the first domain that has it."""
         for d in (domain,) if domain is not None else DOMAINS:
-            k = self._at((d, name))
+            k = self._by_key.get((d, name))
             if k is None:
                 alias = self._alias.get((d, name))
-                k = self._at(alias) if alias is not None else None
+                k = self._by_key.get(alias) if alias is not None else None
             if k is not None:
                 return k
         return None
@@ -380,17 +247,16 @@ class Catalog:
         return component_status((component,), release, store, self._objectstores())
 
     def in_domain(self, domain: str) -> list[Knob]:
-        return self._all(key for key in self._by_key if key[0] == domain)
+        return [k for k in self if k.domain == domain]
 
     def with_dependencies(self, domain: str) -> list[Knob]:
-        """The knobs of a domain that have dependency facts (dead_when), building no other knob."""
-        keys = [key for key, k in self._by_key.items() if key[0] == domain and self._has_dead_when(k)]
-        return [k for k in self._all(keys) if k.dead_when]
+        """The knobs of a domain that have dependency facts (dead_when)."""
+        return [k for k in self.in_domain(domain) if k.dead_when]
 
     def names_with_dependencies(self, domain: str) -> frozenset[str]:
-        """Names and aliases of the knobs of a domain that may have dependency facts, building no knob (the
-        linter's pre-check for every key of a file; it looks the few that match up)."""
-        keys = {key for key, k in self._by_key.items() if key[0] == domain and self._has_dead_when(k)}
+        """Names and aliases of the knobs of a domain that have dependency facts (the linter's pre-check for
+        every key of a file; it looks the few that match up)."""
+        keys = {(k.domain, k.name) for k in self.with_dependencies(domain)}
         aliases = [alias for (_d, alias), key in self._alias.items() if key in keys]
         return frozenset([name for _d, name in keys] + aliases)
 
@@ -398,8 +264,6 @@ class Catalog:
         names = sorted(
             {k.name for k in self if (domain is None or k.domain == domain) and not k.misspelling_of}
         )
-        import difflib  # here: only a did-you-mean needs it, and it costs every CLI start-up
-
         return difflib.get_close_matches(name, names, n=n, cutoff=0.6)
 
 
@@ -449,18 +313,16 @@ def _check_refs(catalog: Catalog) -> None:
                 )
 
 
-def _entries(docs: Iterable[tuple[str, Any]]) -> list[Entry]:
-    entries: list[Entry] = []
+def _load(docs: Iterable[tuple[str, Any]]) -> Catalog:
+    """The catalog of loaded knob files ((how messages name the file, its content)), every knob and the
+    references between knobs checked."""
+    knobs: list[Knob] = []
     for path, doc in docs:
         items = doc.get("knobs") if isinstance(doc, dict) else doc
         if not isinstance(items, list):
             raise DataError("expected a list of knobs (or a mapping with 'knobs:')", file=str(path), line=1)
-        entries.extend((raw, path) for raw in items)
-    return entries
-
-
-def _load(docs: Iterable[tuple[str, Any]]) -> Catalog:
-    catalog = Catalog([_knob(raw, path) for raw, path in _entries(docs)])
+        knobs.extend(_knob(raw, path) for raw in items)
+    catalog = Catalog(knobs)
     _check_refs(catalog)
     return catalog
 
@@ -471,190 +333,72 @@ def load_from(directory: StrPath) -> Catalog:
     return _load((path, load_yaml(path)) for path in paths)
 
 
-# In the data snapshot: the knob files' CRCs when the whole catalog last passed every check (written by the
-# wheel build, or by the first load after the knobs changed in a checkout). While it matches, load_catalog
-# builds only the knobs asked for.
-CHECKED = "knobs.checked.json"
-# Written with CHECKED, for the same CRCs: every knob already built, so that load_catalog neither reads the
-# knob files nor checks a knob again (the whole catalog passed every check before this was written). Line 1 is
-# the header: the stamps, what code wrote it (_code_stamp), the knob files, and what the catalog indexes knobs
-# by (names in runs of one domain, aliases, which have dead_when), laid out so that building the index is a few
-# C-level loops, and where each knob's line starts; then one knob a line, in catalog order: its fields as JSON
-# (_digest). While it matches, load_catalog builds only the knobs asked for, from their lines (compile-config
-# uses about a fifth of them).
-KNOB_INDEX = "knobs.index.jsonl"
-# The layout of the index and its digests (_digest/_rebuilt): change it when they change, and an index written
-# before is not used.
-_DIGEST_FORMAT = 2
+# --- the checked catalog in the data snapshot ----------------------------------------------------------
+KNOBS = "knobs.json"  # checked/knobs.json: every knob, built and checked, as knob_json writes it
+_TUPLES = ("enum", "applies_to", "evidence", "present_in", "inferred", "flags", "aliases", "seeds")
 
 
-def _knob_stamps(snapshot: StrPath) -> dict[str, Any] | None:
-    """What CHECKED records for the snapshot's knob files (None: no snapshot index)."""
-    from flashtune import __version__
-    from flashtune.snapshot import read_index
-
-    index = read_index(snapshot)
-    if index is None:
-        return None
-    knobs = {rel: stamp[2] for rel, stamp in index.get("sources", {}).items() if rel.startswith("knobs/")}
-    return {"flashtune": __version__, "knobs": knobs}
+def knob_json(k: Knob) -> dict[str, Any]:
+    """A built knob as JSON-ready data (its fields by name; nested dataclasses as mappings)."""
+    d: dict[str, Any] = asdict(k)
+    return d
 
 
-def check_snapshot(snapshot: StrPath) -> None:
-    """Load the snapshot's whole catalog with every check, then record that it passed (CHECKED) and write
-    the knob index."""
-    from flashtune.snapshot import decode
-
-    stamps = _knob_stamps(snapshot)
-    files = [f"{name}.yaml" for name in stems(os.path.join(snapshot, "knobs"), ".yaml")]
-    catalog = _load(
-        (f"data/knobs/{n}", decode(_read_text(os.path.join(snapshot, "knobs", n)))) for n in files
+def knob_from_json(d: dict[str, Any]) -> Knob:
+    """The Knob that knob_json wrote (JSON lists back to tuples, mappings back to dataclasses)."""
+    return Knob(
+        **{
+            **d,
+            **{name: tuple(d[name]) for name in _TUPLES},
+            "location": Location(d["location"]["file"], tuple(d["location"]["sections"])),
+            "unsafe_values": tuple(_value_rule(r) for r in d["unsafe_values"]),
+            "removed_values": tuple(_value_rule(r) for r in d["removed_values"]),
+            "dead_when": tuple(_dead_when(r) for r in d["dead_when"]),
+        }
     )
-    if stamps is not None:
-        _record_checked(snapshot, stamps, catalog)
 
 
-def _code_stamp(snapshot: StrPath) -> list[Any]:
-    """What code a knob index was written by: the digest's format and, for a source checkout's own snapshot
-    (where the code changes without a new version), the size and mtime of the modules that build knobs."""
-    if os.fspath(snapshot) != SNAPSHOT_DIR or data_dir() != SOURCE_DATA:
-        return [_DIGEST_FORMAT]
-    here = os.path.dirname(__file__)
-    files = ("store.py", "model.py", "deps.py")
-    return [
-        _DIGEST_FORMAT,
-        *[[(st := os.stat(os.path.join(here, f))).st_size, st.st_mtime_ns] for f in files],
-    ]
+def _value_rule(d: dict[str, Any]) -> ValueRule:
+    return ValueRule(**{**d, "values": tuple(d["values"])})
 
 
-def _knob_index(snapshot: StrPath, catalog: Catalog, stamps: dict[str, Any]) -> str | None:
-    """The text of KNOB_INDEX for a catalog that passed every check; None if a knob does not come back the
-    same from its JSON (then load_catalog builds knobs from the knob files)."""
-    files: set[str] = set()
-    runs: list[list[Any]] = []  # [domain, [names]] of consecutive knobs of one domain, in catalog order
-    aliases: dict[str, dict[str, str]] = {}
-    dead: list[int] = []
-    lines: list[str] = []
-    starts: list[int] = []  # of each line, after the header's
-    for k in catalog:
-        line = json.dumps(_digest(k), ensure_ascii=False, separators=(",", ":"))
-        if _rebuilt(json.loads(line)) != k:
-            return None
-        files.add(k.source_file.removeprefix("data/"))
-        if not runs or runs[-1][0] != k.domain:
-            runs.append([k.domain, []])
-        runs[-1][1].append(k.name)
-        for a in k.aliases:
-            aliases.setdefault(k.domain, {}).setdefault(a, k.name)  # the first knob with an alias keeps it
-        if k.dead_when:
-            dead.append(len(lines))
-        starts.append(starts[-1] + len(lines[-1]) + 1 if lines else 0)
-        lines.append(line)
-    header = {
-        "stamps": stamps,
-        "code": _code_stamp(snapshot),
-        "files": sorted(files),
-        "runs": runs,
-        "aliases": aliases,
-        "dead": dead,
-        "starts": starts,
-    }
-    return "\n".join([json.dumps(header, sort_keys=True), *lines])
+def _dead_when(d: dict[str, Any]) -> deps.DeadWhen:
+    return deps.DeadWhen(
+        **{
+            **d,
+            "is_": tuple(d["is_"]),
+            "value_in": tuple(d["value_in"]),
+            "context": {k: tuple(v) for k, v in d["context"].items()},
+        }
+    )
 
 
-def _record_checked(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -> None:
-    import contextlib  # here, as below: only the first load after a snapshot build writes (~3M to import)
-
-    _record_index(snapshot, stamps, catalog)
-    with contextlib.suppress(OSError):  # a read-only snapshot: every load checks the whole catalog
-        _write_json(os.path.join(snapshot, CHECKED), stamps)
-
-
-def _record_index(snapshot: StrPath, stamps: dict[str, Any], catalog: Catalog) -> None:
-    import contextlib
-
-    text = _knob_index(snapshot, catalog, stamps)
-    if text is not None:
-        with contextlib.suppress(OSError):  # a read-only snapshot: every load reads the knob files
-            _write_text(os.path.join(snapshot, KNOB_INDEX), text)
-
-
-def _write_json(path: str, data: Any) -> None:
-    _write_text(path, json.dumps(data, sort_keys=True))
-
-
-def _write_text(path: str, text: str) -> None:
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        import contextlib
-
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+def checked_knobs(folder: str, label: str) -> list[dict[str, Any]]:
+    """Every knob of <folder>/knobs/*.yaml, checked as a whole catalog, as JSON (knob_json): what the data
+    snapshot's build writes to checked/knobs.json. `label`: how messages name the folder."""
+    docs = []
+    for name in stems(join(folder, "knobs"), ".yaml"):
+        where = f"{label}/knobs/{name}.yaml"
+        docs.append((where, parse_yaml(read_text(join(folder, "knobs", f"{name}.yaml")), where)))
+    out = []
+    for k in _load(docs):
+        d = knob_json(k)
+        if knob_from_json(json.loads(json.dumps(d))) != k:  # a value JSON cannot hold as it is
+            raise DataError(
+                f"knob {k.name!r} does not read back the same from JSON",
+                file=k.source_file,
+                line=k.source_line,
+                suggestion="write its values as plain strings, numbers, lists and mappings",
+            )
+        out.append(d)
+    return out
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def _checked_before(snapshot: StrPath) -> dict[str, Any] | None:
-    """None if the snapshot's knobs passed the whole check already; else the stamps to record once they do."""
-    stamps = _knob_stamps(snapshot)
-    checked = _read_json(os.path.join(snapshot, CHECKED))
-    return None if stamps is not None and checked == stamps else (stamps or {})
-
-
-def _read_json(path: str) -> Any:
-    try:
-        return json.loads(_read_text(path))
-    except (OSError, ValueError):
-        return None
-
-
-def _indexed(snapshot: StrPath, rels: list[str], stamps: dict[str, Any]) -> Catalog | None:
-    """The catalog from KNOB_INDEX, if the index is there and was written for the knob files as they are, by
-    this code."""
-    try:
-        text = _read_text(os.path.join(snapshot, KNOB_INDEX))
-        end = text.index("\n")
-        header = json.loads(text[:end])
-    except (OSError, ValueError):
-        return None
-    if (
-        not isinstance(header, dict)
-        or header.get("stamps") != stamps
-        or header.get("code") != _code_stamp(snapshot)
-        or header.get("files") != rels
-    ):
-        return None
-    return Catalog.indexed(header, text, end + 1)
-
-
-@lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    """The shipped catalog (data/knobs/*.yaml, read from the data snapshot)."""
-    rels = [f"knobs/{name}.yaml" for name in data_names("knobs")]
-    snapshot = bool(rels) and compiled(data_path(rels[0])) is not None
-    stamps = _knob_stamps(SNAPSHOT_DIR) if snapshot else None
-    if stamps is not None:  # the index is written only once the whole catalog passed every check
-        catalog = _indexed(SNAPSHOT_DIR, rels, stamps)
-        if catalog is not None:
-            return catalog
-    docs = [(data_label(rel), load_data(rel)) for rel in rels]
-    if not snapshot:  # YAML read as it is (FLASHTUNE_DATA)
-        return _load(docs)
-    if stamps is not None and _read_json(os.path.join(SNAPSHOT_DIR, CHECKED)) == stamps:
-        # checked before the index was written (or by other code): write it for next time
-        catalog = Catalog.lazy(_entries(docs))
-        _record_index(SNAPSHOT_DIR, stamps, catalog)
-        return catalog
-    catalog = _load(docs)
-    if stamps:
-        _record_checked(SNAPSHOT_DIR, stamps, catalog)
-    return catalog
+    """The catalog of the data in use: every knob as the data snapshot's build checked it."""
+    return _catalog(data_dir())
+
+
+@cache
+def _catalog(root: str) -> Catalog:
+    return Catalog([knob_from_json(d) for d in read_checked(KNOBS, checked_knobs)])

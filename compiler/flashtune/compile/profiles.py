@@ -9,19 +9,19 @@ and a literal `cbt`.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from flashtune import digests
 from flashtune.errors import DataError
+from flashtune.fileio import read_text
 from flashtune.pathnames import StrPath, join, stems
-from flashtune.paths import SNAPSHOT_DIR, compiled, data_dir, data_label, data_names, has_data, load_data
-from flashtune.yamlio import line_of, load_yaml
+from flashtune.paths import data_dir, data_label, read_checked
+from flashtune.yamlio import line_of, load_yaml, parse_yaml
 
 # file -> section -> key -> value
-# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
 Layer = dict[str, dict[str, dict[str, Any]]]
 _FIELDS = {
     "name",
@@ -95,19 +95,21 @@ def read_profile(name: str, directory: StrPath | None = None) -> Profile:
 
 @cache
 def _read_profile(name: str, d: str | None) -> Profile:
-    if d is None:  # the shipped profiles: from their digest while it matches them
-        index = _index(data_dir())
-        digest = digests.part(index, name) if index is not None else None
-        if digest is not None:
-            return _rebuilt(digest)
-    rel = f"profiles/{name}.yaml"
-    path = join(d, f"{name}.yaml") if d is not None else data_label(rel)
-    if not (os.path.exists(path) if d is not None else has_data(rel)):
-        known = stems(d, ".yaml") if d is not None else data_names("profiles")
+    if d is None:  # the shipped profiles, as the data snapshot's build checked them
+        shipped = _shipped(data_dir())
+        if name not in shipped:
+            raise DataError(
+                f"no profile {name!r}",
+                file=data_label(f"profiles/{name}.yaml"),
+                suggestion=f"known profiles: {', '.join(sorted(shipped))}",
+            )
+        return shipped[name]
+    path = join(d, f"{name}.yaml")
+    if not os.path.exists(path):
         raise DataError(
-            f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
+            f"no profile {name!r}", file=path, suggestion=f"known profiles: {', '.join(stems(d, '.yaml'))}"
         )
-    return _profile(name, path, load_yaml(path) if d is not None else load_data(rel))
+    return _profile(name, path, load_yaml(path))
 
 
 def _profile(name: str, path: str, doc: Any) -> Profile:
@@ -170,10 +172,8 @@ def _profile(name: str, path: str, doc: Any) -> Profile:
     )
 
 
-# A digest of every shipped profile (flashtune.digests), written once all of them passed the checks above
-# (_profile): a compile takes its layers from it instead of decoding and checking the profile files.
-PROFILE_INDEX = "profiles.index.jsonl"
-_FORMAT = 1  # of _digest/_rebuilt: change it when they change
+# checked/profiles.json in the data snapshot: every shipped profile layer, checked, as _digest writes it
+PROFILES = "profiles.json"
 
 
 def _digest(p: Profile) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def _digest(p: Profile) -> dict[str, Any]:
 
 
 def _rebuilt(d: dict[str, Any]) -> Profile:
-    """The Profile a _digest describes (written only where this round trip gives the same profile back)."""
+    """The Profile a _digest describes."""
     return Profile(
         name=d["name"],
         path=d["path"],
@@ -214,40 +214,29 @@ def _rebuilt(d: dict[str, Any]) -> Profile:
     )
 
 
-def _stamps(snapshot: StrPath) -> dict[str, Any] | None:
-    return digests.stamps(snapshot, ("profiles/",), ("compile/profiles.py", "digests.py"), _FORMAT)
+def checked_profiles(folder: str, label: str) -> dict[str, Any]:
+    """Every profile of <folder>/profiles, checked, as JSON (name -> _digest): what the data snapshot's build
+    writes to checked/profiles.json. A bad profile raises DataError naming <label>/profiles/<name>.yaml and
+    the line."""
+    out: dict[str, Any] = {}
+    for name in stems(join(folder, "profiles"), ".yaml"):
+        where = f"{label}/profiles/{name}.yaml"
+        prof = _profile(name, where, parse_yaml(read_text(join(folder, "profiles", f"{name}.yaml")), where))
+        digest = _digest(prof)
+        if _rebuilt(json.loads(json.dumps(digest))) != prof:  # a value JSON cannot hold as it is
+            raise DataError(
+                f"profile {name!r} does not read back the same from JSON",
+                file=where,
+                suggestion="write its values as plain strings, numbers, lists and mappings",
+            )
+        out[name] = digest
+    return out
 
 
 @cache
-def _index(root: str) -> digests.Digest | None:
-    """The profile digest for the data in root, else None (then each profile file is read and checked). A
-    missing or stale digest of the package's own snapshot (a source checkout) is written first."""
-    if compiled(os.path.join(root, "profiles", "base.yaml")) is None:  # FLASHTUNE_DATA: files as they are
-        return None
-    return digests.read_or_write(PROFILE_INDEX, _stamps(SNAPSHOT_DIR), lambda: write_index(SNAPSHOT_DIR))
-
-
-def write_index(snapshot: StrPath) -> bool:
-    """Check every profile of the snapshot (raises DataError, naming data/profiles/<name>.yaml and the line,
-    on the first problem), then write PROFILE_INDEX; False if it cannot be written or a profile would not
-    come back the same from its digest (then compiles read the profile files)."""
-    import json
-
-    from flashtune.snapshot import decode
-
-    stamps = _stamps(snapshot)
-    if stamps is None:
-        return False
-    folder = os.path.join(snapshot, "profiles")
-    parts: dict[str, Any] = {}
-    for name in stems(folder, ".yaml"):
-        with open(os.path.join(folder, f"{name}.yaml"), encoding="utf-8") as f:
-            prof = _profile(name, f"data/profiles/{name}.yaml", decode(f.read()))
-        digest = _digest(prof)
-        if _rebuilt(json.loads(json.dumps(digest))) != prof:
-            return False
-        parts[name] = digest
-    return digests.write(os.path.join(snapshot, PROFILE_INDEX), stamps, parts)
+def _shipped(root: str) -> dict[str, Profile]:
+    """The profiles of the data in use (root: its folder), as the snapshot's build checked them."""
+    return {name: _rebuilt(d) for name, d in read_checked(PROFILES, checked_profiles).items()}
 
 
 def resolve(name: str, directory: StrPath | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:

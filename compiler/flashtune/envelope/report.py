@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict
 from functools import cache
@@ -12,10 +11,10 @@ from typing import Any
 from flashtune.envelope.calibrate import Fit
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
 from flashtune.pathnames import StrPath
-from flashtune.paths import SNAPSHOT_DIR, SOURCE_DATA, data_dir
+from flashtune.paths import data_crcs, data_path
 
 # The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate
-# writes it; tests/test_envelope.py fails when it is stale). Used only while its inputs' CRCs match the snapshot's.
+# writes it; tests/test_envelope.py fails when it is stale). Used only while its inputs' CRCs are those of the data in use.
 FITTED = "envelope/fitted.json"
 
 NOTE = (
@@ -42,29 +41,23 @@ def calibration() -> Fit:
     return fit()
 
 
-def fit_inputs(sources: Mapping[str, Any]) -> dict[str, int]:
-    """CRC-32 of every data file the fit reads (the envelope data and the tables), from the snapshot's index."""
+def fit_inputs(sources: Mapping[str, int]) -> dict[str, int]:
+    """CRC-32 of every data file the fit reads (the envelope data and the tables), of all data files' CRCs."""
     return {
-        rel: int(stamp[2])
-        for rel, stamp in sorted(sources.items())
+        rel: crc
+        for rel, crc in sorted(sources.items())
         if rel != FITTED and (rel.startswith(("envelope/", "tables/")) or rel == "datapackage.json")
     }
 
 
 def stored_constants() -> Constants | None:
-    """The stored fit, if the shipped data is in use and unchanged since it was written; None: fit afresh."""
-    from flashtune.snapshot import read_index
-
-    root = data_dir()
-    index = read_index(SNAPSHOT_DIR) if root in (SOURCE_DATA, SNAPSHOT_DIR) else None
-    if index is None:
-        return None
+    """The stored fit, if the data it was fitted on is unchanged since it was written; None: fit afresh."""
     try:
-        with open(os.path.join(root, FITTED), encoding="utf-8") as f:
+        with open(data_path(FITTED), encoding="utf-8") as f:
             doc = json.loads(f.read())
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(index.get("sources", {})):
+    if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(data_crcs()):
         return None
     k = doc["constants"]
     return Constants(
@@ -78,11 +71,8 @@ def stored_constants() -> Constants | None:
 def fitted_document() -> str:
     """fitted.json for the data in use: the fit and the CRCs of its inputs."""
     from flashtune.envelope.calibrate import fit
-    from flashtune.snapshot import read_index
 
-    data_dir()  # brings a checkout's snapshot (and so its index) up to date
-    index = read_index(SNAPSHOT_DIR) or {}
-    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(index.get("sources", {}))}
+    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(data_crcs())}
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 

@@ -5,21 +5,21 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from flashtune.paths import load_plain
+from flashtune.yamlio import load_data
 
 
 @lru_cache(maxsize=1)
 def rules() -> dict[str, Any]:
-    doc = load_plain("lint/rules.yaml")  # values only: plain JSON from the snapshot, without lines
+    doc = load_data("lint/rules.yaml")
     return dict(doc)
 
 
 @lru_cache(maxsize=1)
 def cbt_schema() -> dict[str, Any]:
-    doc = load_plain("cbt/schema.yaml")
+    doc = load_data("cbt/schema.yaml")
     return dict(doc)
 
 
 @lru_cache(maxsize=1)
 def codes() -> list[dict[str, Any]]:
-    return list(load_plain("lint/codes.yaml")["codes"])
+    return list(load_data("lint/codes.yaml")["codes"])

@@ -17,7 +17,7 @@ from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.values import sysctl_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.paths import data_path
-from flashtune.yamlio import load_plain
+from flashtune.yamlio import load_data
 
 # Per-device keys: <prefix><device>.<name>, listed in the name lists as <prefix>*.<name>
 _PER_DEVICE = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.", "net.mpls.conf.")
@@ -28,7 +28,7 @@ def name_data() -> tuple[
     dict[str, frozenset[str]], dict[str, dict[str, Any]], tuple[str, ...], frozenset[str]
 ]:
     """({kernel: names}, {name: range row}, module prefixes, kernels whose list is complete)."""
-    index = dict(load_plain(data_path("sysctl-names/index.yaml")))
+    index = dict(load_data("sysctl-names/index.yaml"))
     lists = {
         str(r["kernel"]): name_list(read_text(data_path(f"sysctl-names/{r['file']}"))) for r in index["lists"]
     }
