@@ -60,9 +60,7 @@ def main() -> int:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="flashtune-bench-") as tmp:
         compile_cmd = [str(BIN / "compile-config"), "--tier", "iops", "--workload", "mysql"]
-        timed(
-            [*compile_cmd, "--out", f"{tmp}/warmup"], env
-        )  # bytecode (and, in a checkout, snapshot) written
+        timed([*compile_cmd, "--out", f"{tmp}/warmup"], env)  # bytecode written
         bare, comp = [], []
         for i in range(args.runs):  # interleaved, so background load hits both alike
             bare.append(timed([sys.executable, "-c", "pass"], env))
