@@ -22,7 +22,7 @@ import pytest
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
-from support.cephlab import CephLab, parse_conf
+from support.cephlab import LAB_FS, CephLab, parse_conf
 from support.mariadb import MariaDB, mysqld_options
 
 # which daemon proves the keys of each ceph.conf section (it reads that section plus [global])
@@ -85,7 +85,7 @@ def test_real_ceph_takes_every_compiled_key(
     bench = ceph_lab.rados_bench(smoke_pool, seconds=3, block_size=65536)
     assert bench["ops"] > 0 and bench["bandwidth_mb_s"] > 0
     if workload == "scratch":
-        assert "active" in json.dumps(ceph_lab.ceph("fs", "status", "scratch"))
+        assert "active" in json.dumps(ceph_lab.ceph("fs", "status", LAB_FS))
     RESULTS[f"{tier}-{workload}"] = {
         "keys": checked,
         "accepted": checked - len(missing) - len(wrong),

@@ -45,6 +45,14 @@ def test_every_item_has_a_class_a_reason_and_a_source() -> None:
             assert f"def {name}(" in (REPO / path).read_text(), i["source"]
 
 
+def _ec(item: dict[str, Any]) -> tuple[int, int] | None:
+    """The item's `ec: K+M` (compiled with erasure coding), if it names one."""
+    if not item.get("ec"):
+        return None
+    k, m = str(item["ec"]).split("+")
+    return int(k), int(m)
+
+
 def _file(item: dict[str, Any]) -> tuple[str, str]:
     file = item["file"]
     workload = item.get("workload") or ("mysql" if file == "my.cnf" else "block")
@@ -54,6 +62,8 @@ def _file(item: dict[str, Any]) -> tuple[str, str]:
             tier=item.get("tier", "iops"),
             ceph_release=item.get("release", "tentacle"),
             mysql_flavour=item.get("flavour", "mariadb-10.11"),
+            nodes=item.get("nodes"),
+            ec=_ec(item),
         )
     )
     if file == "udev.rules":

@@ -67,6 +67,9 @@ def render_conf(conf: Conf) -> str:
     return "".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in conf.items())
 
 
+LAB_FS = "labfs"  # the lab's own CephFS (not "scratch": that is the name compiled pools.sh files make)
+
+
 class CephLab:
     """One cluster under `root`; all state (data, sockets, logs, pids) lives there."""
 
@@ -404,7 +407,8 @@ class CephLab:
         self._wait("radosgw answering", self._rgw_answers, 120)
 
     def start_cephfs(self) -> None:
-        """An MDS plus a CephFS `scratch` (data + metadata pools), for the scratch workload."""
+        """An MDS plus a CephFS (LAB_FS, data + metadata pools), for the scratch workload. Its names are the lab's
+        own, so a compiled pools.sh can make the scratch workload's file system beside it."""
         d = self.root
         keyring = self.run(
             "ceph",
@@ -422,12 +426,35 @@ class CephLab:
         ).stdout
         (d / "mds/ceph-a/keyring").write_text(keyring)
         if not self.mds:
-            self.ceph("osd", "pool", "create", "cephfs_meta", "8")
-            self.ceph("osd", "pool", "create", "cephfs_data", "16")
-            self.run("ceph", "fs", "new", "scratch", "cephfs_meta", "cephfs_data")
+            self.ceph("osd", "pool", "create", f"{LAB_FS}_meta", "8")
+            self.ceph("osd", "pool", "create", f"{LAB_FS}_data", "16")
+            self.run("ceph", "fs", "new", LAB_FS, f"{LAB_FS}_meta", f"{LAB_FS}_data")
         self.mds = True
         self.run("ceph-mds", "-i", "a")
-        self._wait("MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", "scratch")), 120)
+        self._wait("MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", LAB_FS)), 120)
+
+    def start_mds(self, name: str) -> None:
+        """One more MDS daemon (a standby until a file system without an active MDS takes it); lab.stop() ends
+        it with the others, by its pid file."""
+        d = self.root / f"mds/ceph-{name}"
+        d.mkdir(parents=True, exist_ok=True)
+        keyring = self.run(
+            "ceph",
+            "auth",
+            "get-or-create",
+            f"mds.{name}",
+            "mon",
+            "allow profile mds",
+            "osd",
+            "allow rwx",
+            "mds",
+            "allow *",
+            "mgr",
+            "allow profile mds",
+        ).stdout
+        (d / "keyring").write_text(keyring)
+        if self._pid(f"mds.{name}") is None:
+            self.run("ceph-mds", "-i", name)
 
     def restart_with(
         self, compiled_conf: str, *, daemons: tuple[str, ...] | None = None
@@ -481,7 +508,7 @@ class CephLab:
         if self.mds and "mds" in daemons:
             self.run("ceph-mds", "-i", "a")
             self._wait(
-                "MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", "scratch")), 120
+                "MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", LAB_FS)), 120
             )
             lap("mds active")
         self.last_restart = phases

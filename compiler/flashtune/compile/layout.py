@@ -128,6 +128,11 @@ def pools_for(workload: str) -> list[dict[str, Any]]:
     return [dict(p) for p in layout_data()["pools"].get(workload, [])]
 
 
+def filesystem() -> dict[str, str]:
+    """The CephFS file system pools.sh makes (its name, and the subvolume in the EC pool clients mount)."""
+    return {k: str(v) for k, v in layout_data()["pools"]["filesystem"].items()}
+
+
 def autoscaler_rules() -> dict[str, Any]:
     return dict(layout_data().get("autoscaler") or {"pg_num_min": 32})
 

@@ -321,8 +321,10 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
                     "application": app,
                     "type": "replicated",
                     "size": size,
-                    "share": round(1 - share, 3),
+                    # it holds only small metadata objects: the data share goes to the EC pool
+                    "share": float(p.get("partner_share", round(1 - share, 3))),
                     "data": True,
+                    "ec_data_pool": str(p["ec_pool"]),
                 }
             )
             name = str(p["ec_pool"])
@@ -345,8 +347,13 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
         max_per_osd=max_pg,
         floor=int(layout.autoscaler_rules()["pg_num_min"]),
     )
+    fs = layout.filesystem()
     for p, pg in zip(planned, pgs, strict=True):
         p["pg_num"] = pg
+        if p["application"] == "cephfs":  # pools.sh makes them this file system
+            p["filesystem"] = fs["name"]
+            if p["type"] == "erasure":
+                p["subvolume"] = fs["subvolume"]
         if p["type"] == "erasure":
             del p["size"]  # k+m comes with the profile
     return planned

@@ -63,6 +63,7 @@ def _pools(bundle: Bundle) -> list[str]:
         "`target_size_ratio`: the PG autoscaler (on by default) divides the ratios by their sum the same way, "
         "so it aims at this pg_num instead of shrinking the empty pool to its minimum.\n\n"
     )
+    out.extend(_store(pools))
     out.append(
         "| pool | type | pg_num | share of data (target_size_ratio) | flags |\n|---|---|---|---|---|\n"
     )
@@ -75,6 +76,31 @@ def _pools(bundle: Bundle) -> list[str]:
             )
         out.append(
             f"| {p['name']} | {kind} | {p['pg_num']} | {p['share']:.0%} | {', '.join(flags) or '-'} |\n"
+        )
+    return out
+
+
+def _store(pools: list[dict[str, Any]]) -> list[str]:
+    """What pools.sh makes of the pools, so the data lands in the pool that has the PGs."""
+    ec = next((p for p in pools if p["type"] == "erasure"), None)
+    partner = next((p for p in pools if p.get("ec_data_pool")), None)
+    out: list[str] = []
+    fs = next((p["filesystem"] for p in pools if p.get("filesystem")), None)
+    if fs:
+        out.append(
+            f"pools.sh makes the file system `{fs}` (`ceph fs new`; on cephadm it also applies the MDS service)"
+        )
+        if ec is not None and partner is not None:
+            out.append(
+                f", adds `{ec['name']}` as a data pool and creates the subvolume `{ec['subvolume']}` laid out "
+                f"in it: files written under the path it prints go to the EC pool, while `{partner['name']}`, "
+                "the default data pool, keeps only each file's backtrace object"
+            )
+        out.append(". Every command succeeds when run again.\n\n")
+    elif ec is not None and partner is not None and partner["application"] == "rbd":
+        out.append(
+            f"pools.sh sets `rbd_default_data_pool` = `{ec['name']}` on the pool `{partner['name']}`: every "
+            f"`rbd create` there puts image data in the EC pool and only headers in `{partner['name']}`.\n\n"
         )
     return out
 

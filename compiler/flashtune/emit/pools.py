@@ -17,12 +17,14 @@ FASTEC_TRACKER = "https://tracker.ceph.com/issues/74813"
 
 
 def commands(bundle: Bundle) -> list[str]:
-    """The commands, in order (one per line, no comments): profile first, then each pool."""
+    """The commands, in order (one per line, no comments): profile first, then each pool, then what makes the
+    pools a working file system or block store (data/layout/layout.yaml `filesystem`)."""
     out: list[str] = []
     ec = bundle.shape.get("ec")
     if ec is not None:
         out.append(ec.value.set_command())
-    for p in bundle.shape.get("pools", []):
+    pools = bundle.shape.get("pools", [])
+    for p in pools:
         name = shell_quote(p["name"])
         if p["type"] == "erasure":
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} erasure {p['profile']}")
@@ -49,8 +51,45 @@ def commands(bundle: Bundle) -> list[str]:
                 out.append(f"ceph osd pool set {name} {key} {p[field]:g}")
         if p["application"] == "rbd" and p["type"] == "replicated":
             out.append(f"rbd pool init {name}")
-        else:
+        elif p["application"] != "cephfs":  # `ceph fs new` / add_data_pool tag the CephFS pools themselves
             out.append(f"ceph osd pool application enable {name} {p['application']}")
+    for p in pools:  # RBD: images put their data in the EC pool without --data-pool
+        if p["application"] == "rbd" and p.get("ec_data_pool"):
+            out.append(
+                f"rbd config pool set {shell_quote(p['name'])} rbd_default_data_pool {shell_quote(p['ec_data_pool'])}"
+            )
+    out.extend(_cephfs(pools))
+    return out
+
+
+def _cephfs(pools: list[dict[str, Any]]) -> list[str]:
+    """The scratch file system: `ceph fs new` (succeeds again when the file system exists with these pools),
+    and with EC the EC pool added and a subvolume laid out in it, the directory clients mount."""
+    cephfs = [p for p in pools if p["application"] == "cephfs"]
+    if not cephfs:
+        return []
+    fs = str(cephfs[0]["filesystem"])
+    name = shell_quote(fs)
+    meta = next(p["name"] for p in cephfs if p["type"] == "replicated" and not p.get("data"))
+    default = next(p["name"] for p in cephfs if p["type"] == "replicated" and p.get("data"))
+    out = [
+        f"ceph fs new {name} {shell_quote(meta)} {shell_quote(default)}",
+        # cephadm deploys the MDS daemons itself; elsewhere they must be started
+        f"if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds {name} --placement=2; fi",
+    ]
+    ec = next((p for p in cephfs if p["type"] == "erasure"), None)
+    if ec is None:
+        return out
+    ec_pool, sub = str(ec["name"]), shell_quote(str(ec["subvolume"]))
+    out += [
+        f"ceph fs add_data_pool {name} {shell_quote(ec_pool)}",
+        # the manager mounts the file system to make a subvolume: that needs an active MDS
+        f"i=0; until ceph fs get {name} --format json | grep -q up:active; do i=$((i + 1)); "
+        f'if [ "$i" -gt 60 ]; then echo "pools.sh: file system {fs} has no active MDS after 5 minutes: '
+        f'start its MDS daemons, then run pools.sh again" >&2; exit 1; fi; sleep 5; done',
+        f"ceph fs subvolume create {name} {sub} --pool_layout {shell_quote(ec_pool)}",
+        f'echo "mount this path (files land in {ec_pool}): $(ceph fs subvolume getpath {name} {sub})"',
+    ]
     return out
 
 
@@ -75,21 +114,11 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
             "# uncomment it once your point release has the fix.\n"
         )
     out.extend(f"{line}\n" for line in commands(bundle))
-    apps = {p["application"] for p in pools}
-    data = [p for p in pools if p["type"] == "erasure"]
-    if "rbd" in apps and data:
+    if any(p["application"] == "cephfs" for p in pools):
         out.append(
-            f"# RBD images keep their headers in the replicated pool and data in the EC pool:\n"
-            f"#   rbd create --size 100G --data-pool {data[0]['name']} rbd/IMAGE\n"
+            "# CephFS needs MDS daemons: on cephadm the script applies them (ceph orch apply mds); elsewhere start them.\n"
+            "# Mount with: mount -t ceph :/PATH /mnt/scratch -o fs=NAME,name=USER (the path printed above, or /\n"
+            "# without erasure coding); a directory elsewhere in the file system can name the EC pool itself:\n"
+            "#   setfattr -n ceph.dir.layout.pool -v POOL /mnt/scratch/DIR\n"
         )
-    if "cephfs" in apps:
-        meta = next(p["name"] for p in pools if p["type"] == "replicated" and not p.get("data"))
-        default = next(p["name"] for p in pools if p["type"] == "replicated" and p.get("data"))
-        out.append(f"# CephFS: ceph fs new scratch {meta} {default}\n")
-        out.append("#   then its MDS daemons, e.g. with cephadm: ceph orch apply mds scratch --placement=2\n")
-        if data:
-            out.append(
-                f"#   ceph fs add_data_pool scratch {data[0]['name']}\n"
-                f"#   setfattr -n ceph.dir.layout.pool -v {data[0]['name']} /mnt/scratch/DIR\n"
-            )
     return "".join(out)
