@@ -194,7 +194,10 @@ def _s3(port: int, method: str, path: str, body: bytes = b"") -> tuple[int, byte
     if ctype:
         headers["Content-Type"] = ctype
     req = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", data=body if method == "PUT" else None, method=method, headers=headers
+        f"http://127.0.0.1:{port}{path}",
+        data=body if method == "PUT" else None,
+        method=method,
+        headers=headers,
     )
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
@@ -246,16 +249,35 @@ def test_real_pools_sh_makes_a_working_store_whose_data_lands_in_the_ec_pool(
             w = ceph_lab.run(SYSTEM_PYTHON, "-c", WRITE_CEPHFS, "scratch", path, timeout=120)
             assert w.stdout.strip() == ec_pool  # the file's layout names the EC pool
         elif workload == "block":
-            ceph_lab.run("rbd", "create", "--size", "64M", "rbd/ft-probe")  # no --data-pool: the pool's default
+            ceph_lab.run(
+                "rbd", "create", "--size", "64M", "rbd/ft-probe"
+            )  # no --data-pool: the pool's default
             assert f"data_pool: {ec_pool}" in ceph_lab.run("rbd", "info", "rbd/ft-probe").stdout
             ceph_lab.run(
-                "rbd", "bench", "--io-type", "write", "--io-size", "4M", "--io-total", "16M", "rbd/ft-probe",
+                "rbd",
+                "bench",
+                "--io-type",
+                "write",
+                "--io-size",
+                "4M",
+                "--io-total",
+                "16M",
+                "rbd/ft-probe",
                 timeout=120,
             )
         else:
             ceph_lab.run(
-                "radosgw-admin", "user", "create", "--uid", "ft-probe", "--display-name", "ft-probe",
-                "--access-key", "FTACCESS", "--secret", "FTSECRET",
+                "radosgw-admin",
+                "user",
+                "create",
+                "--uid",
+                "ft-probe",
+                "--display-name",
+                "ft-probe",
+                "--access-key",
+                "FTACCESS",
+                "--secret",
+                "FTSECRET",
             )
             assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe")[0] == 200
             assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe/object", b"hello" * 1000)[0] == 200
@@ -275,12 +297,20 @@ def test_real_pools_sh_makes_a_working_store_whose_data_lands_in_the_ec_pool(
         if workload == "block":
             ceph_lab.run("rbd", "rm", "rbd/ft-probe", check=False, timeout=120)
         if workload == "rgw":
-            ceph_lab.run("radosgw-admin", "bucket", "rm", "--bucket", "ft-probe", "--purge-objects", check=False)
+            ceph_lab.run(
+                "radosgw-admin", "bucket", "rm", "--bucket", "ft-probe", "--purge-objects", check=False
+            )
             ceph_lab.run("radosgw-admin", "user", "rm", "--uid", "ft-probe", check=False)
         for p in pools:
             if p["name"] not in before:
                 ceph_lab.run(
-                    "ceph", "osd", "pool", "delete", p["name"], p["name"], "--yes-i-really-really-mean-it",
+                    "ceph",
+                    "osd",
+                    "pool",
+                    "delete",
+                    p["name"],
+                    p["name"],
+                    "--yes-i-really-really-mean-it",
                     check=False,
                 )
         ceph_lab.run("ceph", "osd", "erasure-code-profile", "rm", ec.profile_name, check=False)

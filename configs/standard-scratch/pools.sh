@@ -13,10 +13,12 @@ ceph osd pool create cephfs_metadata 512 512 replicated
 ceph osd pool set cephfs_metadata size 3
 ceph osd pool set cephfs_metadata target_size_ratio 0.05
 ceph osd pool set cephfs_metadata pg_autoscale_bias 4
-ceph osd pool application enable cephfs_metadata cephfs
 ceph osd pool create cephfs_data 2048 2048 replicated
 ceph osd pool set cephfs_data size 3
 ceph osd pool set cephfs_data target_size_ratio 0.9
-ceph osd pool application enable cephfs_data cephfs
-# CephFS: ceph fs new scratch cephfs_metadata cephfs_data
-#   then its MDS daemons, e.g. with cephadm: ceph orch apply mds scratch --placement=2
+ceph fs new scratch cephfs_metadata cephfs_data
+if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds scratch --placement=2; fi
+# CephFS needs MDS daemons: on cephadm the script applies them (ceph orch apply mds); elsewhere start them.
+# Mount with: mount -t ceph :/PATH /mnt/scratch -o fs=NAME,name=USER (the path printed above, or /
+# without erasure coding); a directory elsewhere in the file system can name the EC pool itself:
+#   setfattr -n ceph.dir.layout.pool -v POOL /mnt/scratch/DIR

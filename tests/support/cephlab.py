@@ -507,9 +507,7 @@ class CephLab:
             lap("rgw")
         if self.mds and "mds" in daemons:
             self.run("ceph-mds", "-i", "a")
-            self._wait(
-                "MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", LAB_FS)), 120
-            )
+            self._wait("MDS active", lambda: "active" in json.dumps(self.ceph("fs", "status", LAB_FS)), 120)
             lap("mds active")
         self.last_restart = phases
         return overridden
