@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from flashtune import __version__
-from flashtune.cli import envelope, ingest, knob
+from flashtune.cli import envelope, ingest, knob, prove
 from flashtune.cli.common import Parser, guarded
 
 
@@ -17,6 +17,7 @@ def build_parser() -> Parser:
     envelope.add_parser(sub)
     ingest.add_parser(sub)
     knob.add_parser(sub)
+    prove.add_parser(sub)
     return p
 
 
@@ -33,6 +34,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return knob.run(args)
     if args.command == "envelope":
         return envelope.run(args)
+    if args.command == "prove":
+        return prove.run(args)
     return 0
 
 

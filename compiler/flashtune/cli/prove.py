@@ -1,0 +1,245 @@
+"""`flashtune prove`: an A/B of the cluster's current settings against the compiled central config.
+
+flashtune prove --out DIR --tier iops --workload block           # the running cluster, as `ceph` finds it
+flashtune prove --out DIR --compiled flashtune-iops-block-pacific # an existing compile-config folder
+flashtune prove --out DIR --workload block --dry-run              # health, saved dump and the plan only
+flashtune prove --out DIR --lab --workload block                  # a throwaway loopback cluster
+flashtune prove --restore DIR                                     # after a crash: put everything back
+
+Before anything changes it checks health (HEALTH_ERR refuses; HEALTH_WARN refuses unless --allow-warn), saves
+`ceph config dump` and prints the plan. Every change is journaled first and undone at the end, on Ctrl-C or
+with --restore: the config database ends byte-identical to the saved dump, and the test pool is deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import FlashtuneError, UsageError
+
+HELP = "A/B the cluster's current settings against the compiled ones (gain with a 95 % interval)"
+
+
+def add_parser(sub: Any) -> None:
+    from flashtune.compile.pipeline import WORKLOADS
+    from flashtune.releases import SUPPORTED_CEPH_RELEASES
+
+    p = sub.add_parser(
+        "prove", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--out", metavar="DIR", help="output folder (report.md, results.csv, chart.svg, journal)")
+    p.add_argument("--restore", metavar="DIR", help="undo an interrupted run from its journal, then compare")
+    p.add_argument(
+        "--dry-run", action="store_true", help="check health, save the dump, print the plan; change nothing"
+    )
+    p.add_argument("--force", action="store_true", help="use an --out folder that already has files")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--tier", help="shipped hardware tier to compile for (default iops)")
+    src.add_argument("--hardware", metavar="FILE", help="your hardware file to compile for")
+    src.add_argument(
+        "--compiled", metavar="DIR", help="an existing compile-config folder (its ceph-config.sh)"
+    )
+    p.add_argument(
+        "--workload", choices=WORKLOADS, default="block", help="workload to compile and probe (default block)"
+    )
+    p.add_argument(
+        "--ceph-release",
+        choices=SUPPORTED_CEPH_RELEASES,
+        help="release to compile for (default: the running cluster's)",
+    )
+    p.add_argument("--nodes", type=int, help="OSD nodes to compile for (default: the tier's)")
+    p.add_argument("--clients", type=int, help="client nodes to compile for (default: the tier's)")
+    p.add_argument("--replication", type=int, metavar="N", help="replica count to compile for")
+    p.add_argument("--repeat", type=int, default=3, help="samples per arm and case (at least 3; default 3)")
+    p.add_argument("--seconds", type=int, default=10, help="length of each sample (default 10)")
+    p.add_argument(
+        "--warmup", type=int, default=3, help="warm-up before each sample, same in both arms (default 3)"
+    )
+    p.add_argument(
+        "--prefill-seconds", type=int, default=10, help="rados bench write that makes the read data"
+    )
+    p.add_argument(
+        "--image-mib", type=int, default=2048, help="RBD image size for the fio probes (default 2048)"
+    )
+    p.add_argument("--pg-num", type=int, default=32, help="PGs of the test pool (default 32)")
+    p.add_argument(
+        "--probe", action="append", default=[], metavar="NAME", help="run only these probes (repeatable)"
+    )
+    p.add_argument("--allow-warn", action="store_true", help="run on a HEALTH_WARN cluster")
+    p.add_argument(
+        "--restart-command",
+        metavar="CMD",
+        help="consent to restart daemons: CMD restarts them (e.g. 'ceph orch restart osd'); settings read only "
+        "at start are then part of arm B, with CMD run at every arm switch",
+    )
+    p.add_argument("--conf", help="ceph.conf (default: as the ceph CLI finds it)")
+    p.add_argument("--keyring", help="keyring (default: as the ceph CLI finds it)")
+    p.add_argument("--name", help="client name, e.g. client.admin")
+    p.add_argument(
+        "--lab", action="store_true", help="boot a throwaway single-node loopback cluster, run, tear down"
+    )
+    p.add_argument("--lab-ports", metavar="V2,V1,RGW", help="the lab's loopback ports (default: free ones)")
+    p.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.restore:
+        return
+    if not args.out:
+        raise UsageError(
+            "--out DIR is required", suggestion="flashtune prove --out prove-run --workload block"
+        )
+    if args.repeat < 3:
+        raise UsageError(f"--repeat {args.repeat}: at least 3 samples per arm", suggestion="--repeat 3")
+    if args.seconds < 1 or args.warmup < 0:
+        raise UsageError("--seconds must be at least 1 and --warmup at least 0")
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()) and not args.force:
+        raise UsageError(
+            f"{out} already has files", file=str(out), suggestion="choose a new --out folder, or --force"
+        )
+    for probe in args.probe:
+        from flashtune.prove.probes import PROBES
+
+        if probe not in PROBES:
+            raise UsageError(f"unknown probe {probe!r}", suggestion="one of " + ", ".join(PROBES))
+
+
+def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str]:
+    """The central config to prove: the compiler's own result, or a compiled folder's ceph-config.sh."""
+    from flashtune.prove.arms import read_script
+
+    if args.compiled:
+        return read_script(Path(args.compiled) / "ceph-config.sh"), f"{args.compiled}/ceph-config.sh"
+    from flashtune.compile import CompileRequest, compile_bundle
+    from flashtune.compile.deploy import central_config
+
+    req = CompileRequest(
+        workload=args.workload,
+        tier=args.tier or "iops",
+        hardware_file=args.hardware,
+        ceph_release=args.ceph_release or release or "pacific",
+        nodes=args.nodes,
+        clients=args.clients,
+        replication=args.replication,
+    )
+    bundle = compile_bundle(req)
+    label = f"compile-config --{'hardware ' + str(args.hardware) if args.hardware else 'tier ' + (args.tier or 'iops')}"
+    label += f" --workload {req.workload} --ceph-release {req.ceph_release}"
+    return central_config(bundle), label + f" (ceph-config.sh, {len(central_config(bundle).values)} lines)"
+
+
+def _predict(args: argparse.Namespace, run: Any) -> None:
+    """The compiled hardware's envelope beside each probe (flashtune.envelope's public model)."""
+    if args.compiled:
+        run.envelope_notes.append("no prediction: --compiled gives no hardware description")
+        return
+    from flashtune.compile.hardware import load_hardware, load_tier
+    from flashtune.envelope import Case, envelope
+    from flashtune.envelope.bundle import cluster_for
+    from flashtune.envelope.report import case_dict, constants, shape
+
+    hw = load_hardware(args.hardware) if args.hardware else load_tier(args.tier or "iops")
+    facts: dict[str, Any] = {"nodes": args.nodes or hw.nodes, "clients": args.clients or hw.clients}
+    facts["pool_size"] = args.replication or 3
+    c = cluster_for(hw, facts)
+    k = constants()
+    for p in run.cases:
+        case = Case(
+            p.name,
+            p.block_size,
+            p.read_fraction,
+            sequential=p.mode in ("write", "seq") and p.block_size >= 1 << 20,
+        )
+        run.predicted[p.name] = case_dict(envelope(c, case, k))
+    run.envelope_cluster = shape(c)
+
+
+def _lab_ports(text: str | None) -> tuple[int, int, int]:
+    from flashtune.lab import free_ports
+
+    if not text:
+        return free_ports()
+    try:
+        v2, v1, rgw = (int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(
+            f"--lab-ports {text!r} is not V2,V1,RGW", suggestion="--lab-ports 3330,3331,8092"
+        ) from None
+    return v2, v1, rgw
+
+
+def run(args: argparse.Namespace) -> int:
+    _check(args)
+    try:
+        import pandas  # noqa: F401  (the ingest parsers read the tools' output into the tidy schema)
+    except ImportError:
+        raise FlashtuneError(
+            "flashtune prove reads the benchmark output with flashtune's ingest parsers, which need pandas",
+            suggestion="pip install 'flashtune[ingest]'",
+        ) from None
+    from flashtune.prove.cluster import Cluster
+
+    if args.restore:
+        from flashtune.prove.journal import restore
+
+        result = restore(Cluster(args.conf, args.keyring, args.name), Path(args.restore))
+        print(result.summary())
+        return 0 if result.identical else 1
+    if args.lab:
+        from flashtune.lab import ceph_cluster, missing_tools
+
+        missing = missing_tools(rgw=False, mds=False)
+        if missing:
+            raise FlashtuneError(
+                "--lab needs the Ceph daemons: " + ", ".join(missing) + " not found",
+                suggestion="install ceph-mon ceph-osd ceph-mgr ceph-common (Debian/Ubuntu packages)",
+            )
+        print("booting the lab cluster (single node, loopback; about 30 s) ...", file=sys.stderr)
+        with ceph_cluster(rgw=False, mds=False, ports=_lab_ports(args.lab_ports)) as lab:
+            return _prove(args, Cluster(conf=str(lab.conf_path)))
+    return _prove(args, Cluster(args.conf, args.keyring, args.name))
+
+
+def _prove(args: argparse.Namespace, cluster: Any) -> int:
+    from flashtune.prove import report
+    from flashtune.prove.run import Options, execute, plan_text, prepare
+
+    options = Options(
+        out=Path(args.out),
+        repeat=args.repeat,
+        seconds=args.seconds,
+        warmup=args.warmup,
+        prefill_seconds=args.prefill_seconds,
+        image_mib=args.image_mib,
+        pg_num=args.pg_num,
+        allow_warn=args.allow_warn,
+        restart_command=args.restart_command,
+        probe_names=tuple(args.probe),
+        workload=args.workload,
+        dry_run=args.dry_run,
+        lab=args.lab,
+    )
+    config, label = _compiled(args, cluster.release())
+    prove_run, saved = prepare(cluster, config, options, label)
+    _predict(args, prove_run)
+    print(plan_text(prove_run), end="")
+    if args.dry_run:
+        print("dry run: nothing was changed")
+        return 0
+    execute(prove_run, cluster, saved)
+    cases = report.write(prove_run)
+    print(f"wrote {options.out / 'report.md'}, results.csv, chart.svg")
+    for c in cases:
+        if c.comparison:
+            from flashtune.prove.stats import format_gain
+
+            print(f"  {c.case}: {c.comparison.verdict}, {format_gain(c.comparison)}")
+    restored = prove_run.restored
+    if prove_run.interrupted:
+        print(prove_run.interrupted, file=sys.stderr)
+        return 130
+    return 0 if restored is not None and restored.identical else 1

@@ -1,0 +1,176 @@
+"""The journal of a prove run, and the restore that reads it.
+
+Before prove changes anything it saves `ceph config dump -f json` (config-before.json) and opens journal.jsonl
+in the output folder; every change is appended (and fsynced) *before* it is made: a `ceph config set`, a pool
+it creates, a config key it needs for its own clean-up. Whatever ends the run (success, a failure, Ctrl-C, a
+crash followed by `flashtune prove --restore DIR`), the restore deletes the pools the journal names and puts
+back every key it touched: the saved value where the dump had one, `ceph config rm` where it had none. Then it
+dumps the config database again and compares it with the saved dump byte for byte. Keys prove never touched
+are left alone: a difference there is someone else's change during the run, reported, not overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flashtune.errors import FlashtuneError
+from flashtune.prove.cluster import CephCommandError, Cluster, write_text
+
+DUMP_NAME = "config-before.json"
+JOURNAL_NAME = "journal.jsonl"
+POOL_PREFIX = "flashtune-prove-"
+
+Key = tuple[str, str]  # (target as `ceph config set` takes it: who or who/mask, option name)
+
+
+def dump_entries(text: str) -> dict[Key, str]:
+    """`ceph config dump -f json` -> {(target, key): value}."""
+    out: dict[Key, str] = {}
+    for e in json.loads(text or "[]"):
+        mask = str(e.get("mask") or "")
+        target = f"{e['section']}/{mask}" if mask else str(e["section"])
+        out[(target, str(e["name"]))] = str(e["value"])
+    return out
+
+
+class Journal:
+    """Append-only, one JSON object per line, fsynced before the change it announces is made."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / JOURNAL_NAME
+
+    def append(self, op: str, **fields: Any) -> None:
+        line = json.dumps({"op": op, "time": round(time.time(), 3), **fields}, sort_keys=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def entries(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        out = []
+        for no, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                # the crash came in the middle of this line: the change it announced was never made
+                if no != len(self.path.read_text(encoding="utf-8").splitlines()):
+                    raise FlashtuneError(
+                        "journal line is not JSON", file=str(self.path), line=no, suggestion="was it edited?"
+                    ) from None
+        return out
+
+    def touched(self) -> list[Key]:
+        """Every (target, key) the run set or removed, in first-touched order."""
+        keys: dict[Key, None] = {}
+        for e in self.entries():
+            if e["op"] in ("set", "rm"):
+                keys[(e["target"], e["key"])] = None
+        return list(keys)
+
+    def pools(self) -> list[str]:
+        return list(dict.fromkeys(e["name"] for e in self.entries() if e["op"] == "pool"))
+
+
+def save_dump(cluster: Cluster, folder: Path) -> str:
+    text = cluster.config_dump_text()
+    dump_entries(text)  # a dump that is not the JSON list we can restore from stops the run here
+    write_text(folder / DUMP_NAME, text)
+    return text
+
+
+def set_value(
+    cluster: Cluster, journal: Journal, saved: dict[Key, str], target: str, key: str, value: str
+) -> None:
+    """One journaled `ceph config set`."""
+    journal.append("set", target=target, key=key, value=value, before=saved.get((target, key)))
+    cluster.config_set(target, key, value)
+
+
+def put_back(
+    cluster: Cluster, saved: dict[Key, str], keys: list[Key], now: dict[Key, str] | None = None
+) -> None:
+    """Return keys to their saved state: the saved value, or removed where the dump had none."""
+    now = dump_entries(cluster.config_dump_text()) if now is None else now
+    for target, key in keys:
+        want = saved.get((target, key))
+        have = now.get((target, key))
+        if want is None and have is not None:
+            cluster.config_rm(target, key)
+        elif want is not None and have != want:
+            cluster.config_set(target, key, want)
+
+
+def delete_pool(cluster: Cluster, journal: Journal, saved: dict[Key, str], pool: str) -> None:
+    """Delete a pool prove created; where the monitors forbid deleting pools, allow it for this one delete
+    (journaled, so the restore puts mon_allow_pool_delete back)."""
+    if not pool.startswith(POOL_PREFIX):
+        raise FlashtuneError(f"refusing to delete pool {pool!r}: prove only deletes the pools it named")
+    if pool not in cluster.pools():
+        return
+    args = ("osd", "pool", "delete", pool, pool, "--yes-i-really-really-mean-it")
+    r = cluster.ceph_text(*args, check=False)
+    if r.returncode != 0 and "mon_allow_pool_delete" in (r.stderr + r.stdout):
+        set_value(cluster, journal, saved, "mon", "mon_allow_pool_delete", "true")
+        time.sleep(1)  # the monitors read the new value from their config database
+        r = cluster.ceph_text(*args, check=False)
+    if r.returncode != 0:
+        raise CephCommandError(f"could not delete pool {pool}: {r.stderr.strip()}")
+
+
+@dataclass
+class Restored:
+    identical: bool
+    removed_pools: list[str] = field(default_factory=list)
+    put_back: list[Key] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)  # (target key: before -> after) when not identical
+    after_text: str = ""
+
+    def summary(self) -> str:
+        if self.identical:
+            return (
+                f"config database byte-identical to the saved dump ({len(self.put_back)} keys put back, "
+                f"{len(self.removed_pools)} test pools removed)"
+            )
+        return "config database DIFFERS from the saved dump: " + "; ".join(self.differences)
+
+
+def restore(cluster: Cluster, folder: Path) -> Restored:
+    """Undo everything the journal in `folder` records, then compare the config database with the saved dump."""
+    dump_path = folder / DUMP_NAME
+    if not dump_path.exists():
+        raise FlashtuneError(
+            f"no saved config dump ({DUMP_NAME}) in this folder",
+            file=str(folder),
+            suggestion="give the --out folder of the prove run to restore",
+        )
+    saved_text = dump_path.read_text(encoding="utf-8")
+    saved = dump_entries(saved_text)
+    journal = Journal(folder)
+    journal.append("restore-begin")
+    pools = journal.pools()
+    for pool in pools:
+        delete_pool(cluster, journal, saved, pool)
+    keys = journal.touched()  # after the pool deletes: they may have touched mon_allow_pool_delete
+    put_back(cluster, saved, keys)
+    after = cluster.config_dump_text()
+    result = Restored(after == saved_text, pools, keys, after_text=after)
+    if not result.identical:
+        now = dump_entries(after)
+        for k in sorted(set(saved) | set(now)):
+            if saved.get(k) != now.get(k):
+                result.differences.append(f"{k[0]} {k[1]}: {saved.get(k)!r} -> {now.get(k)!r}")
+        if not result.differences:
+            result.differences.append("same entries, different bytes (order or formatting)")
+    write_text(folder / "config-after.json", after)
+    journal.append("restored", identical=result.identical, differences=result.differences)
+    return result

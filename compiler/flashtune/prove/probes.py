@@ -1,0 +1,212 @@
+"""The built-in short probes: one or two per workload, for clusters without CBT.
+
+Each probe is a real benchmark program run against the cluster (`rados bench`, fio with its rbd engine), its
+whole stdout kept under raw/ and read back with flashtune's ingest parsers: the figure compared is the one the
+tool printed, not a number prove computed. Both arms read and write the same data: the objects and the RBD
+image are written once, before the first sample, and a write probe's own objects are removed after each sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from flashtune.prove.cluster import Cluster
+
+DATA_RUN = "flashtune-prove-data"  # rados bench --run-name of the objects the read probes read
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    tool: str  # rados-bench | fio-rbd
+    mode: str  # rados bench write|rand|seq; fio rw=
+    block_size: int
+    depth: int  # rados bench -t / fio iodepth
+    note: str
+
+    @property
+    def read_fraction(self) -> float:
+        return 0.0 if "write" in self.mode else 1.0
+
+    @property
+    def op(self) -> str:
+        return "write" if "write" in self.mode else "read"
+
+    @property
+    def needs_image(self) -> bool:
+        return self.tool == "fio-rbd"
+
+    @property
+    def needs_objects(self) -> bool:
+        return self.tool == "rados-bench" and self.mode in ("rand", "seq")
+
+
+KIB = 1024
+PROBES: dict[str, Probe] = {
+    p.name: p
+    for p in (
+        Probe(
+            "rados-write-4k",
+            "rados-bench",
+            "write",
+            4 * KIB,
+            16,
+            "rados bench write, 4 KiB objects, 16 in flight",
+        ),
+        Probe(
+            "rados-read-4k",
+            "rados-bench",
+            "rand",
+            4 * KIB,
+            16,
+            "rados bench rand over the prefilled 4 KiB objects",
+        ),
+        Probe("rados-write-4m", "rados-bench", "write", 4096 * KIB, 16, "rados bench write, 4 MiB objects"),
+        Probe(
+            "rados-read-4m",
+            "rados-bench",
+            "seq",
+            4096 * KIB,
+            16,
+            "rados bench seq over the prefilled 4 MiB objects",
+        ),
+        Probe(
+            "rbd-randwrite-4k",
+            "fio-rbd",
+            "randwrite",
+            4 * KIB,
+            32,
+            "fio rbd engine, 4 KiB random writes, QD 32",
+        ),
+        Probe(
+            "rbd-randread-4k", "fio-rbd", "randread", 4 * KIB, 32, "fio rbd engine, 4 KiB random reads, QD 32"
+        ),
+        Probe(
+            "rbd-randwrite-16k-qd1",
+            "fio-rbd",
+            "randwrite",
+            16 * KIB,
+            1,
+            "fio rbd engine, 16 KiB random writes, QD 1 (InnoDB-page-like)",
+        ),
+        Probe(
+            "rbd-randread-16k-qd1",
+            "fio-rbd",
+            "randread",
+            16 * KIB,
+            1,
+            "fio rbd engine, 16 KiB random reads, QD 1",
+        ),
+    )
+}
+
+# Per compiled workload: the probes that stand in for its CBT cases. rgw (S3) and scratch (CephFS) have no
+# built-in S3 or file-system probe yet; RADOS with large objects is the nearest layer they share.
+WORKLOAD_PROBES: dict[str, tuple[str, ...]] = {
+    "block": ("rbd-randwrite-4k", "rbd-randread-4k", "rados-write-4k"),
+    "mysql": ("rbd-randwrite-16k-qd1", "rbd-randread-16k-qd1"),
+    "rgw": ("rados-write-4m", "rados-read-4m"),
+    "scratch": ("rados-write-4m", "rados-read-4m"),
+}
+
+
+def probes_for(workload: str, names: Sequence[str] | None = None) -> list[Probe]:
+    chosen = names or WORKLOAD_PROBES.get(workload, ("rados-write-4k", "rados-read-4k"))
+    return [PROBES[n] for n in chosen]
+
+
+def prefill_objects(cluster: Cluster, pool: str, probe: Probe, seconds: int) -> None:
+    """The objects every read sample of this block size reads (one run name per size)."""
+    cluster.tool(
+        "rados",
+        [
+            "-p",
+            pool,
+            "bench",
+            str(seconds),
+            "write",
+            "-b",
+            str(probe.block_size),
+            "-t",
+            "16",
+            "--run-name",
+            f"{DATA_RUN}-{probe.block_size}",
+            "--no-cleanup",
+        ],
+        timeout=seconds + 120,
+    )
+
+
+def prefill_image(cluster: Cluster, pool: str, image: str, size_mib: int) -> None:
+    """Create the RBD image and write it once end to end: reads of never-written extents of a thin image
+    return zeros without touching an OSD (ceph-real.md 1.5)."""
+    cluster.tool("rbd", ["create", f"{pool}/{image}", "--size", f"{size_mib}M"], timeout=120)
+    cluster.tool(
+        "fio",
+        [
+            "--name=prefill",
+            "--ioengine=rbd",
+            f"--clientname={cluster.client_id}",
+            f"--pool={pool}",
+            f"--rbdname={image}",
+            "--rw=write",
+            "--bs=1M",
+            "--iodepth=16",
+            "--direct=1",
+            f"--size={size_mib}M",
+        ],
+        timeout=600,
+    )
+
+
+def run(
+    cluster: Cluster, probe: Probe, pool: str, image: str, seconds: int, out: Path | None, tag: str
+) -> str:
+    """One sample (or, with out=None, a warm-up whose output is dropped); returns the tool's stdout."""
+    if probe.tool == "rados-bench":
+        run_name = f"{DATA_RUN}-{probe.block_size}" if probe.needs_objects else f"flashtune-prove-{tag}"
+        args = [
+            "-p",
+            pool,
+            "bench",
+            str(seconds),
+            probe.mode,
+            "-t",
+            str(probe.depth),
+            "--run-name",
+            run_name,
+            "--format",
+            "json",
+        ]
+        if probe.mode == "write":
+            args += ["-b", str(probe.block_size), "--no-cleanup"]
+        text = cluster.tool("rados", args, timeout=seconds + 120).stdout
+        if probe.mode == "write":  # the next sample writes to the same, empty, pool
+            cluster.tool("rados", ["-p", pool, "cleanup", "--run-name", run_name], timeout=300)
+    else:
+        args = [
+            f"--name={probe.name}",
+            "--ioengine=rbd",
+            f"--clientname={cluster.client_id}",
+            f"--pool={pool}",
+            f"--rbdname={image}",
+            f"--rw={probe.mode}",
+            f"--bs={probe.block_size}",
+            f"--iodepth={probe.depth}",
+            "--direct=1",
+            "--time_based=1",
+            f"--runtime={seconds}",
+            "--output-format=json",
+        ]
+        text = cluster.tool("fio", args, timeout=seconds + 120).stdout
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return text
+
+
+def file_name(probe: Probe, arm: str, index: int) -> str:
+    """raw/<case>/<arm><n>-<mode>.json: the mode in the name is how the rados bench reader knows a read run."""
+    return f"{probe.name}/{arm}{index}-{probe.mode}.json"

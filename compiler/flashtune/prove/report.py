@@ -1,0 +1,237 @@
+"""A prove run's outputs: results.csv (the tidy ingest schema), report.md and chart.svg.
+
+Every sample is the benchmark tool's own output under raw/, read with flashtune.ingest (the same parsers as
+`flashtune ingest`); the run column of results.csv says which case, arm and repetition a row belongs to
+(`rbd-randread-4k/B2`). The figure compared is the tool's mean IOPS of the probe's direction.
+"""
+
+from __future__ import annotations
+
+import html
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from flashtune.errors import FlashtuneError
+from flashtune.prove import arms
+from flashtune.prove.run import Run
+from flashtune.prove.stats import Comparison, compare, format_gain
+
+LAB_NOTE = (
+    "These figures come from `flashtune prove --lab`: a throwaway single-node cluster whose OSDs are sparse "
+    "files on one disk of one shared machine, talking over loopback. They show that the loop works (the arms "
+    "alternate, samples are real tool output, the config database is restored); they say nothing about what "
+    "the compiled settings do on real hardware."
+)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    case: str
+    a: list[float]
+    b: list[float]
+    comparison: Comparison | None  # None: fewer than 2 samples in an arm
+
+
+def sample_frames(run: Run) -> Any:
+    """Every sample's rows in the tidy schema (pandas; `flashtune[ingest]`), run = case/armN."""
+    import pandas as pd
+
+    from flashtune.ingest import load
+    from flashtune.ingest.schema import conform
+
+    frames = []
+    for s in run.samples:
+        df = load(run.options.out / s.file)
+        df["run"] = f"{s.case}/{s.arm}{s.index}"
+        df["source"] = s.file
+        frames.append(df)
+    if not frames:
+        from flashtune.ingest.schema import empty_frame
+
+        return empty_frame()
+    return conform(pd.concat(frames, ignore_index=True))
+
+
+def measured_iops(frame: Any, run: Run) -> dict[tuple[str, str], list[float]]:
+    """(case, arm) -> the mean IOPS of each sample, in sample order."""
+    ops = {p.name: p.op for p in run.cases}
+    out: dict[tuple[str, str], list[float]] = {}
+    for s in run.samples:
+        rows = frame[
+            (frame["run"] == f"{s.case}/{s.arm}{s.index}")
+            & (frame["metric"] == "iops")
+            & (frame["stat"] == "mean")
+            & frame["time_s"].isna()
+            & (frame["op"] == ops[s.case])
+        ]
+        if rows.empty:
+            raise FlashtuneError(
+                f"no mean IOPS for {s.case} in the tool's output", file=str(run.options.out / s.file)
+            )
+        out.setdefault((s.case, s.arm), []).append(float(rows["value"].iloc[0]))
+    return out
+
+
+def results(run: Run, iops: dict[tuple[str, str], list[float]]) -> list[CaseResult]:
+    out: list[CaseResult] = []
+    for p in run.cases:
+        a, b = iops.get((p.name, "A"), []), iops.get((p.name, "B"), [])
+        comp = compare(a, b, seed=len(out)) if len(a) >= 2 and len(b) >= 2 else None
+        out.append(CaseResult(p.name, a, b, comp))
+    return out
+
+
+def _fmt(v: float) -> str:
+    return f"{v:,.0f}" if v >= 100 else f"{v:,.1f}"
+
+
+def markdown(run: Run, cases: list[CaseResult]) -> str:
+    o = run.options
+    out = ["# flashtune prove report\n\n"]
+    if o.lab:
+        out.append(f"> **Lab run.** {LAB_NOTE}\n\n")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(run.started or time.time()))
+    out.append(
+        f"Cluster: {run.version}; health before: {run.health.get('status')}. Run: {when}, "
+        f"{(run.finished - run.started) / 60:.1f} min. Compiled config: {run.compiled_from}.\n\n"
+        f"Arm A is the cluster as it was; arm B adds the compiled central config ({len(run.applied)} "
+        f"`ceph config set` lines, below). The arms alternated A B A B ... ({o.repeat} rounds); in each arm "
+        f"every case had the same {o.warmup} s warm-up and then one {o.seconds} s sample, on the same pool "
+        f"and data (written once before the first sample).\n\n"
+    )
+    if run.interrupted:
+        out.append(f"**The benchmark did not finish: {run.interrupted}.**\n\n")
+    out.append(
+        "| case | A median IOPS | B median IOPS | gain of B (95 % CI) | verdict | samples A / B | "
+        "predicted ceiling (IOPS, limited by) |\n|---|---|---|---|---|---|---|\n"
+    )
+    for c in cases:
+        pred = run.predicted.get(c.case)
+        pred_text = f"{pred['predicted_IOPS']:,} ({pred['limit']})" if pred else "-"
+        if c.comparison is None:
+            out.append(
+                f"| {c.case} | - | - | too few samples | - | {len(c.a)} / {len(c.b)} | {pred_text} |\n"
+            )
+            continue
+        k = c.comparison
+        out.append(
+            f"| {c.case} | {_fmt(k.median_a)} | {_fmt(k.median_b)} | {format_gain(k)} | **{k.verdict}** | "
+            f"{k.n_a} / {k.n_b} | {pred_text} |\n"
+        )
+    out.append(
+        "\nThe gain is median(B) / median(A) - 1; its 95 % interval is a bootstrap-t interval of the log "
+        "ratio (2000 resamples of each arm, Student's t). A gain whose interval includes zero is reported as "
+        "no detectable difference, whatever its sign.\n"
+    )
+    if run.predicted:
+        out.append(
+            f"\nPredicted ceilings: `flashtune.envelope` for the compiled hardware ({run.envelope_cluster}), "
+            "the most that hardware could do in each case; they describe the compiled hardware, not this "
+            "cluster" + (" (the lab is not that hardware)" if o.lab else "") + ".\n"
+        )
+    out.append("\n![A and B samples per case](chart.svg)\n\n## Samples (IOPS, in run order)\n\n")
+    out.append("| case | arm A | arm B |\n|---|---|---|\n")
+    for c in cases:
+        out.append(f"| {c.case} | {', '.join(_fmt(v) for v in c.a)} | {', '.join(_fmt(v) for v in c.b)} |\n")
+    probes_by = {p.name: p for p in run.cases}
+    out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
+    out.append(
+        "\n## Settings that differed between the arms\n\n| who | key | arm A | arm B |\n|---|---|---|---|\n"
+    )
+    for s in run.applied:
+        out.append(
+            f"| {s.target} | `{s.key}` | {s.current if s.current is not None else '(default)'} | {s.value} |\n"
+        )
+    left = [s for s in run.settings if s not in run.applied]
+    if left:
+        out.append(
+            "\nCompiled settings not in arm B:\n\n| who | key | compiled | why not |\n|---|---|---|---|\n"
+        )
+        for s in left:
+            why = {
+                arms.SAME: "already set: the same in both arms",
+                arms.UNKNOWN: "**not applied**: the running release has no such option",
+                arms.CREATE: "read only when an OSD is created",
+                arms.RESTART: s.note,
+            }.get(s.status, s.note)
+            out.append(f"| {s.target} | `{s.key}` | {s.value} | {why} |\n")
+    out += [f"\nNote: {n}.\n" for n in run.shadow_notes]
+    out.append("\n## Restore\n\n")
+    r = run.restored
+    if r is None:
+        out.append("Not restored yet: run `flashtune prove --restore` on this folder.\n")
+    else:
+        out.append(
+            f"{r.summary()}. Before: `config-before.json`; after: `config-after.json`; every change is in "
+            "`journal.jsonl`.\n"
+        )
+    return "".join(out)
+
+
+# ---- chart -----------------------------------------------------------------------------------------------
+COLORS = {"A": "#4c78a8", "B": "#f58518"}
+
+
+def svg(cases: list[CaseResult]) -> str:
+    """Per case one panel: each sample a dot, each arm's median a bar; each panel has its own IOPS scale."""
+    width, left, right, row = 720, 170, 30, 64
+    height = 40 + row * len(cases) + 30
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">\n',
+        f'<rect width="{width}" height="{height}" fill="white"/>\n',
+        '<text x="10" y="20" font-size="14">IOPS per sample: arm A (cluster as it was) vs arm B (compiled)</text>\n',
+    ]
+    for i, c in enumerate(cases):
+        y0 = 40 + i * row
+        values = c.a + c.b
+        if not values:
+            continue
+        lo, hi = min(values), max(values)
+        pad = (hi - lo) * 0.1 or hi * 0.05 or 1.0
+        lo, hi = max(0.0, lo - pad), hi + pad
+
+        def x(v: float, lo: float = lo, hi: float = hi) -> float:
+            return left + (v - lo) / (hi - lo) * (width - left - right)
+
+        parts.append(f'<text x="10" y="{y0 + 22}">{html.escape(c.case)}</text>\n')
+        if c.comparison:
+            parts.append(
+                f'<text x="10" y="{y0 + 38}" fill="#555">{html.escape(c.comparison.verdict)}</text>\n'
+            )
+        parts.append(
+            f'<line x1="{left}" y1="{y0 + 48}" x2="{width - right}" y2="{y0 + 48}" stroke="#999"/>\n'
+            f'<text x="{left}" y="{y0 + 60}" fill="#555" font-size="10">{_fmt(lo)}</text>\n'
+            f'<text x="{width - right}" y="{y0 + 60}" fill="#555" font-size="10" text-anchor="end">{_fmt(hi)}</text>\n'
+        )
+        for arm, vals, dy in (("A", c.a, 16), ("B", c.b, 34)):
+            for v in vals:
+                parts.append(
+                    f'<circle cx="{x(v):.1f}" cy="{y0 + dy}" r="4" fill="{COLORS[arm]}" fill-opacity="0.8">'
+                    f"<title>{arm}: {v:.1f} IOPS</title></circle>\n"
+                )
+            if vals:
+                m = statistics.median(vals)
+                parts.append(
+                    f'<line x1="{x(m):.1f}" y1="{y0 + dy - 8}" x2="{x(m):.1f}" y2="{y0 + dy + 8}" '
+                    f'stroke="{COLORS[arm]}" stroke-width="3"/>\n'
+                    f'<text x="{left - 8}" y="{y0 + dy + 4}" text-anchor="end" fill="{COLORS[arm]}">{arm}</text>\n'
+                )
+    parts.append(
+        f'<text x="10" y="{height - 10}" fill="#555" font-size="10">dots: samples; bars: medians; '
+        "each row has its own scale</text>\n</svg>\n"
+    )
+    return "".join(parts)
+
+
+def write(run: Run) -> list[CaseResult]:
+    """results.csv, report.md and chart.svg in the run's output folder."""
+    frame = sample_frames(run)
+    out = run.options.out
+    (out / "results.csv").write_text(frame.to_csv(index=False), encoding="utf-8")
+    cases = results(run, measured_iops(frame, run)) if run.samples else results(run, {})
+    (out / "chart.svg").write_text(svg(cases), encoding="utf-8")
+    (out / "report.md").write_text(markdown(run, cases), encoding="utf-8")
+    return cases

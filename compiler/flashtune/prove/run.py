@@ -1,0 +1,348 @@
+"""One prove run: check, save, plan, then A B A B ... with the same warm-up and data, then always restore.
+
+    prepare()  health check, config dump saved, arm B classified, plan printed (--dry-run stops here)
+    execute()  pool + data written once; per round: arm A (the cluster as it was), arm B (compiled values set);
+               in each arm every case gets the same warm-up, then one sample
+    finally    restore (journal.restore): pools deleted, touched keys put back, dump compared byte for byte
+
+SIGINT and SIGTERM end the benchmark where it is (the running tool is killed), then the restore runs with
+both signals ignored, so a second Ctrl-C cannot leave the cluster half-restored. A SIGKILL or a crash leaves
+the journal: `flashtune prove --restore DIR` finishes the job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from flashtune.errors import FlashtuneError
+from flashtune.model import CentralConfig
+from flashtune.prove import arms, probes
+from flashtune.prove.cluster import Cluster
+from flashtune.prove.journal import (
+    POOL_PREFIX,
+    Journal,
+    Restored,
+    dump_entries,
+    put_back,
+    restore,
+    save_dump,
+    set_value,
+)
+
+SETTLE_S = 2.0  # after a config change: the monitors push it to the daemons asynchronously
+
+
+class HealthRefused(FlashtuneError):
+    pass
+
+
+@dataclass
+class Options:
+    out: Path
+    repeat: int = 3
+    seconds: int = 10
+    warmup: int = 3
+    prefill_seconds: int = 10
+    image_mib: int = 2048
+    pg_num: int = 32
+    allow_warn: bool = False
+    restart_command: str | None = None
+    probe_names: tuple[str, ...] = ()
+    workload: str = "block"
+    dry_run: bool = False
+    lab: bool = False
+
+
+@dataclass
+class Sample:
+    case: str
+    arm: str
+    index: int
+    file: str  # relative to the output folder
+    started: float
+    seconds: float
+
+
+@dataclass
+class Run:
+    """What a run decided and measured; the report renders it."""
+
+    options: Options
+    version: str
+    health: dict[str, Any]
+    settings: list[arms.ArmSetting]
+    shadow_notes: list[str]
+    cases: list[probes.Probe]
+    pool: str
+    image: str
+    compiled_from: str
+    predicted: dict[str, dict[str, Any]] = field(default_factory=dict)  # case -> envelope case_dict
+    envelope_cluster: str = ""
+    envelope_notes: list[str] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    restored: Restored | None = None
+    interrupted: str = ""  # why the benchmark ended early
+    started: float = 0.0
+    finished: float = 0.0
+
+    @property
+    def restarts_allowed(self) -> bool:
+        return bool(self.options.restart_command)
+
+    @property
+    def applied(self) -> list[arms.ArmSetting]:
+        return arms.applied(self.settings, self.restarts_allowed)
+
+    def expected_seconds(self) -> float:
+        per_sample = self.options.seconds + self.options.warmup + 3
+        n = 2 * self.options.repeat * len(self.cases)
+        prefill = self.options.prefill_seconds * sum(p.needs_objects for p in self.cases) + (
+            30 if any(p.needs_image for p in self.cases) else 0
+        )
+        return n * per_sample + 2 * self.options.repeat * SETTLE_S + prefill
+
+
+def check_health(cluster: Cluster, allow_warn: bool) -> dict[str, Any]:
+    doc = cluster.health()
+    status = str(doc.get("status", "HEALTH_UNKNOWN"))
+    checks = ", ".join(
+        f"{k} ({v.get('summary', {}).get('message', '')})" for k, v in (doc.get("checks") or {}).items()
+    )
+    if status == "HEALTH_ERR":
+        raise HealthRefused(
+            f"the cluster is HEALTH_ERR: {checks}; prove changes nothing on an unhealthy cluster",
+            suggestion="fix the cluster first (`ceph health detail`)",
+        )
+    if status != "HEALTH_OK" and not allow_warn:
+        raise HealthRefused(
+            f"the cluster is {status}: {checks}",
+            suggestion="fix it, or pass --allow-warn if these warnings do not affect a benchmark",
+        )
+    return doc
+
+
+def prepare(
+    cluster: Cluster, config: CentralConfig, options: Options, compiled_from: str
+) -> tuple[Run, dict[tuple[str, str], str]]:
+    """Everything before the first change: health, saved dump, arm B, the plan."""
+    health = check_health(cluster, options.allow_warn)
+    options.out.mkdir(parents=True, exist_ok=True)
+    saved_text = save_dump(cluster, options.out)
+    saved = dump_entries(saved_text)
+    settings, notes = arms.classify(
+        config,
+        saved,
+        cluster,
+        restarts_allowed=bool(options.restart_command),
+        source=str(options.out / "config-before.json"),
+    )
+    tag = secrets.token_hex(3)
+    run = Run(
+        options=options,
+        version=cluster.version(),
+        health=health,
+        settings=settings,
+        shadow_notes=notes,
+        cases=probes.probes_for(options.workload, options.probe_names or None),
+        pool=f"{POOL_PREFIX}{tag}",
+        image=f"flashtune-prove-{tag}",
+        compiled_from=compiled_from,
+    )
+    return run, saved
+
+
+def plan_text(run: Run) -> str:
+    o = run.options
+    order = " ".join(["A", "B"] * o.repeat)
+    lines = [
+        f"flashtune prove: {run.version}, health {run.health.get('status')}",
+        f"compiled config: {run.compiled_from}",
+        f"cases ({len(run.cases)}): " + ", ".join(p.name for p in run.cases),
+        f"arms: {order}  ({o.repeat} samples per arm and case, {o.warmup} s warm-up + {o.seconds} s each)",
+        f"expected duration: about {run.expected_seconds() / 60:.1f} min",
+        f"creates pool {run.pool} ({o.pg_num} PGs)"
+        + (
+            f" and RBD image {run.image} ({o.image_mib} MiB, written once)"
+            if any(p.needs_image for p in run.cases)
+            else ""
+        )
+        + "; both are deleted at the end",
+        f"saved: {o.out / 'config-before.json'} (the config database now); journal: {o.out / 'journal.jsonl'}",
+        f"arm B sets {len(run.applied)} keys, restored to the saved dump between arms and at the end:",
+    ]
+    lines += [
+        f"  {s.line}    # now: {s.current if s.current is not None else '(default)'}" for s in run.applied
+    ]
+    for status, what in (
+        (arms.SAME, "already set to the compiled value"),
+        (arms.UNKNOWN, "NOT applied: the running release has no such option"),
+        (arms.CREATE, "NOT applied: read only when an OSD is created"),
+        (arms.RESTART, "needs a daemon restart"),
+    ):
+        group = [s for s in run.settings if s.status == status]
+        if group:
+            lines.append(f"{len(group)} {what}:")
+            lines += [f"  {s.target} {s.key} = {s.value}  ({s.note})" for s in group]
+    lines += [f"note: {n}" for n in run.shadow_notes]
+    return "\n".join(lines) + "\n"
+
+
+class Progress:
+    """`case, arm, time left` on one stderr line, only when stderr is a terminal."""
+
+    def __init__(self, total: float) -> None:
+        self.on = sys.stderr.isatty()
+        self.total = total
+        self.start = time.monotonic()
+
+    def show(self, text: str) -> None:
+        if self.on:
+            left = max(0.0, self.total - (time.monotonic() - self.start))
+            sys.stderr.write(f"\r\x1b[K{text}, about {left:.0f} s left")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.on:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """SIGTERM ends the benchmark like Ctrl-C does (the restore then runs)."""
+    old = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
+def signals_ignored() -> Iterator[None]:
+    """The restore runs to its end: Ctrl-C and SIGTERM wait."""
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def _restart(run: Run, cluster: Cluster, journal: Journal) -> None:
+    cmd = run.options.restart_command
+    if not cmd or not any(s.status == arms.RESTART for s in run.applied):
+        return
+    journal.append("restart", command=cmd)
+    r = subprocess.run(shlex.split(cmd), env=cluster.env(), capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        raise FlashtuneError(f"--restart-command failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+
+
+def _wait_healthy(cluster: Cluster, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cluster.health().get("status") != "HEALTH_ERR":
+            pgs = cluster.ceph("pg", "stat") or {}
+            summary = pgs.get("pg_summary", pgs)
+            states = {x["name"]: int(x["num"]) for x in summary.get("num_pg_by_state", [])}
+            if states and sum(n for s, n in states.items() if s.startswith("active")) == int(
+                summary.get("num_pgs", 0)
+            ):
+                return
+        time.sleep(1)
+    raise FlashtuneError("the cluster did not return to active PGs after the restart", suggestion="ceph -s")
+
+
+def _set_arm(
+    run: Run, cluster: Cluster, journal: Journal, saved: dict[tuple[str, str], str], arm: str
+) -> None:
+    """Arm B: the compiled values set; arm A: every touched key back to the saved dump."""
+    journal.append("arm", arm=arm)
+    touched = journal.touched()
+    if arm == "B":
+        for s in run.applied:
+            set_value(cluster, journal, saved, s.target, s.key, s.value)
+    elif touched:
+        journal.append("put-back", keys=[list(k) for k in touched])
+        put_back(cluster, saved, touched)
+    if arm == "B" or touched:
+        _restart(run, cluster, journal)
+        if run.options.restart_command:
+            _wait_healthy(cluster)
+        time.sleep(SETTLE_S)
+
+
+def execute(
+    run: Run,
+    cluster: Cluster,
+    saved: dict[tuple[str, str], str],
+    *,
+    on_sample: Callable[[Sample], None] | None = None,
+) -> Run:
+    """The A/B loop, always followed by the restore."""
+    o = run.options
+    journal = Journal(o.out)
+    journal.append(
+        "begin", pool=run.pool, image=run.image, cases=[p.name for p in run.cases], repeat=o.repeat
+    )
+    progress = Progress(run.expected_seconds())
+    run.started = time.time()
+    try:
+        with signals_interrupt():
+            journal.append("pool", name=run.pool)
+            cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
+            app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
+            cluster.ceph_text("osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it")
+            progress.show("writing the benchmark data")
+            if any(p.needs_image for p in run.cases):
+                journal.append("image", name=run.image, pool=run.pool)
+                probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
+            for p in {p.block_size: p for p in run.cases if p.needs_objects}.values():
+                probes.prefill_objects(cluster, run.pool, p, o.prefill_seconds)
+            for index in range(1, o.repeat + 1):
+                for arm in ("A", "B"):
+                    _set_arm(run, cluster, journal, saved, arm)
+                    for probe in run.cases:
+                        progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
+                        if o.warmup:
+                            probes.run(cluster, probe, run.pool, run.image, o.warmup, None, f"w{arm}{index}")
+                        progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}")
+                        rel = f"raw/{probes.file_name(probe, arm, index)}"
+                        t0 = time.time()
+                        probes.run(
+                            cluster, probe, run.pool, run.image, o.seconds, o.out / rel, f"{arm}{index}"
+                        )
+                        sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
+                        run.samples.append(sample)
+                        journal.append("sample", case=probe.name, arm=arm, index=index, file=rel)
+                        if on_sample:
+                            on_sample(sample)
+    except KeyboardInterrupt as e:
+        run.interrupted = f"interrupted ({e or 'SIGINT'}) after {len(run.samples)} samples"
+    except FlashtuneError as e:
+        run.interrupted = f"stopped by an error after {len(run.samples)} samples: {e.message}"
+        raise
+    finally:
+        progress.done()
+        with signals_ignored():
+            print("restoring the config database and removing the test pool ...", file=sys.stderr)
+            run.restored = restore(cluster, o.out)
+            run.finished = time.time()
+            print(run.restored.summary(), file=sys.stderr)
+    return run
