@@ -20,7 +20,7 @@ from typing import Any
 
 from flashtune.errors import FlashtuneError, UsageError
 
-HELP = "A/B the cluster's current settings against the compiled ones (gain with a 95 % interval)"
+HELP = "A/B the cluster's current settings against the compiled ones (gain with a 95 %% interval)"
 
 
 def add_parser(sub: Any) -> None:

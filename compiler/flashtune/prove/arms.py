@@ -123,3 +123,22 @@ def classify(
 
 def applied(settings: list[ArmSetting], restarts_allowed: bool) -> list[ArmSetting]:
     return [s for s in settings if s.status == APPLY or (s.status == RESTART and restarts_allowed)]
+
+
+def overridden(cluster: Cluster, settings: list[ArmSetting]) -> list[str]:
+    """Arm-B keys an OSD does not take from the config database: a local ceph.conf (or the command line)
+    beats the monitors' value in a daemon (ceph-real.md 2.1), so arm B would silently not be arm B there.
+    Asked of one OSD (`ceph config show osd.N`: each value's source and what it overrides)."""
+    ids = cluster.ceph("osd", "ls") or []
+    keys = {s.key for s in settings if s.target.split("/", 1)[0].split(".", 1)[0] in ("osd", "global")}
+    if not ids or not keys:
+        return []
+    daemon = f"osd.{ids[0]}"
+    out = []
+    for e in cluster.ceph("config", "show", daemon) or []:
+        if e.get("name") in keys and e.get("source") != "mon":
+            out.append(
+                f"{daemon} takes `{e['name']}` = {e.get('value')} from its {e.get('source')}, not the config "
+                "database: arm B does not change it on that daemon (remove it from the local ceph.conf)"
+            )
+    return out

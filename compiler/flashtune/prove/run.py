@@ -318,6 +318,9 @@ def execute(
             for index in range(1, o.repeat + 1):
                 for arm in ("A", "B"):
                     _set_arm(run, cluster, journal, saved, arm)
+                    if arm == "B" and index == 1:
+                        run.shadow_notes += arms.overridden(cluster, run.applied)
+                    journal.append("measure", arm=arm, index=index)
                     for probe in run.cases:
                         progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
                         if o.warmup:

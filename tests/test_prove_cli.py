@@ -1,0 +1,101 @@
+"""`flashtune prove` without a cluster: arm B is the compiler's own ceph-config.sh, the journal and dump readers,
+the chart, and the refusals that come before anything touches a cluster (tests/test_prove_real.py has the rest).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.compile.deploy import central_config
+from flashtune.emit.cephcentral import ordered, set_command
+from flashtune.prove.arms import read_script
+from flashtune.prove.journal import Journal, dump_entries
+from flashtune.prove.report import CaseResult, svg
+from flashtune.prove.stats import compare
+
+
+def flashtune(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("workload", ["block", "mysql"])
+def test_arm_b_is_the_compiled_ceph_config_sh(workload: str, tmp_path: Path) -> None:
+    bundle = compile_bundle(CompileRequest(workload=workload, tier="iops", ceph_release="pacific"))
+    script = bundle.files["ceph-config.sh"]
+    (tmp_path / "ceph-config.sh").write_text(script)
+    read = read_script(tmp_path / "ceph-config.sh")
+    lines = [line for line in script.splitlines() if line.startswith("ceph config set ")]
+    assert lines and [set_command(v) for v in read.values] == lines
+    # the compiler's own central-config result, not a re-derivation: the same lines in the same order
+    assert [set_command(v) for v in ordered(central_config(bundle).values)] == lines
+
+
+def test_dump_entries_keep_masks_as_config_set_takes_them() -> None:
+    text = json.dumps(
+        [
+            {"section": "global", "name": "a", "value": "1", "mask": ""},
+            {"section": "osd", "name": "b", "value": "3", "mask": "class:ssd", "device_class": "ssd"},
+            {"section": "osd.1", "name": "c", "value": "0.500000", "mask": ""},
+        ]
+    )
+    assert dump_entries(text) == {
+        ("global", "a"): "1",
+        ("osd/class:ssd", "b"): "3",
+        ("osd.1", "c"): "0.500000",
+    }
+
+
+def test_journal_survives_a_line_cut_by_a_crash(tmp_path: Path) -> None:
+    j = Journal(tmp_path)
+    j.append("set", target="osd", key="k", value="1", before=None)
+    j.append("pool", name="flashtune-prove-abc")
+    with open(j.path, "a") as f:
+        f.write('{"op": "set", "target": "osd", "key": "half')  # the crash came mid-write
+    assert j.touched() == [("osd", "k")]
+    assert j.pools() == ["flashtune-prove-abc"]
+
+
+def test_chart_is_well_formed_svg() -> None:
+    a, b = [100.0, 104.0, 98.0], [120.0, 125.0, 119.0]
+    doc = ET.fromstring(svg([CaseResult("rados-write-4k <&>", a, b, compare(a, b))]))
+    assert doc.tag.endswith("svg")
+    assert len(doc.findall(".//{http://www.w3.org/2000/svg}circle")) == 6
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--out", "o", "--repeat", "2"], "at least 3 samples per arm"),
+        (["--repeat", "3"], "--out DIR is required"),
+        (["--out", "o", "--probe", "nope"], "unknown probe 'nope'"),
+        (["--restore", "empty"], "no saved config dump"),
+        (["--out", "o", "--conf", "missing.conf", "--dry-run"], "error:"),
+    ],
+)
+def test_refusals_are_one_message_and_no_traceback(args: list[str], message: str, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    r = flashtune("prove", *args, cwd=tmp_path)
+    assert r.returncode == 2, r
+    assert message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o" / "journal.jsonl").exists()
+
+
+def test_an_out_folder_with_files_is_not_reused_without_force(tmp_path: Path) -> None:
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "keep.txt").write_text("mine")
+    r = flashtune("prove", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 2 and "already has files" in r.stderr
+    assert (tmp_path / "o" / "keep.txt").read_text() == "mine"

@@ -1,0 +1,271 @@
+"""`flashtune prove` on real Ceph 16.2.15 (issue 24): the whole A/B loop, its restore, and its refusals.
+
+- `--lab` boots its own loopback cluster and runs the loop: the report has >= 3 samples per arm from the
+  tools' real output (read back here with the ingest parsers), and the config database ends as it began;
+- on the session's cluster (`ceph_lab`, through --conf as an operator would reach it): a SIGINT in the middle
+  of arm B, and a SIGKILL followed by `--restore`, both end with `ceph config dump` byte-identical to the dump
+  saved before, and the test pool gone;
+- HEALTH_ERR refuses (made with `ceph osd set-full-ratio 0.99`: OSD_OUT_OF_ORDER_FULL, harmless and undone),
+  HEALTH_WARN refuses unless --allow-warn;
+- a setting the release lacks (osd_op_threads, gone since Luminous) is reported and never set; a setting read
+  only at daemon start is left out with a note.
+Durations are short (2-3 s samples): these prove the mechanism, not a tuning result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flashtune.ingest import load
+from support.cephlab import CephLab
+
+pytestmark = [pytest.mark.ceph, pytest.mark.slow]
+
+# A compiled folder's ceph-config.sh, small so that arm switches are quick: runtime keys (one of them already
+# set in the cluster to another value, so the restore has something to put back; one that the lab's own
+# ceph.conf sets, which a daemon then takes from its file instead), one key the release lacks, and one read
+# only at daemon start.
+SCRIPT = """#!/usr/bin/env bash
+set -euo pipefail
+ceph config set osd osd_recovery_op_priority 1
+ceph config set client objecter_inflight_ops 10240
+ceph config set global osd_pool_default_pg_autoscale_mode warn
+ceph config set osd osd_op_threads 8
+ceph config set osd osd_op_num_shards 8
+"""
+
+
+def prove(*args: str, conf: Path | None = None, **kw: object) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env.pop("CEPH_ARGS", None)
+    if conf is not None:
+        env["CEPH_CONF"] = str(conf)
+    return subprocess.Popen(
+        [sys.executable, "-m", "flashtune.cli.main", "prove", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,  # type: ignore[call-overload]
+    )
+
+
+def finish(p: subprocess.Popen[str], timeout: float = 600) -> tuple[int, str, str]:
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err
+
+
+def journal(folder: Path) -> list[dict[str, object]]:
+    path = folder / "journal.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip().endswith("}")]
+
+
+def wait_for(what: str, ok: object, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ok():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{what} not seen in {timeout} s")
+
+
+def dump_text(lab: CephLab) -> str:
+    return lab.run("ceph", "config", "dump", "-f", "json").stdout
+
+
+def test_prove_lab_runs_the_whole_loop_and_reports_from_real_output(tmp_path: Path) -> None:
+    out = tmp_path / "prove"
+    p = prove(
+        "--lab",
+        "--out",
+        str(out),
+        "--workload",
+        "block",
+        "--repeat",
+        "3",
+        "--seconds",
+        "2",
+        "--warmup",
+        "1",
+        "--image-mib",
+        "128",
+        "--probe",
+        "rbd-randread-4k",
+        "--probe",
+        "rados-write-4k",
+    )
+    code, _stdout, stderr = finish(p, timeout=900)
+    assert code == 0, stderr[-3000:]
+    report = (out / "report.md").read_text()
+    assert (
+        "**Lab run.**" in report
+        and "say nothing about what the compiled settings do on real hardware" in report
+    )
+    # every sample is the tool's own output, read back with the ingest parsers; 3 per arm and case, and the
+    # report's medians are theirs
+    for case, op in (("rbd-randread-4k", "read"), ("rados-write-4k", "write")):
+        row = next(line for line in report.splitlines() if line.startswith(f"| {case} | ") and "CI" in line)
+        for arm in "AB":
+            files = sorted((out / "raw" / case).glob(f"{arm}*.json"))
+            assert len(files) == 3, files
+            values = []
+            for f in files:
+                df = load(f)
+                iops = df[(df.metric == "iops") & (df.stat == "mean") & df.time_s.isna() & (df.op == op)]
+                values.append(float(iops.value.iloc[0]))
+            median = statistics.median(values)
+            assert median > 0
+            assert (f"{median:,.0f}" if median >= 100 else f"{median:,.1f}") in row
+        assert "3 / 3" in row
+        assert any(v in row for v in ("better", "no detectable difference", "worse"))
+    csv = (out / "results.csv").read_text().splitlines()
+    assert csv[0].startswith("source,tool,format,run,test,workload,op")
+    runs = {line.split(",")[3] for line in csv[1:]}
+    assert {f"rbd-randread-4k/{a}{i}" for a in "AB" for i in (1, 2, 3)} <= runs
+    assert (out / "chart.svg").read_text().startswith("<svg")
+    # the settings that differed are the compiled ceph-config.sh lines, and the arms really alternated
+    assert "| osd | `osd_recovery_op_priority` | (default) | 1 |" in report
+    arms = [e["arm"] for e in journal(out) if e["op"] == "arm"]
+    assert arms == ["A", "B"] * 3
+    # restored: the config database byte-identical to the dump saved before the first change
+    assert (out / "config-after.json").read_bytes() == (out / "config-before.json").read_bytes()
+    assert "byte-identical" in report and "predicted ceiling" in report
+
+
+@pytest.fixture
+def compiled(tmp_path: Path) -> Path:
+    folder = tmp_path / "compiled"
+    folder.mkdir()
+    (folder / "ceph-config.sh").write_text(SCRIPT)
+    return folder
+
+
+@pytest.fixture
+def lab_with_a_value(ceph_lab: CephLab) -> Iterator[CephLab]:
+    """The session's cluster with one key already set (to 2; arm B sets 1): the restore must put 2 back."""
+    ceph_lab.run("ceph", "config", "set", "osd", "osd_recovery_op_priority", "2")
+    yield ceph_lab
+    ceph_lab.run("ceph", "config", "rm", "osd", "osd_recovery_op_priority")
+
+
+def _start_in_arm_b(lab: CephLab, compiled: Path, out: Path) -> subprocess.Popen[str]:
+    p = prove(
+        "--out",
+        str(out),
+        "--compiled",
+        str(compiled),
+        "--repeat",
+        "3",
+        "--seconds",
+        "10",
+        "--warmup",
+        "0",
+        "--probe",
+        "rados-write-4k",
+        conf=lab.conf_path,
+    )
+    wait_for(
+        "arm B's measurement in the journal",
+        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
+    )
+    assert p.poll() is None, p.communicate()
+    time.sleep(1)  # into arm B's sample
+    return p
+
+
+def test_sigint_in_arm_b_restores_the_config_database(
+    lab_with_a_value: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    lab = lab_with_a_value
+    before = dump_text(lab)
+    out = tmp_path / "prove"
+    p = _start_in_arm_b(lab, compiled, out)
+    assert lab.ceph("config", "get", "osd", "osd_recovery_op_priority") == 1  # arm B is on
+    p.send_signal(signal.SIGINT)
+    code, _stdout, stderr = finish(p)
+    assert code == 130, stderr
+    assert "byte-identical" in stderr
+    assert dump_text(lab) == before == (out / "config-before.json").read_text()
+    assert not [x for x in lab.ceph("osd", "pool", "ls") if x.startswith("flashtune-prove-")]
+    report = (out / "report.md").read_text()
+    assert "did not finish: interrupted" in report
+    # the key the release lacks was reported, never set; the startup-only key was left out
+    assert not [e for e in journal(out) if e.get("key") in ("osd_op_threads", "osd_op_num_shards")]
+    assert (
+        "| osd | `osd_op_threads` | 8 | **not applied**: the running release has no such option |" in report
+    )
+    assert "`osd_op_num_shards`" in report and "read only at daemon start" in report
+    # a daemon whose local ceph.conf sets a key does not take arm B's value: the report says so
+    assert "takes `osd_pool_default_pg_autoscale_mode` = off from its file, not the config database" in report
+
+
+def test_sigkill_then_restore_puts_everything_back(
+    lab_with_a_value: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    lab = lab_with_a_value
+    before = dump_text(lab)
+    out = tmp_path / "prove"
+    p = _start_in_arm_b(lab, compiled, out)
+    p.kill()
+    p.communicate()
+    assert dump_text(lab) != before  # the crash left arm B's values behind
+    assert [x for x in lab.ceph("osd", "pool", "ls") if x.startswith("flashtune-prove-")]
+    r = prove("--restore", str(out), conf=lab.conf_path)
+    code, stdout, stderr = finish(r)
+    assert code == 0, stderr
+    assert "byte-identical" in stdout
+    assert dump_text(lab) == before
+    assert not [x for x in lab.ceph("osd", "pool", "ls") if x.startswith("flashtune-prove-")]
+    # a second restore finds nothing to do and says so again
+    code, stdout, _ = finish(prove("--restore", str(out), conf=lab.conf_path))
+    assert code == 0 and "byte-identical" in stdout
+
+
+def _wait_health(lab: CephLab, status: str) -> None:
+    wait_for(status, lambda: lab.ceph("health")["status"] == status, 60)
+
+
+def test_health_err_refuses_and_warn_needs_consent(ceph_lab: CephLab, compiled: Path, tmp_path: Path) -> None:
+    before = dump_text(ceph_lab)
+    full = ceph_lab.ceph("osd", "dump")["full_ratio"]
+    _wait_health(ceph_lab, "HEALTH_OK")
+    try:
+        ceph_lab.run(
+            "ceph", "osd", "set-full-ratio", "0.99"
+        )  # above the failsafe 0.97: OSD_OUT_OF_ORDER_FULL
+        _wait_health(ceph_lab, "HEALTH_ERR")
+        code, _, stderr = finish(
+            prove("--out", str(tmp_path / "err"), "--compiled", str(compiled), conf=ceph_lab.conf_path)
+        )
+        assert code == 2 and "HEALTH_ERR" in stderr and "OSD_OUT_OF_ORDER_FULL" in stderr
+        assert "Traceback" not in stderr
+        assert not (tmp_path / "err" / "journal.jsonl").exists()
+    finally:
+        ceph_lab.run("ceph", "osd", "set-full-ratio", f"{full:.2f}")
+    try:
+        ceph_lab.run("ceph", "osd", "set", "noout")
+        _wait_health(ceph_lab, "HEALTH_WARN")
+        args = ("--compiled", str(compiled), "--dry-run")
+        code, _, stderr = finish(prove("--out", str(tmp_path / "warn"), *args, conf=ceph_lab.conf_path))
+        assert code == 2 and "HEALTH_WARN" in stderr and "--allow-warn" in stderr
+        code, stdout, stderr = finish(
+            prove("--out", str(tmp_path / "warn2"), *args, "--allow-warn", conf=ceph_lab.conf_path)
+        )
+        assert code == 0, stderr
+        assert "dry run: nothing was changed" in stdout
+        assert "NOT applied: the running release has no such option" in stdout and "osd_op_threads" in stdout
+    finally:
+        ceph_lab.run("ceph", "osd", "unset", "noout")
+    assert dump_text(ceph_lab) == before
