@@ -275,7 +275,6 @@ class CentralConfig:
 
 # Cluster shape: what derivations read (hardware, nodes, OSDs, protection, pools, memory budget), filled by
 # flashtune.compile.pipeline.cluster_shape. A plain mapping so profiles can name any of it by key.
-# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
 Shape = dict[str, Any]
 
 # Facts of the shape that explain.md and manifest.json show, in this order.

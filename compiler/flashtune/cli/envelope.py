@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.cli.common import bounded_int
+from flashtune.envelope import report
+from flashtune.envelope.hardware import load_cluster, tier_cluster
 from flashtune.errors import UsageError
+from flashtune.hardware_file import LIMITS
+from flashtune.model import Protection
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
 
@@ -25,13 +29,7 @@ HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured 
 def _field(key: str) -> Callable[[str], int]:
     """An argparse type for a flag overriding the hardware file's `key`: the file's bounds, as compile-config's
     flags have them (hardware_file.LIMITS)."""
-
-    def parse(text: str) -> int:
-        from flashtune.hardware_file import LIMITS  # here: every `flashtune` start builds this parser
-
-        return bounded_int(1, int(LIMITS[key]))(text)
-
-    return parse
+    return bounded_int(1, int(LIMITS[key]))
 
 
 def add_parser(sub: Any) -> None:
@@ -73,9 +71,6 @@ def add_parser(sub: Any) -> None:
 
 
 def _cluster(args: argparse.Namespace) -> Any:
-    from flashtune.envelope.hardware import load_cluster, tier_cluster
-    from flashtune.model import Protection
-
     c = load_cluster(Path(args.hardware)) if args.hardware else tier_cluster(args.tier or "iops")
     for flag in ("nodes", "clients"):
         v = getattr(args, flag)
@@ -109,8 +104,6 @@ def _print_table(rows: list[dict[str, Any]], cols: list[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flashtune.envelope import report
-
     if args.validation:
         rows = report.validation_records()
         if args.format == "json":

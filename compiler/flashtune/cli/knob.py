@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from flashtune import datapackage
 from flashtune.catalog import load_catalog
 from flashtune.catalog.card import card_dict, render_card
 from flashtune.catalog.model import DOMAINS, Knob
@@ -28,8 +29,6 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
 def _evidence(knob: Knob) -> dict[str, dict[str, str] | None]:
     if not knob.evidence:
         return {}
-    from flashtune import datapackage  # stdlib-only; read only when a card cites rows
-
     return {ref: datapackage.resolve(ref) for ref in knob.evidence}
 
 

@@ -7,12 +7,13 @@ that was needed. Exit status: 0 no error-level findings, 1 error-level findings,
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 
 from flashtune.cli.common import Parser, guarded
 from flashtune.errors import FlashtuneError
-from flashtune.lint import Finding, lint_file
+from flashtune.lint import Finding, lint_file, report
 from flashtune.parse import KINDS
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
 
@@ -102,8 +103,6 @@ def lint_paths(
 
 @guarded
 def run(argv: Sequence[str] | None = None) -> int:
-    from flashtune.lint import report
-
     args = build_parser().parse_args(argv)
     context: dict[str, object] = {}
     if args.ram:
@@ -129,8 +128,6 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.format == "json":
         sys.stdout.write(report.as_json(findings))
     elif args.format == "sarif":
-        import json
-
         sys.stdout.write(json.dumps(report.sarif(findings), indent=1) + "\n")
     elif args.format == "github":
         sys.stdout.write(report.github(findings))

@@ -20,7 +20,6 @@ from flashtune.model import Bundle, Setting
 
 # An emitter call: the bundle, the settings of this format, the inputs to echo -> one text (written to the row's
 # path) or {path: text} for a format that writes several files.
-# "Any" in quotes: this type is evaluated at run time, when typing is not imported (start-up cost)
 Render = Callable[[Bundle, Sequence[Setting], Mapping[str, Any]], str | dict[str, str]]
 Applies = Callable[[Bundle, Sequence[Setting]], bool]
 

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from functools import cache
 from typing import Any
 
-from flashtune.envelope.calibrate import Fit
+from flashtune.envelope.calibrate import Fit, fit
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
 from flashtune.pathnames import StrPath
 from flashtune.paths import data_crcs, data_path
@@ -29,14 +29,10 @@ def constants() -> Constants:
     stored = stored_constants()
     if stored is not None:
         return stored
-    # imported here: the fit reads every study's data, which start-up needs only when the stored fit is stale
-    from flashtune.envelope.calibrate import fit
-
     return fit().constants
 
 
 def calibration() -> Fit:
-    from flashtune.envelope.calibrate import fit  # imported here, see constants()
 
     return fit()
 
@@ -70,8 +66,6 @@ def stored_constants() -> Constants | None:
 
 def fitted_document() -> str:
     """fitted.json for the data in use: the fit and the CRCs of its inputs."""
-    from flashtune.envelope.calibrate import fit
-
     doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(data_crcs())}
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 

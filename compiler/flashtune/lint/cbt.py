@@ -17,6 +17,8 @@ from flashtune.lint.common import Context, check_duplicates, did_you_mean
 from flashtune.parse import parse_text
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry
 
+TOP_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:")  # a key at column 1 (misplaced_cluster_keys)
+
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,),
     "int": (int,),
@@ -609,10 +611,9 @@ def misplaced_cluster_keys(text: str) -> list[tuple[int, str]]:
     """(line, key) of cluster keys written at column 1, found by scanning lines (works when YAML fails)."""
     schema = ruledata.cbt_schema()
     top, cluster = schema["top_level"], schema["cluster"]
-    top_key = re.compile(r"^([A-Za-z0-9_-]+)\s*:")  # here, not at import: only a broken plan needs it
     out = []
     for no, line in enumerate(text.split("\n"), 1):
-        m = top_key.match(line)
+        m = TOP_KEY.match(line)
         if m and m[1] not in top and m[1] in cluster:
             out.append((no, m[1]))
     return out

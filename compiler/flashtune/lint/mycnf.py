@@ -12,6 +12,7 @@ Enum options take their position as a number (query_cache_type = 1 is ON).
 
 from __future__ import annotations
 
+import bisect
 from functools import cache
 from typing import Any
 
@@ -43,8 +44,6 @@ def _sorted_names(flavour: str) -> list[str]:
 
 def prefix_matches(name: str, flavour: str) -> list[str]:
     """Option names of the flavour that start with name (MySQL's getopt accepts a unique prefix)."""
-    import bisect  # here: only an unknown option name gets this far, and a compile writes none
-
     names = _sorted_names(flavour)
     i = bisect.bisect_left(names, name)
     out = []

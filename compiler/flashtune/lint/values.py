@@ -6,6 +6,7 @@ Each parser returns the number (for range checks) or raises ValueError with a sh
 from __future__ import annotations
 
 import re
+import uuid
 
 from flashtune.units import IEC as _IEC
 from flashtune.units import SECONDS, lead_int
@@ -84,8 +85,6 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
             raise ValueError(f"{t!r} is not a boolean (true/false)")
         return CEPH_BOOLS[t.lower()]
     if type_ == "uuid":
-        import uuid  # here, not at the top: uuid imports platform, a few ms of every CLI start-up
-
         try:
             uuid.UUID(t)
         except ValueError:

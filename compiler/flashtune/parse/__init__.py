@@ -8,7 +8,7 @@ render_text(doc) -> str            (text in the same format that parses back to 
 
 from __future__ import annotations
 
-import sys
+import importlib
 from types import ModuleType
 
 from flashtune.parse.confdoc import KINDS, ConfDoc, ConfSyntaxError, Entry, Section
@@ -27,11 +27,7 @@ def _module(kind: str) -> ModuleType:
     name = PARSERS.get(kind)
     if name is None:
         raise ValueError(f"unknown config kind {kind!r}; known: {', '.join(KINDS)}")
-    # imported on use: keeps start-up light (__import__, not importlib.import_module: importing importlib
-    # costs compile-config's start-up more than the parser it would find)
-    module = f"flashtune.parse.{name}"
-    __import__(module)
-    return sys.modules[module]
+    return importlib.import_module(f"flashtune.parse.{name}")
 
 
 def parse_text(text: str, kind: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
