@@ -195,10 +195,15 @@ def demand(c: Cluster, write: bool, size: float) -> Demand:
         relay = (p.size - 1) * size
     else:
         relay = 0.0
-    # positional, in field order: osd_ops, drive_seconds, media_bytes, client_bytes, public_in, public_out,
-    # cluster_in, cluster_out (a record built from keywords binds them one by one: ceilings() makes many)
     return Demand(
-        n_ops, slowest, media_bytes, size, size if write else 0.0, 0.0 if write else size, relay, relay
+        osd_ops=n_ops,
+        drive_seconds=slowest,
+        media_bytes=media_bytes,
+        client_bytes=size,
+        public_in=size if write else 0.0,
+        public_out=0.0 if write else size,
+        cluster_in=relay,
+        cluster_out=relay,
     )
 
 
