@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashtune.lint import detect_kind, lint_text
+from flashtune.lint.values import ceph_value, mysql_value
 
 
 def codes(text: str, kind: str, **kw: object) -> list[tuple[str, str, str]]:
@@ -262,3 +264,38 @@ def test_cbt_pools_ec_endpoints_and_monitoring() -> None:
         ("perff", "FT702"),
         ("client_endpoints", "FT704"),
     }
+
+
+def test_mysql_suffixes_follow_the_server_in_either_case() -> None:
+    assert mysql_value("size", "2GB") == 2 << 30
+    assert mysql_value("size", "2g") == 2 << 30
+    assert mysql_value("int", "-3k") == -3 << 10
+    with pytest.raises(ValueError):
+        mysql_value("size", "1 G")
+    with pytest.raises(ValueError):
+        mysql_value("size", "0x10")
+
+
+@pytest.mark.parametrize(
+    ("type_", "text", "value"),
+    [
+        ("int", "5K", 5000),
+        ("int", "-3", -3),
+        ("size", "1Ki", 1024),
+        ("size", "1KB", 1024),
+        ("size", "+2M", 2 << 20),
+        ("secs", "30 min", 30),
+        ("millisecs", "5ms", 5),
+    ],
+)
+def test_ceph_values_are_read_as_ceph_reads_them(type_: str, text: str, value: int) -> None:
+    assert ceph_value(type_, text) == value
+
+
+@pytest.mark.parametrize(
+    ("type_", "text"),
+    [("int", "5k"), ("int", "5KB"), ("size", "1Bi"), ("size", "1KiB"), ("size", "1 K"), ("size", "-1K")],
+)
+def test_ceph_refuses_what_ceph_refuses(type_: str, text: str) -> None:
+    with pytest.raises(ValueError):
+        ceph_value(type_, text)

@@ -22,10 +22,10 @@ from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.pathnames import join
 from flashtune.paths import data_dir
-from flashtune.units import lead_int
 
 DESCRIPTOR = "datapackage.json"
 _BOOL = {"true": True, "false": False}
+_INTEGER = re.compile(r"[+-]?\d+")
 
 Row = dict[str, str]
 
@@ -135,8 +135,7 @@ def _check_value(field: dict[str, Any], value: str) -> str | None:
     ftype = field.get("type", "string")
     number: float | None = None
     if ftype == "integer":
-        digits = lead_int(value)
-        if digits is None or digits[1]:
+        if not _INTEGER.fullmatch(value):
             return f"{value!r} is not an integer"
         number = int(value)
     elif ftype == "number":

@@ -31,18 +31,3 @@ SECONDS: dict[str, int] = {
     "day": 86400,
     "week": 7 * 86400,
 }
-
-
-def lead_int(text: str, signs: str = "+-") -> tuple[str, str] | None:
-    """(the integer text starts with, the rest): an optional sign from `signs`, then a run of decimal digits
-    (any Unicode decimal digit, like int() and the regular expression \\d), or None without digits.
-
-    A string scan rather than a regular expression: compiling one pattern costs more of a CLI's start-up
-    than all the values it reads (tests/test_units.py checks it against the patterns it replaced).
-    """
-    start = 1 if text[:1] and text[0] in signs else 0
-    end = start
-    n = len(text)
-    while end < n and text[end].isdecimal():
-        end += 1
-    return (text[:end], text[end:]) if end > start else None

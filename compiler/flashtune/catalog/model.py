@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,17 +28,7 @@ def human_size(n: int) -> str | None:
     return None
 
 
-def _words(v: str) -> list[str]:
-    """re.split(r"[\\s,;]+", v) with string methods (compiling the pattern costs compile-config's start-up more
-    than all its uses; tests/test_str_scanners.py checks the two agree): "" at an end that is a separator."""
-    words = v.replace(",", " ").replace(";", " ").split()
-    if not words:
-        return [""] if not v else ["", ""]
-    if v[0].isspace() or v[0] in ",;":
-        words.insert(0, "")
-    if v[-1].isspace() or v[-1] in ",;":
-        words.append("")
-    return words
+_WORD_SEPARATORS = re.compile(r"[\s,;]+")
 
 
 @dataclass(frozen=True)
@@ -53,7 +44,7 @@ class ValueRule:
         v = canon_value(value, type_)
         if type_ in ("str", "enum"):
             # str knobs hold word lists ("civetweb port=80", "cephx, none"): any word may match
-            words = {v, *_words(v)}
+            words = {v, *_WORD_SEPARATORS.split(v)}
             return any(canon_value(x, type_) in words for x in self.values)
         return any(canon_value(x, type_) == v for x in self.values)
 

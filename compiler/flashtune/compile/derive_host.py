@@ -6,6 +6,7 @@ flashtune.compile.pipeline joins their REGISTRY with derive's under the names th
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from collections.abc import Callable
 from typing import Any
@@ -210,27 +211,6 @@ def max_connections(ram_gib: float, pool_bytes: int, per_connection: int) -> Der
 MULTI_ADDRESS = ("mysql-8.0", "mysql-8.4")
 
 
-def _octet(text: str) -> bool:
-    """0-255 in decimal without leading zeros."""
-    return text.isascii() and text.isdigit() and (text == "0" or (text[0] != "0" and int(text) <= 255))
-
-
-def _address_kind(text: str) -> tuple[bool, bool]:
-    """(unspecified, loopback) of an IP address; ValueError if text is none.
-
-    A dotted quad as ipaddress writes it (every compile's default 127.0.0.1) is read here: importing
-    ipaddress costs compile-config ~6M instructions of start-up. Anything else (IPv6, a malformed or
-    zero-padded quad, which ipaddress refuses) is left to ipaddress.
-    """
-    octets = text.split(".")
-    if len(octets) == 4 and all(_octet(o) for o in octets):
-        return text == "0.0.0.0", octets[0] == "127"
-    import ipaddress
-
-    ip = ipaddress.ip_address(text)
-    return ip.is_unspecified, ip.is_loopback
-
-
 def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
     """The database's listen address(es), checked: never every interface unless opted in as unsafe."""
     parts = [a.strip() for a in address.split(",") if a.strip()]
@@ -242,18 +222,18 @@ def bind_address(address: str, flavour: str = "mariadb-10.11") -> Derived:
     local = True
     for a in parts or [""]:
         try:
-            unspecified, loopback = _address_kind(a)
+            ip = ipaddress.ip_address(a)
         except ValueError:
             raise UsageError(
                 f"--db-bind-address {address!r}: {a!r} is not an IP address",
                 suggestion="give the database network's address, e.g. --db-bind-address 10.0.1.5",
             ) from None
-        if unspecified:
+        if ip.is_unspecified:
             raise UsageError(
                 f"--db-bind-address {a} listens on every interface",
                 suggestion="give the database network's address, or --allow-unsafe bind_address",
             )
-        local = local and loopback
+        local = local and ip.is_loopback
     address = ",".join(parts)
     why = (
         "loopback only, the safe default: give the database network's address with --db-bind-address so the "

@@ -7,10 +7,11 @@ src/mon/ConfigMonitor.cc drops no-op changes), and flashtune never runs it: the 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from flashtune.emit.common import header, shell_quote
+from flashtune.emit.common import header
 from flashtune.model import DAEMON_TYPES, CentralConfig, CentralValue, LocalValue
 
 SCRIPT_NAME = "ceph-config.sh"
@@ -29,11 +30,11 @@ def ordered(values: Iterable[CentralValue]) -> list[CentralValue]:
 
 
 def set_command(v: CentralValue) -> str:
-    return f"ceph config set {shell_quote(v.target)} {v.key} {shell_quote(v.value)}"
+    return f"ceph config set {shlex.quote(v.target)} {v.key} {shlex.quote(v.value)}"
 
 
 def rm_command(target: str, key: str) -> str:
-    return f"ceph config rm {shell_quote(target)} {key}"
+    return f"ceph config rm {shlex.quote(target)} {key}"
 
 
 def script(lines: Iterable[str], inputs: Mapping[str, Any], what: str) -> str:

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from hashlib import sha256
 from typing import Any
 
 from flashtune import __version__
-from flashtune.emit.common import json_text
+from flashtune.evidence import place
 from flashtune.model import Bundle, DeviceGroup
-
-try:  # CPython's own SHA-256: hashlib would first load OpenSSL's libcrypto, a few ms of compile-config's start-up
-    from _sha256 import sha256  # type: ignore[import-not-found]
-except ImportError:  # other interpreters, and CPython 3.12+ (where it is _sha2)
-    from hashlib import sha256
 
 
 def evidence(refs: tuple[str, ...]) -> list[dict[str, Any]]:
     """Each evidence reference with the seed place it resolves to in the data package."""
-    from flashtune.evidence import place
-
     out = []
     for ref in refs:
         where = place(ref)
@@ -103,4 +98,4 @@ def as_dict(bundle: Bundle, inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
-    return json_text(as_dict(bundle, inputs), indent=1, default=str) + "\n"  # = json.dumps(..., indent=1)
+    return json.dumps(as_dict(bundle, inputs), indent=1, default=str) + "\n"

@@ -7,10 +7,11 @@ so an existing cluster needs the profile created by command, and pools name it w
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from flashtune.emit.common import header, shell_quote
+from flashtune.emit.common import header
 from flashtune.model import Bundle
 
 FASTEC_TRACKER = "https://tracker.ceph.com/issues/74813"
@@ -25,7 +26,7 @@ def commands(bundle: Bundle) -> list[str]:
         out.append(ec.value.set_command())
     pools = bundle.shape.get("pools", [])
     for p in pools:
-        name = shell_quote(p["name"])
+        name = shlex.quote(p["name"])
         if p["type"] == "erasure":
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} erasure {p['profile']}")
             if p.get("ec_overwrites"):

@@ -430,14 +430,16 @@ def _count_lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) + 1
 
 
+_LOG_LINE = re.compile(rb"^\s*-?\d+\s*,\s*-?\d+\s*,\s*\d+\s*,\s*\d+(\s*,\s*-?\d+)*\s*$")
+
+
 def _first_bad_line(path: Path, skip_lines: int) -> tuple[int, str]:
     """Find the first line (after skip_lines) that is not `int, int, int, int[, ...]` (error path only)."""
-    good = re.compile(rb"^\s*-?\d+\s*,\s*-?\d+\s*,\s*\d+\s*,\s*\d+(\s*,\s*-?\d+)*\s*$")
     with path.open("rb") as f:
         for no, raw in enumerate(f, start=1):
             if no <= skip_lines or not raw.strip():
                 continue
-            if not good.match(raw):
+            if not _LOG_LINE.match(raw):
                 return no, raw[:60].decode("utf-8", "replace").rstrip("\n")
     return 0, ""
 

@@ -6,6 +6,7 @@ Ceph itself ignores unknown keys and replaces unparsable values with defaults wi
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections import Counter
 from functools import cache
@@ -15,7 +16,7 @@ from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.names import all_ceph_option_names, ceph_option_names, last_ceph_release_with
 from flashtune.catalog.status import Status
 from flashtune.lint import ruledata
-from flashtune.lint.common import Context, check_duplicates, check_value, glob_match
+from flashtune.lint.common import Context, check_duplicates, check_value
 from flashtune.lint.findings import Finding
 from flashtune.lint.values import ceph_value
 from flashtune.parse.confdoc import ConfDoc, Entry
@@ -62,7 +63,7 @@ def _is_file_only(e: Entry, rules: dict[str, Any]) -> bool:
     if e.key not in _file_only_names():
         return False
     for item in rules["file_only_keys"]:
-        if item["key"] == e.key and any(glob_match(e.section, pat) for pat in item["sections"]):
+        if item["key"] == e.key and any(fnmatch.fnmatchcase(e.section, pat) for pat in item["sections"]):
             return True
     return False
 

@@ -64,16 +64,6 @@ class Context:
         self.findings.append(Finding(self.filename, line, col, severity, code, key, message, suggestion))
 
 
-def glob_match(name: str, pattern: str) -> bool:
-    """fnmatch.fnmatchcase(name, pattern), comparing plainly where the pattern has no wildcard: fnmatch compiles
-    a regular expression for every pattern, which a compile-config start-up would pay for plain names."""
-    if "*" in pattern or "?" in pattern or "[" in pattern:
-        import fnmatch
-
-        return fnmatch.fnmatchcase(name, pattern)
-    return name == pattern
-
-
 def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
     """[the closest name] or []: candidates must be the file kind's own names (see lint.suggest)."""
     from flashtune.lint.suggest import did_you_mean as suggest

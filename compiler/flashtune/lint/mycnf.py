@@ -13,6 +13,7 @@ Enum options take their position as a number (query_cache_type = 1 is ON).
 from __future__ import annotations
 
 import bisect
+import fnmatch
 from functools import cache
 from typing import Any
 
@@ -20,14 +21,14 @@ from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.names import mysql_option_minimums, mysql_option_names
 from flashtune.catalog.spelling import mysql_option
 from flashtune.lint import ruledata
-from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean, glob_match
+from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
 from flashtune.lint.values import mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
 
 
 def is_server_group(group: str, rules: dict[str, Any]) -> bool:
-    return any(glob_match(group, pat) for pat in rules["server_groups"])
+    return any(fnmatch.fnmatchcase(group, pat) for pat in rules["server_groups"])
 
 
 def reads_group(group: str, flavour: str, rules: dict[str, Any]) -> bool:

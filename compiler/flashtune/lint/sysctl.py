@@ -8,6 +8,7 @@ from the machine running the linter: the file may be meant for another host.
 from __future__ import annotations
 
 import fnmatch
+import re
 from functools import cache
 from typing import Any
 
@@ -20,7 +21,7 @@ from flashtune.paths import data_path
 from flashtune.yamlio import load_data
 
 # Per-device keys: <prefix><device>.<name>, listed in the name lists as <prefix>*.<name>
-_PER_DEVICE = ("net.ipv4.conf.", "net.ipv6.conf.", "net.ipv4.neigh.", "net.ipv6.neigh.", "net.mpls.conf.")
+_PER_DEVICE = re.compile(r"(net\.ipv[46]\.(?:conf|neigh)|net\.mpls\.conf)\.([^.]+)\.(.+)")
 
 
 @cache
@@ -72,14 +73,9 @@ def _with_prefix(key: str) -> list[str]:
 
 
 def _forms(key: str) -> tuple[str, ...]:
-    """The key, and for a per-device key also its listed form. String methods, not a regular expression
-    (start-up; tests/test_str_scanners.py checks it against the pattern it replaced; keys hold no newline)."""
-    for prefix in _PER_DEVICE:
-        if key.startswith(prefix):
-            device, _, name = key[len(prefix) :].partition(".")
-            if device and name:
-                return key, f"{prefix}*.{name}"
-    return (key,)
+    """The key, and for a per-device key also its listed form (the device part as *)."""
+    m = _PER_DEVICE.fullmatch(key)
+    return (key, f"{m[1]}.*.{m[3]}") if m else (key,)
 
 
 def is_glob(key: str) -> bool:

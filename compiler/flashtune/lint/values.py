@@ -9,14 +9,19 @@ import re
 import uuid
 
 from flashtune.units import IEC as _IEC
-from flashtune.units import SECONDS, lead_int
+from flashtune.units import SECONDS
 from flashtune.units import SI as _SI
 
 # Ceph's strict_iec_cast (sizes) and strict_si_cast (integers), src/common/strtol.cc, as ceph-conf 16.2.15 reads
 # them (tests/test_lint_world.py probes every form): upper-case prefixes only; a size's unit is at most two
 # characters of which only the first counts ("1KB", "1Ki", even "1Kx" are 1024; "1KiB", "64k", "1 K" fall back
 # to the default), "Bi" is refused; integers take one SI prefix (1K = 1000) and nothing after it.
-# Read with string methods, not regular expressions (start-up: see units.lead_int).
+_CEPH_INT = re.compile(r"([+-]?\d+)([KMGTPE]?)")
+_CEPH_SIZE = re.compile(r"\+?(\d+)(?:([KMGTPEB])(.?))?")
+_CEPH_DURATION = re.compile(r"(\d+)\s*([a-z]*)", re.IGNORECASE)
+# MySQL/MariaDB: one suffix letter, either case, and whatever follows it is ignored
+_MYSQL_NUMBER = re.compile(r"([+-]?\d+)(?:([kmgtpe]).*)?", re.IGNORECASE | re.DOTALL)
+_INTEGER = re.compile(r"[+-]?\d+")
 _DURATION = {k: v for k, v in SECONDS.items() if k != "week"}  # Ceph's duration parser has no weeks
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -46,29 +51,28 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
     """Parse text as Ceph's option type; the number for numeric types, None where there is nothing to compare."""
     t = text.strip()
     if type_ in ("int", "uint"):
-        m = lead_int(t)
-        if m is None or (m[1] and (len(m[1]) > 1 or m[1] not in "KMGTPE")):
+        m = _CEPH_INT.fullmatch(t)
+        if m is None:
             raise ValueError(f"{t!r} is not an integer Ceph reads (digits, then at most one of K M G T P E)")
-        v = int(m[0]) * _SI[m[1].lower()]
+        v = int(m[1]) * _SI[m[2].lower()]
         if type_ == "uint" and v < 0:
             raise ValueError(f"{t!r} is negative but the option is unsigned")
         if v > (UINT64_MAX if type_ == "uint" else INT64_MAX) or v < -INT64_MAX - 1:
             raise ValueError(f"{t!r} does not fit in 64 bits")
         return v
     if type_ == "size":
-        m = lead_int(t, "+")
-        unit = m[1][:1] if m is not None else ""
-        if m is None or (m[1] and (unit not in "KMGTPEB" or len(m[1]) > 2 or m[1] == "Bi")):
+        m = _CEPH_SIZE.fullmatch(t)
+        if m is None or (m[2] == "B" and m[3] == "i"):
             raise ValueError(
                 f"{t!r} is not a size Ceph reads (digits, then an optional upper-case K/M/G/T/P/E, "
                 "optionally followed by i or B; no blank, no KiB)"
             )
-        v = int(m[0]) * _IEC[unit.lower().replace("b", "")]
+        v = int(m[1]) * _IEC[(m[2] or "").lower().replace("b", "")]
         if v > UINT64_MAX:
             raise ValueError(f"{t!r} does not fit in 64 bits")
         return v
     if type_ in ("secs", "millisecs"):
-        d = re.match(r"^(\d+)\s*([a-z]*)$", t, re.I)
+        d = _CEPH_DURATION.fullmatch(t)
         if not d or (d[2].lower() not in _DURATION and not (type_ == "millisecs" and d[2].lower() == "ms")):
             raise ValueError(f"{t!r} is not a duration")
         return int(d[1])
@@ -99,11 +103,10 @@ def mysql_value(type_: str, text: str) -> float | int | bool | None:
     ("2GB" is 2G), but refuses any other character after the digits ("1 G", "1.5G", "0x10")."""
     t = text.strip()
     if type_ in ("int", "uint", "size"):
-        m = lead_int(t)
-        unit = m[1][:1].lower() if m is not None else ""
-        if m is None or unit not in _IEC:
+        m = _MYSQL_NUMBER.fullmatch(t)
+        if m is None:
             raise ValueError(f"{t!r} is not a number (digits with an optional K/M/G suffix)")
-        v = int(m[0]) * _IEC[unit]
+        v = int(m[1]) * _IEC[(m[2] or "").lower()]
         if type_ != "int" and v < 0:
             raise ValueError(f"{t!r} is negative")
         return v
@@ -126,8 +129,7 @@ def sysctl_value(type_: str, text: str) -> float | int | bool | None:
         if not parts:
             raise ValueError("empty value")
         for p in parts:
-            m = lead_int(p)
-            if m is None or m[1]:
+            if not _INTEGER.fullmatch(p):
                 raise ValueError(f"{p!r} is not an integer")
         return int(parts[0]) if len(parts) == 1 else None
     return None

@@ -29,28 +29,21 @@ def normalize_key(raw: str) -> str:
     return "_".join(raw.split())
 
 
+# A `key = value  # comment` line: leading blanks, the key (no = # ; [, not starting or ending with a blank),
+# '=', the value (no # or ;) and an optional comment
+_KEY_LINE = re.compile(
+    r"[ \t]*([^=#;\[ \t\r\f\v](?:[^=#;\[]*[^=#;\[ \t\r\f\v])?)[ \t\r\f\v]*(=)[ \t\r\f\v]*([^#;]*?)[ \t\r\f\v]*(?:[#;].*)?"
+)
+
+
 def simple_key_line(line: str) -> tuple[str, int, str, int] | None:
     """(key, its column, value, its column) of a `key = value  # comment` line without escapes or quotes (the
-    caller checked), or None for any other line (the general path reads it and says what is wrong).
-
-    String methods, not a regular expression: the compile-config start-up pays for compiling a pattern, and
-    this is as fast (tests/test_str_scanners.py checks it against the pattern it replaced).
-    """
-    cut = line.find("#")
-    semi = line.find(";")
-    if semi >= 0 and (cut < 0 or semi < cut):
-        cut = semi
-    head, eq, rest = (line if cut < 0 else line[:cut]).partition("=")
-    if not eq:
+    caller checked), or None for any other line (the general path reads it and says what is wrong). An empty
+    value's column is the one just after the '='."""
+    m = _KEY_LINE.fullmatch(line)
+    if m is None:
         return None
-    start = len(head) - len(head.lstrip(" \t"))
-    raw_key = head[start:].rstrip(_BLANK)
-    if not raw_key or raw_key[0] in _BLANK or "[" in raw_key:
-        return None
-    value = rest.lstrip(_BLANK)
-    value_col = len(head) + 2 + len(rest) - len(value)
-    value = value.rstrip(_BLANK)
-    return raw_key, start + 1, value, value_col if value else len(head) + 2
+    return m[1], m.start(1) + 1, m[3], m.start(3) + 1 if m[3] else m.end(2) + 1
 
 
 class _Scanner:
