@@ -57,7 +57,7 @@ def commands(bundle: Bundle) -> list[str]:
     for p in pools:  # RBD: images put their data in the EC pool without --data-pool
         if p["application"] == "rbd" and p.get("ec_data_pool"):
             out.append(
-                f"rbd config pool set {shell_quote(p['name'])} rbd_default_data_pool {shell_quote(p['ec_data_pool'])}"
+                f"rbd config pool set {shlex.quote(p['name'])} rbd_default_data_pool {shlex.quote(p['ec_data_pool'])}"
             )
     out.extend(_cephfs(pools))
     return out
@@ -70,25 +70,25 @@ def _cephfs(pools: list[dict[str, Any]]) -> list[str]:
     if not cephfs:
         return []
     fs = str(cephfs[0]["filesystem"])
-    name = shell_quote(fs)
+    name = shlex.quote(fs)
     meta = next(p["name"] for p in cephfs if p["type"] == "replicated" and not p.get("data"))
     default = next(p["name"] for p in cephfs if p["type"] == "replicated" and p.get("data"))
     out = [
-        f"ceph fs new {name} {shell_quote(meta)} {shell_quote(default)}",
+        f"ceph fs new {name} {shlex.quote(meta)} {shlex.quote(default)}",
         # cephadm deploys the MDS daemons itself; elsewhere they must be started
         f"if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds {name} --placement=2; fi",
     ]
     ec = next((p for p in cephfs if p["type"] == "erasure"), None)
     if ec is None:
         return out
-    ec_pool, sub = str(ec["name"]), shell_quote(str(ec["subvolume"]))
+    ec_pool, sub = str(ec["name"]), shlex.quote(str(ec["subvolume"]))
     out += [
-        f"ceph fs add_data_pool {name} {shell_quote(ec_pool)}",
+        f"ceph fs add_data_pool {name} {shlex.quote(ec_pool)}",
         # the manager mounts the file system to make a subvolume: that needs an active MDS
         f"i=0; until ceph fs get {name} --format json | grep -q up:active; do i=$((i + 1)); "
         f'if [ "$i" -gt 60 ]; then echo "pools.sh: file system {fs} has no active MDS after 5 minutes: '
         f'start its MDS daemons, then run pools.sh again" >&2; exit 1; fi; sleep 5; done',
-        f"ceph fs subvolume create {name} {sub} --pool_layout {shell_quote(ec_pool)}",
+        f"ceph fs subvolume create {name} {sub} --pool_layout {shlex.quote(ec_pool)}",
         f'echo "mount this path (files land in {ec_pool}): $(ceph fs subvolume getpath {name} {sub})"',
     ]
     return out
