@@ -220,11 +220,11 @@ def test_ec_profile_that_cannot_fit_is_an_error(nodes: int, requested: tuple[int
         derive.ec_profile(nodes, "reef", EC, requested=requested)
 
 
-@given(k=st.integers(1, 32))
-def test_ec_stripe_unit_keeps_a_64k_stripe_in_4k_units(k: int) -> None:
-    u = derive.ec_stripe_unit(k).value
-    assert u % (4 * KiB) == 0 and u >= 4 * KiB
-    assert u * k <= 64 * KiB or u == 4 * KiB
+def test_ec_stripe_unit_is_16k_with_the_ec_optimisations_and_the_4k_default_without() -> None:
+    assert derive.ec_stripe_unit(True).value == 16 * KiB
+    assert derive.ec_stripe_unit(False).value == 4 * KiB  # the default: dropped as a no-op line
+    assert derive.ec_profile(11, "tentacle", EC).value.stripe_unit == 0  # 0: not in the profile
+    assert derive.ec_profile(11, "tentacle", EC, optimized=True).value.stripe_unit == 16 * KiB
 
 
 @pytest.mark.parametrize(

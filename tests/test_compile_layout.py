@@ -29,7 +29,9 @@ MEM = layout.memory_rules()
 MODERN = ["pacific", "quincy", "reef", "squid", "tentacle"]
 
 
-def hardware_yaml(drives: int, kind: str, cores: int, ram: float, nodes: int, db: bool) -> str:
+def hardware_yaml(
+    drives: int, kind: str, cores: int, ram: float, nodes: int, db: bool, ec_optimizations: bool = False
+) -> str:
     size = {"nvme": 3840, "sata-ssd": 1920, "hdd": 8000}[kind]
     text = (
         f"name: random\nnode:\n  cores: {cores}\n  ram_gib: {ram}\n  nics: [{{count: 2, speed_gbps: 25}}]\n"
@@ -39,7 +41,8 @@ def hardware_yaml(drives: int, kind: str, cores: int, ram: float, nodes: int, db
         text += (
             f"  db_devices:\n    - {{count: 2, type: nvme, size_gb: {max(400, drives * size * 0.05):.0f}}}\n"
         )
-    return text + f"cluster:\n  nodes: {nodes}\n  clients: 2\n"
+    fast_ec = "  ec_optimizations: true\n" if ec_optimizations else ""
+    return text + f"cluster:\n  nodes: {nodes}\n  clients: 2\n{fast_ec}"
 
 
 def check_budget(shape: dict[str, Any], ram: float) -> None:
@@ -236,7 +239,7 @@ def test_auto_ec_keeps_a_spare_host_and_pools_sh_creates_profile_and_pools() -> 
     ec = b.shape["ec"].value
     assert (ec.k, ec.m, ec.plugin, ec.technique) == (8, 2, "isa", "reed_sol_van")
     script = b.files["pools.sh"]
-    assert ec.set_command() in script and "stripe_unit=8192" in script
+    assert ec.set_command() in script and "stripe_unit=" not in script  # no EC optimisations: the default
     # 100 PGs/OSD x 44 OSDs x 0.9 of the ratios' sum 1.05 / 10 shards = 377: 256, the autoscaler's own target
     assert "ceph osd pool create cephfs_data_ec 256 256 erasure flashtune-isa-8-2" in script
     assert "ceph osd pool set cephfs_data_ec target_size_ratio 0.9" in script
@@ -253,6 +256,37 @@ def test_auto_ec_keeps_a_spare_host_and_pools_sh_creates_profile_and_pools() -> 
     assert "allow_ec_overwrites" not in reef.files["pools.sh"]  # RGW writes whole objects
     manual = compile_bundle(CompileRequest(workload="block", tier="iops", nodes=10, ec=(8, 2)))
     assert any("no spare host" in w for w in manual.warnings)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    hw=hardware,
+    workload=st.sampled_from(WORKLOADS),
+    release=st.sampled_from(MODERN),
+    fast=st.booleans(),
+    km=st.sampled_from([(2, 1), (4, 2), (8, 2)]),
+)
+def test_ec_stripe_unit_is_16k_only_where_the_ec_optimisations_are_on(
+    tmp_path: Path, hw: dict[str, Any], workload: str, release: str, fast: bool, km: tuple[int, int]
+) -> None:
+    """A stripe unit is fixed when the profile is made: 16 KiB is upstream's choice for pools with Tentacle's
+    EC optimisations; anywhere else (older releases, or the flag left off) the 4 KiB default stays, because a
+    larger unit makes every partial write rewrite a larger stripe. The flag and the unit go together."""
+    path = tmp_path / "hw.yaml"
+    path.write_text(hardware_yaml(**{**hw, "nodes": max(hw["nodes"], sum(km) + 1)}, ec_optimizations=fast))
+    try:
+        b = compile_bundle(CompileRequest(workload=workload, hardware_file=path, ceph_release=release, ec=km))
+    except FlashtuneError as e:
+        assert e.exit_code in (1, 2) and e.suggestion, e
+        return
+    on = fast and release == "tentacle"
+    script = b.files["pools.sh"]
+    run = [ln for ln in script.splitlines() if not ln.startswith("#")]
+    profile = next(ln for ln in run if "erasure-code-profile set" in ln)
+    assert ("stripe_unit=16384" in profile) == on and ("stripe_unit=" in profile) == on, profile
+    assert any("allow_ec_optimizations true" in ln for ln in run) == on
+    conf = b.files["ceph.conf"] + b.files.get("ceph-config.sh", "")
+    assert "osd_pool_erasure_code_stripe_unit" not in conf or on
 
 
 def test_pools_follow_the_protection() -> None:

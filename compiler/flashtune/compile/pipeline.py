@@ -207,6 +207,11 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     wanted = last(chain, "protection") or "replication"
     rules = layout.erasure_rules()
     ec: Derived | None = None
+    # Tentacle's EC optimisations only where the hardware file turns them on (cluster.ec_optimizations): 20.2.0
+    # OSDs crash with them, and the flag cannot be cleared from a pool
+    optimized = hw.ec_optimizations and ceph_index(req.ceph_release) >= ceph_index(
+        str(rules["optimizations"]["from"])
+    )
     # the hardware file's `cluster.protection` is the user's choice unless the command line makes another
     prot = hw.protection if req.replication is None and req.ec is None else None
     replication = prot.size if prot is not None and prot.kind == "replicated" else req.replication
@@ -231,10 +236,10 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         )
     reason = f"{size} replicas{f' ({by})' if replication else ' (the default for data safety)'}"
     if requested_ec is not None:
-        ec = ec_profile(nodes, req.ceph_release, rules, requested=requested_ec)
+        ec = ec_profile(nodes, req.ceph_release, rules, requested=requested_ec, optimized=optimized)
     elif wanted == "erasure" and replication is None:
         try:
-            ec = ec_profile(nodes, req.ceph_release, rules)
+            ec = ec_profile(nodes, req.ceph_release, rules, optimized=optimized)
         except DataError as e:
             reason += f"; {e.message}"
     target = int(_catalog_default(catalog, "mon_target_pg_per_osd", req.ceph_release))
@@ -278,6 +283,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "pg_num": pg.value,
         "pg_num_derived": pg,
         "pg_num_ec": pg_ec.value if pg_ec else 0,
+        "ec_optimized": bool(ec is not None and optimized),
         "warnings": _block_db(hw, req.workload, per_device.value),
     }
     if ec is not None and "WARNING" in ec.reason:
@@ -337,7 +343,8 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
                 "size": ec.value.k + ec.value.m,
                 "share": share,
                 "ec_overwrites": app in ("rbd", "cephfs"),
-                "ec_optimizations": optimize,
+                "ec_optimizations": optimize,  # the release has them (pools.sh: a commented opt-in line)
+                "ec_optimizations_on": bool(shape.get("ec_optimized")),  # the hardware file turned them on
             }
         )
     pgs = autoscaler_pg_nums(

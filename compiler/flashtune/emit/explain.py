@@ -70,9 +70,12 @@ def _pools(bundle: Bundle) -> list[str]:
     for p in pools:
         kind = f"erasure ({p['profile']})" if p["type"] == "erasure" else f"replicated, size {p['size']}"
         flags = ["allow_ec_overwrites"] if p.get("ec_overwrites") else []
-        if p.get("ec_optimizations"):
+        if p.get("ec_optimizations_on"):
+            flags.append("allow_ec_optimizations (cluster.ec_optimizations; 16 KiB stripe_unit)")
+        elif p.get("ec_optimizations"):
             flags.append(
-                "allow_ec_optimizations (commented in pools.sh: opt in after checking the point release)"
+                "allow_ec_optimizations (commented in pools.sh: opt in with cluster.ec_optimizations after "
+                "checking the point release; the profile keeps the 4 KiB default stripe_unit until then)"
             )
         out.append(
             f"| {p['name']} | {kind} | {p['pg_num']} | {p['share']:.0%} | {', '.join(flags) or '-'} |\n"

@@ -31,7 +31,9 @@ def commands(bundle: Bundle) -> list[str]:
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} erasure {p['profile']}")
             if p.get("ec_overwrites"):
                 out.append(f"ceph osd pool set {name} allow_ec_overwrites true")
-            if p.get("ec_optimizations"):
+            if p.get("ec_optimizations_on"):  # the hardware file's cluster.ec_optimizations: true
+                out.append(f"ceph osd pool set {name} allow_ec_optimizations true")
+            elif p.get("ec_optimizations"):
                 # Opt-in, left commented: 20.2.0 OSDs crash with it (see FASTEC_TRACKER) and flashtune cannot
                 # tell which point release the cluster runs; a pool flag cannot be cleared once set.
                 out.append(f"# ceph osd pool set {name} allow_ec_optimizations true")
@@ -108,11 +110,18 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         "set -eu\n",
     ]
     pools = bundle.shape.get("pools", [])
-    if any(p.get("ec_optimizations") for p in pools):
+    if any(p.get("ec_optimizations_on") for p in pools):
+        out.append(
+            "# allow_ec_optimizations (the hardware file's cluster.ec_optimizations) switches the EC pool to\n"
+            f"# Tentacle's new EC code (FastEC). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}): run\n"
+            "# this only on a point release with the fix. The profile's stripe_unit=16384 is upstream's for it.\n"
+        )
+    elif any(p.get("ec_optimizations") for p in pools):
         out.append(
             "# allow_ec_optimizations switches a pool to Tentacle's new EC code (FastEC: partial reads and\n"
-            f"# writes). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}), so its line is left commented:\n"
-            "# uncomment it once your point release has the fix.\n"
+            f"# writes). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}), so its line is left commented.\n"
+            "# To use it, recompile with cluster.ec_optimizations: true in the hardware file before the first\n"
+            "# run: the profile then gets the 16 KiB stripe_unit made for it (fixed once a pool uses it).\n"
         )
     out.extend(f"{line}\n" for line in commands(bundle))
     if any(p["application"] == "cephfs" for p in pools):
