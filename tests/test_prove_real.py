@@ -222,6 +222,12 @@ def test_sigkill_then_restore_puts_everything_back(
     p.communicate()
     assert dump_text(lab) != before  # the crash left arm B's values behind
     assert [x for x in lab.ceph("osd", "pool", "ls") if x.startswith("flashtune-prove-")]
+    # a new run into that folder would overwrite the dump the restore needs: refused
+    saved = (out / "config-before.json").read_bytes()
+    again = prove("--out", str(out), "--force", "--compiled", str(compiled), "--dry-run", conf=lab.conf_path)
+    code, _, stderr = finish(again)
+    assert code == 2 and "never restored" in stderr and f"--restore {out}" in stderr
+    assert (out / "config-before.json").read_bytes() == saved
     r = prove("--restore", str(out), conf=lab.conf_path)
     code, stdout, stderr = finish(r)
     assert code == 0, stderr

@@ -137,6 +137,7 @@ def markdown(run: Run, cases: list[CaseResult]) -> str:
         out.append(f"| {c.case} | {', '.join(_fmt(v) for v in c.a)} | {', '.join(_fmt(v) for v in c.b)} |\n")
     probes_by = {p.name: p for p in run.cases}
     out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
+    out += [f"\nNote: {n}.\n" for n in run.method_notes + run.envelope_notes]
     out.append(
         "\n## Settings that differed between the arms\n\n| who | key | arm A | arm B |\n|---|---|---|---|\n"
     )
@@ -176,7 +177,7 @@ COLORS = {"A": "#4c78a8", "B": "#f58518"}
 
 def svg(cases: list[CaseResult]) -> str:
     """Per case one panel: each sample a dot, each arm's median a bar; each panel has its own IOPS scale."""
-    width, left, right, row = 720, 170, 30, 64
+    width, left, right, row = 760, 210, 30, 64
     height = 40 + row * len(cases) + 30
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '

@@ -28,7 +28,7 @@ from typing import Any
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
 from flashtune.prove import arms, probes
-from flashtune.prove.cluster import Cluster
+from flashtune.prove.cluster import Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
     Journal,
@@ -90,6 +90,7 @@ class Run:
     predicted: dict[str, dict[str, Any]] = field(default_factory=dict)  # case -> envelope case_dict
     envelope_cluster: str = ""
     envelope_notes: list[str] = field(default_factory=list)
+    method_notes: list[str] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     restored: Restored | None = None
     interrupted: str = ""  # why the benchmark ended early
@@ -138,8 +139,22 @@ def prepare(
     """Everything before the first change: health, saved dump, arm B, the plan."""
     health = check_health(cluster, options.allow_warn)
     options.out.mkdir(parents=True, exist_ok=True)
+    earlier = Journal(options.out)
+    if earlier.path.exists():
+        ops = [e["op"] for e in earlier.entries()]
+        if ops and ops[-1] != "restored":  # its saved dump is what --restore needs: never overwrite it
+            raise FlashtuneError(
+                "this folder holds the journal of a run that was never restored",
+                file=str(earlier.path),
+                suggestion=f"run `flashtune prove --restore {options.out}` first",
+            )
+        if not options.dry_run:
+            earlier.path.rename(options.out / f"journal.{int(time.time())}.jsonl")
     saved_text = save_dump(cluster, options.out)
     saved = dump_entries(saved_text)
+    # the pools as they were: prove creates one of its own and touches no other
+    pools = cluster.run("ceph", "--connect-timeout", "20", "osd", "pool", "ls", "detail", "-f", "json").stdout
+    write_text(options.out / "pools-before.json", pools)
     settings, notes = arms.classify(
         config,
         saved,
@@ -158,6 +173,19 @@ def prepare(
         pool=f"{POOL_PREFIX}{tag}",
         image=f"flashtune-prove-{tag}",
         compiled_from=compiled_from,
+    )
+    run.method_notes.append(
+        "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove"
+    )
+    if options.workload in ("rgw", "scratch") and not options.probe_names:
+        run.method_notes.append(
+            f"no built-in {'S3' if options.workload == 'rgw' else 'CephFS'} probe yet: RADOS with 4 MiB objects, "
+            "the layer under it, stands in"
+        )
+    lines = [s.line for s in run.applied]
+    write_text(
+        options.out / "arm-b.sh",
+        "#!/usr/bin/env bash\n# arm B: what prove sets (then restores)\n" + "\n".join(lines) + "\n",
     )
     return run, saved
 
@@ -178,7 +206,8 @@ def plan_text(run: Run) -> str:
             else ""
         )
         + "; both are deleted at the end",
-        f"saved: {o.out / 'config-before.json'} (the config database now); journal: {o.out / 'journal.jsonl'}",
+        f"saved: {o.out / 'config-before.json'} (the config database now), {o.out / 'pools-before.json'}; "
+        f"journal: {o.out / 'journal.jsonl'}",
         f"arm B sets {len(run.applied)} keys, restored to the saved dump between arms and at the end:",
     ]
     lines += [
