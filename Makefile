@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= out/iops-mysql
 
-.PHONY: run test system-deps python-deps lint typecheck book configs snapshot wheel bench clean
+.PHONY: run test check system-deps python-deps lint typecheck book configs snapshot wheel bench clean
 
 # 1. The main job: compile the IOPS tier for the MySQL workload with defaults.
 run: $(VENV)/.installed
@@ -13,6 +13,13 @@ run: $(VENV)/.installed
 # 2. Everything the tests need (Debian packages for the real-component tests + Python), then the whole suite.
 test: system-deps $(VENV)/.installed
 	bash scripts/run-tests.sh
+
+# 3. What a developer runs often: static checks and the unit tier (no daemons, browser or notebooks).
+check: $(VENV)/.installed
+	$(BIN)/ruff check compiler tests bench scripts
+	$(BIN)/ruff format --check compiler tests bench scripts notebooks
+	$(BIN)/mypy
+	$(BIN)/pytest tests/unit
 
 system-deps:
 	bash scripts/install-system-deps.sh

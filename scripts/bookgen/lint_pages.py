@@ -1,5 +1,5 @@
 """The "Lint codes" reference page: every lint-config code with its severity, doc and examples, generated from
-the codes table in data/lint/codes.yaml (the same rows tests/test_lint_codes.py checks)."""
+the codes table in data/lint/codes.yaml (the same rows tests/unit/test_lint_codes.py checks)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Compiler-guide inserts: the catalog's dependency facts (dead_when), the review of the compiled configs, and
-the comparison with published all-flash clusters (kept current by tests/test_refarch.py)."""
+the comparison with published all-flash clusters (kept current by tests/unit/test_refarch.py)."""
 
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def headlines() -> tuple[Headline, ...]:
             )
         evidence = str(h["evidence"])
         # Rows are read only where a busy share comes from them (the data package checks a whole table on its
-        # first read); tests/test_envelope.py checks every headline's value against its evidence row.
+        # first read); tests/unit/test_envelope.py checks every headline's value against its evidence row.
         row = datapackage.resolve(evidence) if cal.get("busy_fields") else None
         if cal.get("busy_fields") and row is None:
             raise DataError(

@@ -14,7 +14,7 @@ from flashtune.pathnames import StrPath
 from flashtune.paths import data_crcs, data_path
 
 # The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate
-# writes it; tests/test_envelope.py fails when it is stale). Used only while its inputs' CRCs are those of the data in use.
+# writes it; tests/unit/test_envelope.py fails when it is stale). Used only while its inputs' CRCs are those of the data in use.
 FITTED = "envelope/fitted.json"
 
 NOTE = (

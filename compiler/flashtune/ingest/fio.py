@@ -1,6 +1,6 @@
 """fio 3.x output: JSON and JSON+ reports, and the bw/iops/lat/clat/slat time-series logs.
 
-What fio really writes (checked against fio 3.33 by running it in tests/test_ingest_fio.py):
+What fio really writes (checked against fio 3.33 by running it in tests/real/test_ingest_fio.py):
 * JSON: without --output, fio prints `note: ...` lines (and with `--output-format=json,normal` the whole
   normal report) around the JSON object on stdout, so the object is cut out of the text. `bw` is KiB/s,
   `bw_bytes` B/s, latencies are ns (`*_ns`; fio 2.x had `clat`/`lat` in µs), percentile keys are strings

@@ -1,6 +1,6 @@
 """sysbench 1.0.x output: the default text report, and the machine-readable Lua-hook variants.
 
-sysbench 1.0.20 has no --output-format; what it prints (run against a real MariaDB in tests/test_ingest_sysbench.py):
+sysbench 1.0.20 has no --output-format; what it prints (run against a real MariaDB in tests/real/test_ingest_sysbench.py):
 * text: a banner with `Number of threads: N`, optional interval lines
   `[ 2s ] thds: 2 tps: 1864.40 qps: 37297.03 (r/w/o: 26109.62/7457.61/3729.80) lat (ms,95%): 1.61 err/s: 0.00 reconn/s: 0.00`,
   then `SQL statistics:` (queries read/write/other, `transactions: N (X per sec.)`, `ignored errors`,

@@ -13,7 +13,7 @@ from flashtune.units import SECONDS
 from flashtune.units import SI as _SI
 
 # Ceph's strict_iec_cast (sizes) and strict_si_cast (integers), src/common/strtol.cc, as ceph-conf 16.2.15 reads
-# them (tests/test_lint_world.py probes every form): upper-case prefixes only; a size's unit is at most two
+# them (tests/real/test_lint_cephconf_real.py probes every form): upper-case prefixes only; a size's unit is at most two
 # characters of which only the first counts ("1KB", "1Ki", even "1Kx" are 1024; "1KiB", "64k", "1 K" fall back
 # to the default), "Bi" is refused; integers take one SI prefix (1K = 1000) and nothing after it.
 _CEPH_INT = re.compile(r"([+-]?\d+)([KMGTPE]?)")

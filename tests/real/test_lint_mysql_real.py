@@ -1,0 +1,192 @@
+"""The my.cnf facts lint-config relies on, re-measured with the real mariadbd 10.11 (`--help --verbose` parses the
+options and exits without starting a server): removed-but-accepted options, MySQL-only options, the catalog's
+when_absent facts, optimizer_switch flags, enum positions and unique prefixes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flashtune.catalog import load_catalog
+from flashtune.catalog.names import mysql_option_names
+from flashtune.lint import lint_text
+from flashtune.lint.ruledata import rules
+from flashtune.yamlio import load_yaml
+from support.value_forms import MYSQL_SIZE_FORMS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import derive_option_names
+
+pytestmark = pytest.mark.mariadb
+FLAVOUR = "mariadb-10.11"
+
+
+def mariadbd(tmp_path: Path, *lines: str) -> subprocess.CompletedProcess[str]:
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text("[mysqld]\n" + "\n".join(lines) + "\n")
+    return subprocess.run(
+        ["mariadbd", f"--defaults-file={cnf}", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_removed_options_are_accepted_with_a_warning(tmp_path: Path) -> None:
+    names = rules()["mysql"]["accepted_removed"][FLAVOUR]
+    r = mariadbd(tmp_path, *(f"{n} = 1" for n in names))
+    assert r.returncode == 0, r.stderr[-500:]
+    warned = {
+        m.replace("-", "_")
+        for m in re.findall(r"\[Warning\] '([^']+)' (?:was removed|is MySQL 5\.6)", r.stderr)
+    }
+    assert set(names) <= warned, set(names) - warned
+    found = lint_text("[mysqld]\n" + "".join(f"{n} = 1\n" for n in names), "my.cnf", mysql_flavour=FLAVOUR)
+    assert {f.key for f in found if f.code == "FT102" and f.severity == "warning"} == set(names)
+    assert not [f for f in found if "refuses" in f.message]
+
+
+@pytest.mark.parametrize(
+    "name", sorted({n for names in rules()["mysql"]["mysql_markers"].values() for n in names})
+)
+def test_mysql_only_options_are_unknown_to_mariadb(name: str, tmp_path: Path) -> None:
+    r = mariadbd(tmp_path, f"{name} = 1")
+    assert r.returncode != 0 and "unknown variable" in r.stderr, r.stderr[-300:]
+
+
+def test_catalog_when_absent_facts(tmp_path: Path) -> None:
+    for knob in load_catalog().in_domain("mysql"):
+        how = knob.when_absent.get(FLAVOUR)
+        if how is None:
+            continue
+        r = mariadbd(tmp_path, f"{knob.name} = 1")
+        if how == "abort":
+            assert r.returncode != 0 and "unknown variable" in r.stderr, knob.name
+        else:
+            assert r.returncode == 0 and "was removed" in r.stderr, knob.name
+
+
+def test_optimizer_switch_flags_are_the_servers(tmp_path: Path) -> None:
+    r = subprocess.run(
+        ["mariadbd", "--no-defaults", "--help", "--verbose"], capture_output=True, text=True, timeout=60
+    )
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("optimizer-switch "))
+    flags = [item.split("=")[0] for item in line.split()[1].split(",")]
+    assert flags == rules()["mysql"]["optimizer_switch_flags"][FLAVOUR]
+    assert mariadbd(tmp_path, "optimizer_switch = 'batched_key_access=on'").returncode != 0
+    assert mariadbd(tmp_path, "optimizer_switch = 'mrr=on'").returncode == 0
+
+
+def test_enum_positions_and_prefixes(tmp_path: Path) -> None:
+    for value, ok in (("1", True), ("2", True), ("DEMAND", True), ("3", False)):
+        r = mariadbd(tmp_path, f"query_cache_type = {value}")
+        assert (r.returncode == 0) == ok, (value, r.stderr[-300:])
+        found = lint_text(f"[mysqld]\nquery_cache_type = {value}\n", "my.cnf", mysql_flavour=FLAVOUR)
+        assert (not found) == ok, (value, found)
+    r = mariadbd(tmp_path, "key_buffer = 16M")
+    assert r.returncode == 0 and "Using unique option prefix 'key_buffer'" in r.stderr
+    f = lint_text("[mysqld]\nkey_buffer = 16M\n", "my.cnf", mysql_flavour=FLAVOUR)
+    assert [(x.code, x.severity) for x in f] == [("FT101", "warning")] and "key_buffer_size" in f[
+        0
+    ].suggestion
+    r = mariadbd(tmp_path, "innodb_log_file = 1")
+    assert "ambiguous option" in r.stderr
+    assert [
+        x.severity for x in lint_text("[mysqld]\ninnodb_log_file = 1\n", "my.cnf", mysql_flavour=FLAVOUR)
+    ] == ["error"]
+
+
+@pytest.mark.mariadb
+def test_mariadb_name_list_matches_the_installed_server() -> None:
+    out = subprocess.run(
+        ["mariadbd", "--no-defaults", "--help", "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert derive_option_names.mariadb_names(out) == mysql_option_names("mariadb-10.11")
+    assert re.search(r"^  --innodb-buffer-pool-size=#", out, re.M)
+
+
+@pytest.mark.mariadb
+def test_mariadb_reads_the_groups_the_rules_say() -> None:
+    from flashtune.lint import ruledata
+
+    try:
+        r = subprocess.run(["mariadbd", "--help", "--verbose"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        pytest.skip("mariadbd is not installed")
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("The following groups are read:"))
+    assert line.split(":", 1)[1].split() == ruledata.rules()["mysql"]["groups_read"]["mariadb-10.11"]
+
+
+@pytest.mark.mariadb
+def test_mysql_sizes_read_as_mariadbd_reads_them(tmp_path: Path) -> None:
+    """Public my.cnf files write `innodb_buffer_pool_size = 2GB`: mariadbd 10.11 reads one suffix letter and
+    ignores the rest, and refuses a blank, a decimal point or hex. lint-config says FT201 exactly when mariadbd
+    refuses the value, and reads the same number otherwise."""
+    from flashtune.lint.values import mysql_value
+
+    for text in MYSQL_SIZE_FORMS:
+        f = tmp_path / "s.cnf"
+        f.write_text(f"[mysqld]\ninnodb_buffer_pool_size = {text}\n")
+        r = subprocess.run(
+            ["mariadbd", f"--defaults-file={f}", "--help", "--verbose"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        refused = "[ERROR]" in r.stderr
+        got = next(
+            (ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("innodb-buffer-pool-size ")), None
+        )
+        lint_refuses = any(x.code == "FT201" for x in lint_text(f.read_text(), "my.cnf"))
+        assert lint_refuses == refused, (text, r.stderr[-300:])
+        if not refused:
+            assert got == str(mysql_value("size", text)), text
+
+
+@pytest.mark.mariadb
+def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
+    """Every corpus my.cnf read as MariaDB 10.11: each value mariadbd raises to a minimum ('unsigned value V
+    adjusted to N', read-only --help --verbose run) is an FT202 finding, and each such FT202 is one it raises."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from flashtune.lint import lint_file
+
+    if shutil.which("mariadbd") is None:
+        pytest.skip("mariadbd is not installed")
+    corpus = Path(__file__).parents[2] / "fixtures" / "lint-corpus"
+    checked = 0
+    for m in load_yaml(corpus / "manifest.yaml")["files"]:
+        if m["kind"] != "my.cnf" or str(m.get("mysql", "mariadb")).startswith("mysql"):
+            continue
+        path = corpus / m["file"]
+        findings = lint_file(path)
+        if any(f.code == "FT003" for f in findings):
+            continue  # a MySQL file (FT003): mariadbd is not its judge
+        err = subprocess.run(
+            ["mariadbd", f"--defaults-file={path}", "--help", "--verbose"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stderr
+        raised = {
+            w[1].replace("-", "_")
+            for w in re.finditer(r"option '([\w-]+)': (?:un)?signed value (-?\d+) adjusted to (\d+)", err)
+            if int(w[3]) > int(w[2])
+        }
+        reported = {
+            f.key.replace("-", "_").lower() for f in findings if f.code == "FT202" and "minimum" in f.message
+        }
+        assert raised == reported, (m["file"], raised, reported)
+        checked += 1
+    assert checked >= 20
