@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_notebooks import NOTEBOOKS, READER_MARK, outputs, run
 
-CORPUS = Path(__file__).parents[2] / "corpus"
+CORPUS = Path(__file__).parents[1] / "corpus"
 
 
 def _ior_mean_ops(path: Path) -> float:

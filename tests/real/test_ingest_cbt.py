@@ -112,7 +112,7 @@ def test_archive_of_normal_fio_output(tmp_path: Path) -> None:
 
     run = tmp_path / "archive" / "results" / "00000001" / "id-0c0ffee0"
     run.mkdir(parents=True)
-    src = Path(__file__).parents[2] / "corpus/fio/fio-2.2.10-ec/randwrite-4k.out"
+    src = Path(__file__).parents[1] / "corpus/fio/fio-2.2.10-ec/randwrite-4k.out"
     shutil.copy(src, run / f"output.0.{HOST}")
     (run / "benchmark_config.yaml").write_text(
         "cluster:\n  benchmark: librbdfio\n  iteration: 1\n  mode: randwrite\n  op_size: 4096\n  iodepth: 32\n"

@@ -164,7 +164,7 @@ def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
 
     if shutil.which("mariadbd") is None:
         pytest.skip("mariadbd is not installed")
-    corpus = Path(__file__).parents[2] / "fixtures" / "lint-corpus"
+    corpus = Path(__file__).parents[1] / "fixtures" / "lint-corpus"
     checked = 0
     for m in load_yaml(corpus / "manifest.yaml")["files"]:
         if m["kind"] != "my.cnf" or str(m.get("mysql", "mariadb")).startswith("mysql"):

@@ -19,7 +19,7 @@ import yaml
 from flashtune.errors import FlashtuneError
 from flashtune.ingest import COLUMN_NAMES, load
 
-CORPUS = Path(__file__).parents[2] / "corpus"
+CORPUS = Path(__file__).parents[1] / "corpus"
 MANIFEST = yaml.safe_load((CORPUS / "manifest.yaml").read_text())["files"]
 
 

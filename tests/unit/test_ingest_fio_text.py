@@ -21,7 +21,7 @@ from flashtune.ingest import load
 from support.frames import one_value
 
 MiB = 1024 * 1024
-CORPUS = Path(__file__).parents[2] / "corpus"
+CORPUS = Path(__file__).parents[1] / "corpus"
 
 
 def _cut(src: Path, dest: Path, keep: float) -> Path:

@@ -19,7 +19,7 @@ import pytest
 from flashtune.errors import FlashtuneError
 from flashtune.ingest import collect, load
 
-CORPUS = Path(__file__).parents[2] / "corpus"
+CORPUS = Path(__file__).parents[1] / "corpus"
 SB05 = CORPUS / "sysbench/sysbench-0.5-sysbench-rw-100-1-6.txt"
 TPS05 = 280.00  # "transactions: 50680  (280.00 per sec.)" in that file
 CLAT_LOG = CORPUS / "fio/fio-2.2.10-ec/randwrite-4k/randwrite-4k-KERNEL_clat.log"

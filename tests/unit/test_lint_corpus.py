@@ -99,7 +99,7 @@ def test_repeated_findings_are_grouped_in_text_output() -> None:
 
 def test_sarif_output_is_valid_sarif_2_1_0() -> None:
     schema = json.loads(
-        (Path(__file__).parents[2] / "fixtures" / "sarif-2.1.0-subset.schema.json").read_text()
+        (Path(__file__).parents[1] / "fixtures" / "sarif-2.1.0-subset.schema.json").read_text()
     )
     log = sarif([f for fs in findings().values() for f in fs])
     jsonschema.Draft202012Validator(schema).validate(log)

@@ -15,7 +15,7 @@ import pytest
 
 from flashtune.lint import Finding, lint_file
 
-SEEDS = Path(__file__).parents[2] / "fixtures" / "seed-configs"
+SEEDS = Path(__file__).parents[1] / "fixtures" / "seed-configs"
 
 FILESTORE_TUNING = ["filestore_queue_max_ops", "filestore_queue_max_bytes", "filestore_max_sync_interval"]
 AUTH_NONE = [

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from flashtune.parse import parse_text, render_text
 
-SEEDS = Path(__file__).parents[2] / "fixtures" / "seed-configs"
+SEEDS = Path(__file__).parents[1] / "fixtures" / "seed-configs"
 
 
 def test_separators_prefix_comments_and_multi_values() -> None:
