@@ -6,7 +6,7 @@ is the spread of the resampled ratios (scaled by sqrt(n / (n - 1)), since a boot
 small sample's), and the interval is the estimate +- Student's t quantile (nA + nB - 2 degrees of freedom) times
 that error. A percentile interval would be the textbook choice, but it cannot reach beyond the values observed:
 with 3 samples per arm, identical arms separate completely 1 time in 10, and the percentile interval then calls
-a difference that is not there (tests/test_prove_stats.py measures both).
+a difference that is not there (tests/unit/test_prove_stats.py measures both).
 
 The verdict follows the interval only: above zero "better", below zero "worse", containing zero "no detectable
 difference", whatever the point estimate says.

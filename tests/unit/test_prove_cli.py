@@ -1,5 +1,5 @@
 """`flashtune prove` without a cluster: arm B is the compiler's own ceph-config.sh, the journal and dump readers,
-the chart, and the refusals that come before anything touches a cluster (tests/test_prove_real.py has the rest).
+the chart, and the refusals that come before anything touches a cluster (tests/real/test_prove_real.py has the rest).
 """
 
 from __future__ import annotations
