@@ -226,6 +226,53 @@ def test_legacy_jewel_keeps_the_seeds_four_osds_per_nvme() -> None:
     assert not any(d["key"] == "innodb_page_cleaners" for d in b.differences)  # kept for mysql-5.7
 
 
+def _osd_value(conf: str, key: str) -> int | None:
+    """KEY's value in the [osd] or [global] section of a compiled ceph.conf (None when not set)."""
+    section = ""
+    for line in conf.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif section in ("global", "osd") and line.split("=")[0].strip() == key:
+            return int(line.split("=", 1)[1])
+    return None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hw=hardware, workload=st.sampled_from(WORKLOADS), release=st.sampled_from(MODERN))
+def test_message_buffers_fit_inside_the_osd_memory_target_at_every_size(
+    tmp_path: Path, hw: dict[str, Any], workload: str, release: str
+) -> None:
+    """The bytes of messages an OSD may hold (client messages in flight + undispatched messages) come out of
+    osd_memory_target before the caches: at most a quarter of it, on the HDD tier's 2 GiB targets too, and
+    the dispatch throttle never below Ceph's 100 MiB default nor above the Intel study's 1000 MiB."""
+    path = tmp_path / "hw.yaml"
+    path.write_text(hardware_yaml(**hw))
+    try:
+        b = compile_bundle(CompileRequest(workload=workload, hardware_file=path, ceph_release=release))
+    except FlashtuneError as e:
+        assert e.exit_code in (1, 2) and e.suggestion, e
+        return
+    conf = b.files["ceph.conf"]
+    target = _osd_value(conf, "osd_memory_target") or 4 * GiB
+    dispatch = _osd_value(conf, "ms_dispatch_throttle_bytes") or 100 * (1 << 20)
+    cap = _osd_value(conf, "osd_client_message_size_cap") or 500 * (1 << 20)
+    assert dispatch + cap <= target / 4, (dispatch, cap, target)
+    assert 100 * (1 << 20) <= dispatch <= 1048576000 and cap <= 500 * (1 << 20)
+
+
+def test_standard_tier_message_buffers_scale_to_its_small_osd_targets() -> None:
+    b = compile_bundle(CompileRequest(workload="scratch", tier="standard"))
+    conf = b.files["ceph.conf"]
+    assert _osd_value(conf, "osd_memory_target") == 2 * GiB
+    # 1000 MiB was half of this target; now 1/16 of it, and the 500 MiB client cap lowered to fit 25 %
+    assert _osd_value(conf, "ms_dispatch_throttle_bytes") == 128 * (1 << 20)
+    assert _osd_value(conf, "osd_client_message_size_cap") == 384 * (1 << 20)
+    big = compile_bundle(CompileRequest(workload="block", tier="iops")).files["ceph.conf"]
+    assert _osd_value(big, "ms_dispatch_throttle_bytes") == 1048576000
+    assert _osd_value(big, "osd_client_message_size_cap") is None  # the default fits
+
+
 def test_database_host_with_more_ram_than_the_osd_nodes_compiles() -> None:
     b = compile_bundle(CompileRequest(workload="mysql", tier="iops", db_ram_gib=200))
     assert "innodb_buffer_pool_size = 161061273600" in b.files["my.cnf"]  # 75 % of 200 GiB, 128 MiB chunks

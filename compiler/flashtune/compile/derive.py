@@ -337,6 +337,38 @@ def ec_stripe_unit(optimized: bool) -> Derived:
     )
 
 
+DISPATCH_DEFAULT = 100 * MiB  # ms_dispatch_throttle_bytes (ceph/ceph src/common/options/global.yaml.in)
+CLIENT_CAP_DEFAULT = 500 * MiB  # osd_client_message_size_cap (src/common/options/osd.yaml.in)
+
+
+def message_throttles(target: int, rules: Mapping[str, Any]) -> tuple[Derived, Derived]:
+    """ms_dispatch_throttle_bytes and osd_client_message_size_cap for an OSD with this osd_memory_target: the
+    bytes of messages it may hold sit inside the target, so together they stay within `share_of_target` of it
+    (data/layout/layout.yaml memory.messages). Each is in whole MiB."""
+    share, dshare = float(rules["share_of_target"]), float(rules["dispatch_share"])
+    budget = int(target * share) // MiB * MiB
+    dispatch = max(DISPATCH_DEFAULT, min(int(rules["dispatch_max"]), int(target * dshare) // MiB * MiB))
+    cap = min(CLIENT_CAP_DEFAULT, max(budget - dispatch, 0) // MiB * MiB)
+    inputs = {"osd_memory_target": target}
+    d = Derived(
+        dispatch,
+        f"{dispatch // MiB} MiB: {dshare:.4g} of the {target / GiB:.2f} GiB osd_memory_target, at most the "
+        f"{int(rules['dispatch_max']) // MiB} MiB the Intel study gave fast OSDs (default 100 MiB); with the "
+        f"{cap // MiB} MiB client message cap {(dispatch + cap) // MiB} MiB of messages fit in "
+        f"{share:.0%} of the target, the caches keep the rest",
+        inputs,
+        ("sources/guide-osd",),
+    )
+    c = Derived(
+        cap,
+        f"{cap // MiB} MiB: the 500 MiB default unless it and the {dispatch // MiB} MiB dispatch throttle "
+        f"would pass {share:.0%} ({budget // MiB} MiB) of the {target / GiB:.2f} GiB osd_memory_target",
+        inputs,
+        (),
+    )
+    return d, c
+
+
 def read_ahead_kb(device_type: str, workload: str) -> Derived:
     """Block-device read-ahead: large for streaming on HDD (seed 000 measured +163 % sequential read at
     2048 vs 128 KiB), small for random-I/O flash where read-ahead only wastes bandwidth."""
@@ -373,6 +405,8 @@ def io_scheduler(device_type: str) -> Derived:
 
 REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "osd_memory_target": lambda c: c["memory"],
+    "ms_dispatch_throttle_bytes": lambda c: message_throttles(c["osd_memory_target"], c["message_rules"])[0],
+    "osd_client_message_size_cap": lambda c: message_throttles(c["osd_memory_target"], c["message_rules"])[1],
     "innodb_buffer_pool_size": lambda c: innodb_buffer_pool_size(
         c["db_ram_gib"], str(c.get("mysql_flavour") or "mariadb-10.11")
     ),

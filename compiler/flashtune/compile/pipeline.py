@@ -276,6 +276,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "release": req.ceph_release,
         "memory": mem,
         "osd_memory_target": mem.value,
+        "message_rules": layout.memory_rules()["messages"],
         "daemons_gib": daemons,
         "os_reserve_gib": nl.os_reserve_gib,
         "pg_target_per_osd": target,
