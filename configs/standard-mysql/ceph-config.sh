@@ -10,7 +10,7 @@ ceph config set global debug_bluestore 0/5
 ceph config set global debug_osd 0/5
 ceph config set global debug_rocksdb 0/5
 ceph config set global throttler_perf_counter false
-ceph config set osd ms_dispatch_throttle_bytes 1048576000
+ceph config set osd ms_dispatch_throttle_bytes 201326592
 ceph config set osd osd_mclock_profile high_client_ops
 ceph config set osd osd_memory_target 3221225472
 ceph config set osd osd_memory_target_autotune false
