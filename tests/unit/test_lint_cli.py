@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from flashtune.yamlio import load_yaml
+from support.linting import lint_cli
+
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "tests" / "fixtures" / "seed-configs"
 
 
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "flashtune.cli.lint", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-    )
-
-
 def test_text_output_and_exit_1_on_errors() -> None:
-    r = run(SEEDS / "000-kernel-sysctl.conf")
+    r = lint_cli(SEEDS / "000-kernel-sysctl.conf")
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     first = lines[0].split(" ", 3)
@@ -36,7 +30,7 @@ def test_text_output_and_exit_1_on_errors() -> None:
 
 
 def test_json_output_fields() -> None:
-    r = run("--format", "json", SEEDS / "000-my.cnf")
+    r = lint_cli("--format", "json", SEEDS / "000-my.cnf")
     assert r.returncode == 1
     items = json.loads(r.stdout)
     assert {"file", "line", "column", "severity", "code", "key", "message", "suggestion"} <= set(items[0])
@@ -48,26 +42,26 @@ def test_clean_file_exits_0(tmp_path: Path) -> None:
     p.write_text(
         "[global]\nfsid = 35b08d01-b688-4b9a-947b-bc2e25719370\nmon_host = 127.0.0.1\n[osd]\nosd_memory_target = 8G\n"
     )
-    r = run(p)
+    r = lint_cli(p)
     assert (r.returncode, r.stdout) == (0, "")
 
 
 def test_warnings_only_exit_0(tmp_path: Path) -> None:
     p = tmp_path / "90-ceph.conf"
     p.write_text("net.ipv4.ip_local_port_range = 1024 65000\n")
-    r = run("--kind", "sysctl.conf", p)
+    r = lint_cli("--kind", "sysctl.conf", p)
     assert r.returncode == 0 and "FT605" in r.stdout
 
 
 def test_options_change_the_verdict(tmp_path: Path) -> None:
     p = tmp_path / "x.conf"
     p.write_text("[osd]\nosd_op_threads = 8\n")
-    assert run("--kind", "ceph.conf", "--ceph-release", "tentacle", p).returncode == 1
-    assert run("--kind", "ceph.conf", "--ceph-release", "jewel", p).returncode == 0
+    assert lint_cli("--kind", "ceph.conf", "--ceph-release", "tentacle", p).returncode == 1
+    assert lint_cli("--kind", "ceph.conf", "--ceph-release", "jewel", p).returncode == 0
     q = tmp_path / "my.cnf"
     q.write_text("[mysqld]\nquery_cache_size = 16M\n")
-    assert run("--mysql", "mariadb-10.11", q).returncode == 0
-    assert run("--mysql", "mysql-8.0", q).returncode == 1
+    assert lint_cli("--mysql", "mariadb-10.11", q).returncode == 0
+    assert lint_cli("--mysql", "mysql-8.0", q).returncode == 1
 
 
 def _bad_inputs(tmp: Path) -> dict[str, Path]:
@@ -85,36 +79,36 @@ def _bad_inputs(tmp: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("case", ["missing", "non-utf8", "binary", "directory"])
 def test_unreadable_input_exits_2_with_a_message(case: str, tmp_path: Path) -> None:
     path = _bad_inputs(tmp_path)[case]
-    r = run("--kind", "ceph.conf", path)
+    r = lint_cli("--kind", "ceph.conf", path)
     assert r.returncode == 2
     assert "error:" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_usage_errors_exit_2() -> None:
-    assert run().returncode == 2
-    assert run("--ceph-release", "argonaut", "x").returncode == 2
-    r = run("--kind", "nginx", "x")
+    assert lint_cli().returncode == 2
+    assert lint_cli("--ceph-release", "argonaut", "x").returncode == 2
+    r = lint_cli("--kind", "nginx", "x")
     assert r.returncode == 2 and "hint" in r.stderr
 
 
 def test_unknown_kind_cannot_be_guessed(tmp_path: Path) -> None:
     p = tmp_path / "settings.txt"
     p.write_text("hello world\n")
-    r = run(p)
+    r = lint_cli(p)
     assert r.returncode == 2 and "--kind" in r.stderr
 
 
 def test_empty_and_syntax_broken_files(tmp_path: Path) -> None:
     e = tmp_path / "empty.conf"
     e.write_text("")
-    assert run("--kind", "ceph.conf", e).returncode == 0
+    assert lint_cli("--kind", "ceph.conf", e).returncode == 0
     y = tmp_path / "plan.yaml"
     y.write_text("")
-    r = run(y)
+    r = lint_cli(y)
     assert r.returncode == 1 and "FT701" in r.stdout
     b = tmp_path / "ceph.conf"
     b.write_text("[global\nfoo = 1\n")
-    r = run(b)
+    r = lint_cli(b)
     assert r.returncode == 1 and ":1:" in r.stdout and "FT001" in r.stdout
 
 
@@ -123,11 +117,11 @@ def test_huge_and_deeply_nested_inputs(tmp_path: Path) -> None:
     huge = tmp_path / "huge.conf"
     with huge.open("wb") as f:  # just over the 64 MiB read limit, written sparsely
         f.truncate(64 * 1024 * 1024 + 1)
-    r = run("--kind", "ceph.conf", huge)
+    r = lint_cli("--kind", "ceph.conf", huge)
     assert r.returncode == 2 and "bytes" in r.stderr
     deep = tmp_path / "deep.yaml"
     deep.write_text("a: " + "[" * 20000 + "]" * 20000 + "\n")
-    r = run(deep)
+    r = lint_cli(deep)
     assert r.returncode == 1 and "FT001" in r.stdout and "Traceback" not in r.stderr
 
 
@@ -140,3 +134,32 @@ def test_cli_does_not_import_the_notebook_stack() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert "HEAVY []" in r.stdout, r.stdout[-300:] + r.stderr[-300:]
+
+
+def test_repeated_findings_are_grouped(tmp_path: Path) -> None:
+    for i in range(4):
+        (tmp_path / f"ceph{i}.conf").write_text("[osd]\nfilestore_max_sync_interval = 10\n")
+    r = lint_cli(*sorted(tmp_path.glob("*.conf")))
+    assert len([ln for ln in r.stdout.splitlines() if "FT401" in ln]) == 1
+    assert "same in 3 more place(s)" in r.stdout
+    r = lint_cli("--no-group", *sorted(tmp_path.glob("*.conf")))
+    assert len([ln for ln in r.stdout.splitlines() if "FT401" in ln]) == 4
+
+
+def test_ci_formats(tmp_path: Path) -> None:
+    p = tmp_path / "ceph.conf"
+    p.write_text("[osd]\nosd_max_backfill = 1\n")
+    log = json.loads(lint_cli("--format", "sarif", p).stdout)
+    assert log["version"] == "2.1.0" and log["runs"][0]["results"][0]["ruleId"] == "FT101"
+    line = lint_cli("--format", "github", p).stdout.strip()
+    assert re.fullmatch(rf"::error file={re.escape(str(p))},line=2,col=1,title=FT101 unknown-key::.*", line)
+
+
+def test_pre_commit_hook() -> None:
+    hooks = load_yaml(REPO / ".pre-commit-hooks.yaml")
+    hook = hooks[0]
+    assert hook["id"] == "lint-config" and hook["entry"] == "lint-config"
+    pattern = re.compile(hook["files"])
+    for name in ("etc/ceph/ceph.conf", "my.cnf", "etc/sysctl.d/90-ceph.conf", "cbt-plan.yaml"):
+        assert pattern.search(name), name
+    assert not pattern.search("README.md")

@@ -1,7 +1,7 @@
 """my.cnf rules: server-group options against the catalog and the flavour's option list.
 
 What MariaDB 10.11 does with an option it does not list (each probed with `mariadbd --defaults-file=F --help
---verbose`; tests/real/test_lint_mysql_real.py re-checks every claim on real files):
+--verbose`; tests/real/test_lint_mycnf_real.py re-checks every claim on real files):
 - an unknown name aborts start-up ("unknown variable"), unless written `loose-` (a warning);
 - a removed option kept for old files is accepted with a warning and does nothing (rules.yaml accepted_removed,
   the catalog's when_absent);

@@ -1,20 +1,15 @@
-"""Constructs from the second round of public configs (tests/fixtures/lint-corpus/, ids cbt-22.., ceph-33..,
-mycnf-36.., sysctl-23..) that misled lint-config, each pinned by a small case.
-
-CBT makes a pool only from a profile something names (ceph/cbt cluster/ceph.py `mkpool`, called by the benchmark
-modules, the client endpoints and `make_rgw_pools`), and an undefined name gets an empty profile: 1024 PGs at the
-cluster's default size. So a PG or size check belongs to the pools CBT makes, not to every profile written down."""
+"""lint-config on CBT plans as public ones are written (tests/fixtures/lint-corpus/): CBT makes a pool only from a
+profile something names (ceph/cbt cluster/ceph.py `mkpool`, called by the benchmark modules, the client endpoints
+and `make_rgw_pools`), and an undefined name gets an empty profile: 1024 PGs at the cluster's default size. So a PG
+or size check belongs to the pools CBT makes, not to every profile written down. Also: repeated benchmark blocks,
+keys at the wrong level, multi-document plans and the monitor guard a size-1 pool needs."""
 
 from __future__ import annotations
 
 import pytest
 
 from flashtune.lint import lint_text
-
-
-def found(text: str, kind: str = "cbt.yaml") -> list[tuple[int, str, str]]:
-    return [(f.line, f.code, f.key) for f in lint_text(text, kind)]
-
+from support.linting import found
 
 HEAD = "cluster:\n  iterations: 1\n  osds: [a, b, c]\n  osds_per_node: 1\n"
 
@@ -122,57 +117,63 @@ def test_keys_at_the_wrong_level_get_the_right_advice() -> None:
     assert found(plan) == []
 
 
-def test_no_risk_reported_on_a_line_that_changes_nothing() -> None:
-    """freeshellv2's ceph.conf: min_size 1 beside size 2 is what Ceph derives anyway (FT401); the risk is the
-    size, reported on its own line. min_size 1 beside size 3 does change something and stays a risk."""
-    two = "[global]\nosd pool default size = 2\nosd pool default min size = 1\n"
-    assert {(ln, c) for ln, c, _ in found(two, "ceph.conf")} == {(2, "FT501"), (3, "FT401")}
-    three = two.replace("size = 2", "size = 3")
-    assert (3, "FT501") in {(ln, c) for ln, c, _ in found(three, "ceph.conf")}
+CBT_TWO_BLOCKS = """cluster:
+  user: u
+  head: h
+  clients: [c1]
+  osds: [o1, o2, o3]
+  iterations: 1
+  pool_profiles:
+    rbd: {pg_size: 64, pgp_size: 64, replication: 3}
+benchmarks:
+  librbdfio:
+    time: 300
+    mode: [read]
+    pool_profile: rbd
+  librbdfio:
+    time: 300
+    mode: [randread]
+    pool_profile: rbd
+"""
 
 
-SHOW = '{\n    "name": "osd.3",\n    "cluster": "ceph",\n    "filestore_max_sync_interval": "5.000000",\n    "osd_max_backfills": "1",\n    "rbd_cache_max_dirty_age": "2.500000",\n    "bdev_async_discard": "true"\n}\n'
+def test_cbt_repeated_benchmark_block_is_one_finding_not_one_per_key() -> None:
+    """ceph/ceph-tools' tiering plan repeats `librbdfio:` three times: YAML keeps the last block only. That is one
+    duplicate per repeated block, not a duplicate for every key inside it."""
+    got = [(f.line, f.key, f.code) for f in lint_text(CBT_TWO_BLOCKS, "cbt.yaml")]
+    assert got == [(14, "librbdfio", "FT301")]
+    [f] = lint_text(CBT_TWO_BLOCKS, "cbt.yaml")
+    assert "replaces the whole block on line 10" in f.message
+    # a key repeated inside one block is still a duplicate
+    inner = CBT_TWO_BLOCKS.replace("    mode: [randread]\n", "    mode: [randread]\n    time: 60\n")
+    assert (17, "time", "FT301") in [(f.line, f.key, f.code) for f in lint_text(inner, "cbt.yaml")]
 
 
-def test_admin_socket_config_show_reports_only_what_differs_from_defaults() -> None:
-    """hotsos's Octopus `ceph daemon osd.0 config show` (every option, no source): detected from content, placed
-    in the daemon's section, and only values that are no release's default are linted (the real-daemon check
-    against `config diff` is in test_lint_cephjson.py). 5.000000 is the float default 5, 2.500000 is not 1."""
-    from flashtune.lint.detect import detect
-    from flashtune.parse import parse_text
-
-    assert detect("/tmp/ceph_daemon_osd.3_config_show", SHOW).kind == "ceph-config.json"
-    doc = parse_text(SHOW, "ceph-config.json")
-    assert {e.section for e in doc.entries} == {"osd.3"} and doc.entries[2].line == 4
-    got = [(f.line, f.code, f.key) for f in lint_text(SHOW, "ceph-config.json", ceph_release="pacific")]
-    assert got == [(6, "FT401", "rbd_cache_max_dirty_age")]
-    # a `config show-with-defaults` list: items whose source is "default" were set by nobody
-    listed = '[{"name": "filestore_max_sync_interval", "value": "9", "source": "default"}]'
-    assert lint_text(listed, "ceph-config.json", ceph_release="pacific") == []
-    assert lint_text(listed.replace('"default"', '"mon"'), "ceph-config.json", ceph_release="pacific")
+CBT_SIZE_ONE = """cluster:
+  user: u
+  head: h
+  clients: [c1]
+  osds: [o1]
+  osds_per_node: 1
+  iterations: 1
+  pool_profiles:
+    one: {pg_size: 8, pgp_size: 8, replication: 1}
+benchmarks:
+  radosbench:
+    pool_profile: one
+"""
 
 
-def test_a_risky_knob_left_at_its_default_is_no_risk() -> None:
-    """`config show` prints enable_experimental_unrecoverable_data_corrupting_features = '' (nothing enabled)."""
-    knob = "enable experimental unrecoverable data corrupting features"
-    assert found(f"[global]\n{knob} =\n", "ceph.conf") == []
-    assert (2, "FT501") in {(ln, c) for ln, c, _ in found(f"[global]\n{knob} = bluestore\n", "ceph.conf")}
+def test_cbt_replication_one_needs_the_monitor_guard() -> None:
+    """ceph/cbt's own examples use `replication: 1`; CBT sets the size with --yes-i-really-mean-it and nothing
+    else (cluster/ceph.py), which monitors from Octopus on refuse unless mon_allow_pool_size_one is true."""
+    got = [(f.line, f.key, f.code, f.severity) for f in lint_text(CBT_SIZE_ONE, "cbt.yaml")]
+    assert got == [(9, "replication", "FT602", "warning")]
+    assert lint_text(CBT_SIZE_ONE, "cbt.yaml", ceph_release="jewel") == []
+    assert lint_text(CBT_SIZE_ONE.replace("replication: 1", "replication: 3"), "cbt.yaml") == []
 
 
-def test_float_values_compare_as_numbers() -> None:
-    from flashtune.catalog.values import canon_value
-
-    assert canon_value("1.000000", "float") == canon_value(1.0, "float") == "1"
-    assert canon_value("0.500000", "float") == canon_value(0.5, "float")
-    assert canon_value("abc", "float") == "abc"
-
-
-def test_mysql_value_below_the_servers_minimum() -> None:
-    """bitrixdock's my.cnf: binlog_cache_size = 0 (data/mysql-option-minimums/ from mariadbd itself)."""
-    got = found("[mysqld]\nbinlog_cache_size=0\nconnect_timeout = 1\nbinlog_cache_size=4K\n", "my.cnf")
-    assert got == [
-        (2, "FT202", "binlog_cache_size"),
-        (3, "FT202", "connect_timeout"),
-        (4, "FT301", "binlog_cache_size"),
-    ]
-    assert found("[mysqld]\nbinlog_cache_size=32768\n", "my.cnf") == []
+def test_multi_document_cbt_plan() -> None:
+    text = "cluster:\n  iterations: 1\nbenchmarks:\n  radosbench:\n    thread: 4\n---\ncluster: {}\n"
+    codes = {f.code for f in lint_text(text, "cbt.yaml")}
+    assert codes == {"FT705", "FT702"}  # not a YAML syntax error; the first plan is still checked
