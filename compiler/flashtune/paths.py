@@ -88,10 +88,31 @@ def _checkout_snapshot_matches() -> bool:
     return read_stamp(SNAPSHOT_DIR) == stamp(SOURCE_DATA)
 
 
+@cache
+def _data_copy(env: str) -> str:
+    """FLASHTUNE_DATA's folder, once it is seen to be a data folder (a copy of data/): a wrong value is one
+    clear error, not a missing file deep inside whichever reader comes first."""
+    from flashtune.errors import DataError
+
+    folder = clean(env)
+    missing = [
+        n
+        for n in ("datapackage.json", "knobs", "profiles", "tiers")
+        if not os.path.exists(os.path.join(folder, n))
+    ]
+    if missing:
+        raise DataError(
+            f"FLASHTUNE_DATA={env} is not a flashtune data folder (it has no {', '.join(missing)})",
+            file=folder,
+            suggestion="point FLASHTUNE_DATA at a copy of the repository's data/ folder, or unset it",
+        )
+    return folder
+
+
 def data_dir() -> str:
     env = os.environ.get("FLASHTUNE_DATA")
     if env:
-        return clean(env)
+        return _data_copy(env)
     if _is_checkout():
         return SOURCE_DATA
     if not os.path.isfile(os.path.join(SNAPSHOT_DIR, STAMP)):

@@ -78,7 +78,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         check_output_file(args.out, force=args.force, inputs=args.files)  # before parsing gigabytes of logs
-    got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+    from flashtune.progress import Progress
+
+    with Progress("flashtune ingest", "files read"):  # on a terminal, for runs of more than a few seconds
+        got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
     for path, message in got.notes:
         print(f"{path}: note: {message}", file=sys.stderr)
     for s in got.skipped:

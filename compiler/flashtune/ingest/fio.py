@@ -37,7 +37,6 @@ from flashtune.ingest.common import (
     note,
     parse_size,
     read_output,
-    results_frame,
 )
 from flashtune.ingest.schema import MiB, percentile_stat
 
@@ -118,6 +117,14 @@ def _lat_block(stats: dict[str, Any], key_ns: str, key_us: str) -> tuple[dict[st
 def parse_json(path: Path) -> pd.DataFrame:
     """A fio JSON / JSON+ report -> tidy rows (one set per job and direction that did I/O); a file with
     several reports appended (`--output` of repeated runs) gives each its `run` number."""
+    from flashtune.ingest.schema import to_frame
+
+    return to_frame(json_rows(path))
+
+
+def json_rows(path: Path) -> list[dict[str, Any]]:
+    """parse_json's rows as dicts with their `format` (a CBT archive of thousands of small reports builds one
+    frame from all of them: a DataFrame per file cost more than reading the file)."""
     text = read_output(path)
     docs = extract_all_json(text, path)
     interim = [k for k in range(len(docs) - 1) if status_snapshot(docs[k][0], docs[k + 1][0])]
@@ -146,14 +153,17 @@ def parse_json(path: Path) -> pd.DataFrame:
     said = re.search(r"^fio: (?!pid=).*$", text[: text.find("{")], re.M)
     if errors:
         problem += f" ({', '.join(errors)}{'; fio said: ' + said.group(0) if said else ''})"
-    return results_frame(
-        path,
-        rows,
-        "fio-json+" if plus else "fio-json",
-        line=docs[0][1],
-        problem=problem,
-        hint="the run failed before doing I/O: fix the job file and re-run",
-    )
+    if not rows:
+        raise bad_input(
+            path,
+            problem,
+            line=docs[0][1],
+            hint="the run failed before doing I/O: fix the job file and re-run",
+        )
+    fmt = "fio-json+" if plus else "fio-json"
+    for r in rows:
+        r["format"] = fmt
+    return rows
 
 
 def _wall_ms(doc: dict[str, Any]) -> float:

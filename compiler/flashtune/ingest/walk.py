@@ -18,6 +18,7 @@ import pandas as pd
 
 from flashtune.errors import FlashtuneError
 from flashtune.ingest.aggregate import Stats
+from flashtune.progress import tick
 
 # Files a result folder usually holds besides results: skipped quietly by name (still listed as skipped).
 _NOT_RESULTS = (
@@ -207,6 +208,8 @@ def collect(
                 out.errors.append(e)
         finally:
             out.notes += take_notes()
+            if kind != "cbt":  # (an archive counts its own files)
+                tick()
     frames = [f for f in frames if not f.empty]
     if frames:
         out.frame = conform(pd.concat(frames, ignore_index=True))

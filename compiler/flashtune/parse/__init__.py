@@ -30,9 +30,24 @@ def _module(kind: str) -> ModuleType:
     return importlib.import_module(f"flashtune.parse.{name}")
 
 
+# Lines in one config file: Ceph has ~2,000 options and MySQL ~1,000, so no real config comes near; the cap
+# bounds what a file under the read cap (64 MiB) can cost in entries and findings (64 MiB of one short line
+# repeated took 3.4 GiB and three minutes to lint before).
+MAX_LINES = 100_000
+
+
 def parse_text(text: str, kind: str, filename: str = "<string>", *, recover: bool = False) -> ConfDoc:
     """Parse text as kind. recover=True keeps going after syntax errors where the format allows it
     (each one lands in doc.problems); otherwise the first error raises ConfSyntaxError."""
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if lines > MAX_LINES:
+        raise ConfSyntaxError(
+            f"has {lines:,} lines; flashtune reads config files of at most {MAX_LINES:,}",
+            file=filename,
+            line=MAX_LINES + 1,
+            column=1,
+            suggestion="a config this long is generated or concatenated; check that it is the file you meant",
+        )
     doc: ConfDoc = _module(kind).parse(text, filename, recover=recover)
     return doc
 

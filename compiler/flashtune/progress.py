@@ -1,0 +1,75 @@
+"""Progress on standard error for runs that take more than a few seconds, silent when it is not a terminal.
+
+    with Progress("ingest", "files"):
+        for f in files:
+            ...
+            tick()          # anywhere below: counts one more; a no-op when no Progress is running
+
+Nothing is printed during the first AFTER seconds (a short run stays silent), then one line at most every
+EVERY seconds, rewritten in place (carriage return), and wiped at the end. FLASHTUNE_PROGRESS_AFTER sets
+AFTER (seconds; tests use 0).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+AFTER = 2.0
+EVERY = 0.5
+
+_current: Progress | None = None
+
+
+class Progress:
+    def __init__(self, doing: str, unit: str, stream: TextIO | None = None) -> None:
+        self.doing, self.unit = doing, unit
+        self.stream = stream if stream is not None else sys.stderr
+        self.count = 0
+        self.shown = False
+        try:
+            self.after = float(os.environ.get("FLASHTUNE_PROGRESS_AFTER", AFTER))
+        except ValueError:
+            self.after = AFTER
+        try:
+            self.live = self.stream.isatty()
+        except (AttributeError, ValueError, OSError):
+            self.live = False
+
+    def __enter__(self) -> Progress:
+        global _current
+        self.start = self.last = time.monotonic()
+        self.previous = _current
+        _current = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _current
+        _current = self.previous
+        if self.shown:
+            self._write("\r\x1b[K")
+
+    def tick(self, n: int = 1) -> None:
+        self.count += n
+        if not self.live:
+            return
+        now = time.monotonic()
+        if now - self.start >= self.after and now - self.last >= EVERY:
+            self.last = now
+            self.shown = True
+            self._write(f"\r{self.doing}: {self.count:,} {self.unit} ({now - self.start:.0f} s)\x1b[K")
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # a terminal that went away: progress is not worth an error
+            self.live = False
+
+
+def tick(n: int = 1) -> None:
+    """Count n more for the running Progress, if any."""
+    if _current is not None:
+        _current.tick(n)
