@@ -63,21 +63,22 @@ def test_a_config_just_under_the_line_cap_stays_in_bounded_memory(tmp_path: Path
 
 
 @pytest.mark.parametrize("value", ["/nonexistent", "/etc/passwd", "{tmp}"])
-def test_a_bad_flashtune_data_is_one_clear_error(tmp_path: Path, value: str) -> None:
+def test_a_bad_flashtune_data_is_one_clear_error_in_every_command(tmp_path: Path, value: str) -> None:
     value = value.format(tmp=tmp_path)
     env = child_env(FLASHTUNE_DATA=value)
-    r = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
-        "--out",
-        tmp_path / "o",
-        cwd=tmp_path,
-        env=env,
-    )
-    check(r, where=f"{value}: error: FLASHTUNE_DATA={value} is not a flashtune data folder")
+    for module, *args in (
+        ("flashtune.cli.compile", "--tier", "iops", "--workload", "block", "--out", str(tmp_path / "o")),
+        ("flashtune.cli.lint", str(REPO / "data" / "tiers" / "iops.yaml")),
+        ("flashtune.cli.main", "knob", "osd_op_num_shards"),
+        ("flashtune.cli.main", "envelope"),
+        (
+            "flashtune.cli.main",
+            "ingest",
+            str(REPO / "tests" / "fixtures" / "hostile" / "fio-negative-iops.json"),
+        ),
+    ):
+        r = run(module, *args, cwd=tmp_path, env=env, mem_mib=3072)
+        check(r, where=f"{value}: error: FLASHTUNE_DATA={value} is not a flashtune data folder")
 
 
 # --- many small files --------------------------------------------------------------------------------------
