@@ -275,3 +275,57 @@ def test_health_err_refuses_and_warn_needs_consent(ceph_lab: CephLab, compiled: 
     finally:
         ceph_lab.run("ceph", "osd", "unset", "noout")
     assert dump_text(ceph_lab) == before
+
+
+# Restarts the session cluster's OSDs (what `ceph orch restart osd` does on a cephadm cluster): the command an
+# operator gives with --restart-command.
+RESTART_OSDS = """
+import sys
+from pathlib import Path
+
+from flashtune.lab import CephLab
+
+lab = CephLab(Path(sys.argv[1]), osds=3)
+lab._stop("osd.0", "osd.1", "osd.2")
+lab._start_osds()
+"""
+
+
+def test_a_start_time_setting_is_proved_with_consent_to_restart(
+    ceph_lab: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    before = dump_text(ceph_lab)
+    script = tmp_path / "restart_osds.py"
+    script.write_text(RESTART_OSDS)
+    out = tmp_path / "prove"
+    p = prove(
+        "--out",
+        str(out),
+        "--compiled",
+        str(compiled),
+        "--repeat",
+        "3",
+        "--seconds",
+        "2",
+        "--warmup",
+        "0",
+        "--probe",
+        "rados-write-4k",
+        "--restart-command",
+        f"{sys.executable} {script} {ceph_lab.root}",
+        conf=ceph_lab.conf_path,
+    )
+    code, _, stderr = finish(p, timeout=1200)
+    assert code == 0, stderr[-3000:]
+    report = (out / "report.md").read_text()
+    assert "| osd | `osd_op_num_shards` | (default) | 8 |" in report
+    ops = journal(out)
+    # restarted at every switch after the first arm (B A B A B), and once more after the restore
+    assert [e["op"] for e in ops].count("restart") == 6
+    assert any(e["op"] == "daemons-restarted" for e in ops)
+    # the OSDs really ran with the start-time value in arm B only
+    running = [(e["arm"], e["values"]["osd_op_num_shards"]) for e in ops if e["op"] == "running"]
+    assert running == [("B", "8"), ("A", None), ("B", "8"), ("A", None), ("B", "8")]
+    assert dump_text(ceph_lab) == before
+    assert ceph_lab.daemon("osd.0", "config", "get", "osd_op_num_shards") == {"osd_op_num_shards": "0"}
+    assert "restarted once more after the restore" in report

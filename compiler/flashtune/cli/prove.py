@@ -75,6 +75,11 @@ def add_parser(sub: Any) -> None:
         help="consent to restart daemons: CMD restarts them (e.g. 'ceph orch restart osd'); settings read only "
         "at start are then part of arm B, with CMD run at every arm switch",
     )
+    p.add_argument(
+        "--lab-restart",
+        action="store_true",
+        help="with --lab: settings read only at start are part of arm B, the lab restarting its OSDs per arm",
+    )
     p.add_argument("--conf", help="ceph.conf (default: as the ceph CLI finds it)")
     p.add_argument("--keyring", help="keyring (default: as the ceph CLI finds it)")
     p.add_argument("--name", help="client name, e.g. client.admin")
@@ -200,11 +205,12 @@ def run(args: argparse.Namespace) -> int:
             )
         print("booting the lab cluster (single node, loopback; about 30 s) ...", file=sys.stderr)
         with ceph_cluster(rgw=False, mds=False, ports=_lab_ports(args.lab_ports)) as lab:
-            return _prove(args, Cluster(conf=str(lab.conf_path)))
+            hook = (lambda: lab.restart_with("", daemons=("osd",))) if args.lab_restart else None
+            return _prove(args, Cluster(conf=str(lab.conf_path)), hook)
     return _prove(args, Cluster(args.conf, args.keyring, args.name))
 
 
-def _prove(args: argparse.Namespace, cluster: Any) -> int:
+def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> int:
     from flashtune.prove import report
     from flashtune.prove.run import Options, execute, plan_text, prepare
 
@@ -218,6 +224,7 @@ def _prove(args: argparse.Namespace, cluster: Any) -> int:
         pg_num=args.pg_num,
         allow_warn=args.allow_warn,
         restart_command=args.restart_command,
+        restart_hook=restart_hook,
         probe_names=tuple(args.probe),
         workload=args.workload,
         dry_run=args.dry_run,

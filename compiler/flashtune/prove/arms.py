@@ -11,7 +11,8 @@ the running release's option table:
   unrecognized config option`, and with --force it would store it as level "unknown", read by nobody), so
   it is reported and not applied;
 - restart: read only when a daemon starts (flag `startup`): applied only with consent to restart daemons
-  (--restart-command, or --restart in the lab), else left out with a note;
+  (--restart-command, or --lab-restart in the lab), else left out with a note; the daemons are
+  restarted at every arm switch and once more after the restore;
 - create: read only when an OSD is created (flag `create`): never part of an A/B on existing OSDs.
 """
 
@@ -113,7 +114,7 @@ def classify(
             note = (
                 "daemons restarted for each arm (consent given)"
                 if restarts_allowed
-                else "read only at daemon start: left out (give --restart-command to restart daemons per arm)"
+                else "read only at daemon start: left out (--restart-command, or --lab-restart in the lab, restarts daemons per arm)"
             )
             out.append(ArmSetting(ch.target, ch.key, v.value, ch.current, RESTART, line, note))
         else:
@@ -142,3 +143,14 @@ def overridden(cluster: Cluster, settings: list[ArmSetting]) -> list[str]:
                 "database: arm B does not change it on that daemon (remove it from the local ceph.conf)"
             )
     return out
+
+
+def running_values(cluster: Cluster, keys: list[str]) -> dict[str, str | None]:
+    """What one OSD runs with for these keys now (`ceph config show osd.N`; None = its default)."""
+    ids = cluster.ceph("osd", "ls") or []
+    if not ids or not keys:
+        return {}
+    shown = {
+        e.get("name"): str(e.get("value")) for e in cluster.ceph("config", "show", f"osd.{ids[0]}") or []
+    }
+    return {k: shown.get(k) for k in keys}

@@ -3,7 +3,8 @@
 ceph.conf and the keyring are found as the `ceph` CLI finds them ($CEPH_CONF, /etc/ceph/ceph.conf, the
 keyring the conf names or /etc/ceph/ceph.client.admin.keyring), or given (--conf, --keyring, --name).
 Every command has a timeout: a cluster that stops answering ends the run (and the restore says so), it does
-not hang it.
+not hang it. Each runs in a session of its own, so a Ctrl-C at the terminal reaches prove alone: prove stops
+the running tool and restores, and a second Ctrl-C cannot kill a `ceph config set` of the restore half-way.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class Cluster:
                 text=True,
                 timeout=timeout or self.timeout,
                 input=input,
+                start_new_session=True,  # a terminal's Ctrl-C reaches prove, which stops the tool itself
             )
         except FileNotFoundError:
             raise CephCommandError(
@@ -160,7 +162,14 @@ class Cluster:
         if tool == "fio":
             cmd = ["fio", *args]
             try:
-                r = subprocess.run(cmd, env=self.env(), capture_output=True, text=True, timeout=timeout)
+                r = subprocess.run(
+                    cmd,
+                    env=self.env(),
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                    start_new_session=True,
+                )
             except FileNotFoundError:
                 raise CephCommandError("`fio` is not installed", suggestion="apt install fio") from None
             if r.returncode != 0:

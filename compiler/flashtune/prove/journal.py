@@ -134,8 +134,18 @@ class Restored:
     put_back: list[Key] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)  # (target key: before -> after) when not identical
     after_text: str = ""
+    restarted_with: str = ""  # a crashed run's restart command: --restore cannot know it is safe to run it
 
     def summary(self) -> str:
+        restarts = (
+            f"; the run restarted daemons ({self.restarted_with}): restart them again so that they read the "
+            "restored start-time settings"
+            if self.restarted_with
+            else ""
+        )
+        return self._summary() + restarts
+
+    def _summary(self) -> str:
         if self.identical:
             return (
                 f"config database byte-identical to the saved dump ({len(self.put_back)} keys put back, "
@@ -164,6 +174,10 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
     put_back(cluster, saved, keys)
     after = cluster.config_dump_text()
     result = Restored(after == saved_text, pools, keys, after_text=after)
+    ops = [e["op"] for e in journal.entries()]
+    last = {op: i for i, op in enumerate(ops)}
+    if last.get("restart", -1) > last.get("daemons-restarted", -1):
+        result.restarted_with = next(str(e["command"]) for e in journal.entries() if e["op"] == "restart")
     if not result.identical:
         now = dump_entries(after)
         for k in sorted(set(saved) | set(now)):

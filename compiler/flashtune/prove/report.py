@@ -157,6 +157,11 @@ def markdown(run: Run, cases: list[CaseResult]) -> str:
                 arms.CREATE: "read only when an OSD is created",
                 arms.RESTART: s.note,
             }.get(s.status, s.note)
+            if (s.target, s.key) in run.refused:
+                why = f"**refused by Ceph**: {run.refused[(s.target, s.key)]}"
+            elif s.status == arms.RESTART and run.restarts_allowed:
+                why = "read only at daemon start"
+
             out.append(f"| {s.target} | `{s.key}` | {s.value} | {why} |\n")
     out += [f"\nNote: {n}.\n" for n in run.shadow_notes]
     out.append("\n## Restore\n\n")
@@ -168,6 +173,11 @@ def markdown(run: Run, cases: list[CaseResult]) -> str:
             f"{r.summary()}. Before: `config-before.json`; after: `config-after.json`; every change is in "
             "`journal.jsonl`.\n"
         )
+        if run.restarted_after_restore:
+            out.append(
+                "\nThe daemons were restarted once more after the restore, so they run with the restored "
+                "start-time settings again.\n"
+            )
     return "".join(out)
 
 

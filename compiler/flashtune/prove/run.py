@@ -28,7 +28,7 @@ from typing import Any
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
 from flashtune.prove import arms, probes
-from flashtune.prove.cluster import Cluster, write_text
+from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
     Journal,
@@ -58,10 +58,15 @@ class Options:
     pg_num: int = 32
     allow_warn: bool = False
     restart_command: str | None = None
+    restart_hook: Callable[[], None] | None = None  # --lab-restart: the lab restarts its own OSDs
     probe_names: tuple[str, ...] = ()
     workload: str = "block"
     dry_run: bool = False
     lab: bool = False
+
+    @property
+    def restarts_allowed(self) -> bool:
+        return bool(self.restart_command or self.restart_hook)
 
 
 @dataclass
@@ -97,13 +102,20 @@ class Run:
     started: float = 0.0
     finished: float = 0.0
 
+    refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (target, key) -> Ceph's refusal
+    restarted_after_restore: bool = False
+
     @property
     def restarts_allowed(self) -> bool:
-        return bool(self.options.restart_command)
+        return self.options.restarts_allowed
 
     @property
     def applied(self) -> list[arms.ArmSetting]:
-        return arms.applied(self.settings, self.restarts_allowed)
+        return [
+            s
+            for s in arms.applied(self.settings, self.restarts_allowed)
+            if (s.target, s.key) not in self.refused
+        ]
 
     def expected_seconds(self) -> float:
         per_sample = self.options.seconds + self.options.warmup + 3
@@ -159,7 +171,7 @@ def prepare(
         config,
         saved,
         cluster,
-        restarts_allowed=bool(options.restart_command),
+        restarts_allowed=options.restarts_allowed,
         source=str(options.out / "config-before.json"),
     )
     tag = secrets.token_hex(3)
@@ -274,13 +286,22 @@ def signals_ignored() -> Iterator[None]:
 
 
 def _restart(run: Run, cluster: Cluster, journal: Journal) -> None:
-    cmd = run.options.restart_command
-    if not cmd or not any(s.status == arms.RESTART for s in run.applied):
+    """Restart the daemons (consent given) when arm B holds settings read only at start."""
+    o = run.options
+    if not o.restarts_allowed or not any(s.status == arms.RESTART for s in run.applied):
         return
-    journal.append("restart", command=cmd)
-    r = subprocess.run(shlex.split(cmd), env=cluster.env(), capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        raise FlashtuneError(f"--restart-command failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+    if o.restart_hook is not None:
+        journal.append("restart", command="the lab's OSDs")
+        o.restart_hook()
+    elif o.restart_command:
+        journal.append("restart", command=o.restart_command)
+        cmd = shlex.split(o.restart_command)
+        r = subprocess.run(
+            cmd, env=cluster.env(), capture_output=True, text=True, timeout=900, start_new_session=True
+        )
+        if r.returncode != 0:
+            raise FlashtuneError(f"--restart-command failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+    _wait_healthy(cluster)
 
 
 def _wait_healthy(cluster: Cluster, timeout: float = 300) -> None:
@@ -306,15 +327,19 @@ def _set_arm(
     touched = journal.touched()
     if arm == "B":
         for s in run.applied:
-            set_value(cluster, journal, saved, s.target, s.key, s.value)
+            try:
+                set_value(cluster, journal, saved, s.target, s.key, s.value)
+            except CephCommandError as e:  # a value this release refuses (range, type): reported, left out
+                run.refused[(s.target, s.key)] = e.message
     elif touched:
         journal.append("put-back", keys=[list(k) for k in touched])
         put_back(cluster, saved, touched)
     if arm == "B" or touched:
         _restart(run, cluster, journal)
-        if run.options.restart_command:
-            _wait_healthy(cluster)
         time.sleep(SETTLE_S)
+        started = [s.key for s in run.applied if s.status == arms.RESTART and s.target.startswith("osd")]
+        if started:  # evidence that the restart made the daemons read this arm's start-time values
+            journal.append("running", arm=arm, values=arms.running_values(cluster, started))
 
 
 def execute(
@@ -375,6 +400,13 @@ def execute(
         with signals_ignored():
             print("restoring the config database and removing the test pool ...", file=sys.stderr)
             run.restored = restore(cluster, o.out)
+            if any(e["op"] == "restart" for e in journal.entries()):
+                # the daemons still run with arm B's start-time values: one more restart reads the restored ones
+                print("restarting the daemons to read the restored start-time settings ...", file=sys.stderr)
+                _restart(run, cluster, journal)
+                journal.append("daemons-restarted")
+                run.restarted_after_restore = True
+                run.restored.restarted_with = ""
             run.finished = time.time()
             print(run.restored.summary(), file=sys.stderr)
     return run
