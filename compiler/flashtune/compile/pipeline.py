@@ -23,6 +23,7 @@ from flashtune.compile.derive import (
 )
 from flashtune.compile.derive_host import connection_bytes, vm_min_free_kbytes
 from flashtune.compile.hardware import load_hardware, load_tier
+from flashtune.compile.lifecycle import release_warnings
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
@@ -433,7 +434,12 @@ def compile_bundle(req: CompileRequest) -> Bundle:
         layers=[p.name for p in chain],
         shape=shape,
         legacy=req.ceph_release == LEGACY_RELEASE,
-        warnings=list(shape["warnings"]),
+        warnings=list(shape["warnings"])
+        + release_warnings(
+            req.ceph_release,
+            req.mysql_flavour if req.workload == "mysql" else None,
+            ec_optimizations=bool(shape.get("ec_optimized")),
+        ),
     )
     merged = _settings(bundle, chain, catalog)
     validate_settings(bundle, catalog)

@@ -127,7 +127,7 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
     out.extend(_memory_budget(bundle))
     out.extend(_pools(bundle))
     if bundle.warnings:
-        out.append("\n## Sizing warnings\n\n")
+        out.append("\n## Warnings (sizing, release lifecycle)\n\n")
         out.extend(f"- {w}\n" for w in bundle.warnings)
     out.append(f"\nProfile layers, later ones winning: {' -> '.join(bundle.layers)}.\n")
     unsafe = [s for s in bundle.settings if s.unsafe_opt_in]

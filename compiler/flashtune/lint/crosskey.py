@@ -160,6 +160,7 @@ def sysctl(doc: ConfDoc, ctx: Context) -> None:
             e.key,
             f"the ephemeral port range {lo}-{hi} covers Ceph's daemon ports ({', '.join(clash)}): outgoing "
             "connections can take them and a restarting daemon cannot bind",
-            f"start the range above 7300, or reserve them: {rules['reserved_ports_key']} = 3300,6789,6800-7300",
+            f"start the range above {max(b for _, b in rules['ceph_ports'])}, or reserve them: "
+            f"{rules['reserved_ports_key']} = {','.join(f'{a}-{b}' if a != b else str(a) for a, b in rules['ceph_ports'])}",
             on_value=True,
         )
