@@ -38,7 +38,7 @@ $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py
 # data/ -> compiler/flashtune/_data, the checked JSON the CLIs read (flashtune/snapshot.py); the wheel build
 # writes its own. A checkout whose data/ changed since reads data/ itself (slower, same checks) until this runs.
 snapshot: $(VENV)/.installed
-	$(BIN)/python -m flashtune.envelope.calibrate
+	$(BIN)/python -m flashtune.envelope.fitted
 	$(BIN)/python -m flashtune.snapshot
 
 # The wheel a user installs (data snapshot inside): dist/flashtune-*.whl

@@ -12,7 +12,6 @@ Nothing writes the snapshot at run time.
     data_dir()            the data folder (data/ names: knobs/, profiles/, tiers/, tables/, ...)
     data_path(rel)        one file or folder in it, e.g. data_path("tiers/iops.yaml")
     data_names(folder)    names of the YAML files in one data folder, e.g. data_names("tiers") -> ["iops", ...]
-    load_data(rel)        one YAML data file, e.g. load_data("knobs/ceph.yaml"), as YDict/YList with lines
     data_label(rel)       how messages name that file, e.g. "data/knobs/ceph.yaml"
     compiled(path)        the snapshot file holding a data YAML file's compiled form, if the snapshot is in use
     read_checked(name, make)  a checked result of the snapshot build (or made the same way, see there)
@@ -191,13 +190,6 @@ def data_label(rel: str) -> str:
 
 def has_data(rel: str) -> bool:
     return os.path.isfile(data_path(rel))
-
-
-def load_data(rel: str) -> Any:
-    """One YAML file of the data (e.g. "profiles/base.yaml") as YDict/YList/scalars with line numbers."""
-    from flashtune.yamlio import load_yaml
-
-    return load_yaml(data_path(rel))
 
 
 def knobs_dir() -> str:

@@ -342,8 +342,8 @@ nb.check(
 # %%
 from pathlib import Path
 
+from flashtune.envelope.fitted import constants
 from flashtune.envelope.hardware import load_cluster
-from flashtune.envelope.report import constants
 from flashtune.envelope.results import compare, measured_cases
 from flashtune.errors import FlashtuneError
 from flashtune.paths import tiers_dir

@@ -232,11 +232,11 @@ def test_binning_of_a_large_log_is_exact_for_means_and_close_for_percentiles(
     # two worker processes bin exactly as one reader does
     pd.testing.assert_frame_equal(load(path, workers=2), auto)
     # unasked, a log past the size threshold goes to two workers, and the result is the same
-    import flashtune.ingest as ingest
+    from flashtune.ingest import walk
 
-    assert ingest.auto_workers(path) == 1
-    monkeypatch.setattr(ingest, "AUTO_PARALLEL_BYTES", path.stat().st_size)
-    assert ingest.auto_workers(path) == (2 if (os.cpu_count() or 1) >= 2 else 1)
+    assert walk.auto_workers(path) == 1
+    monkeypatch.setattr(walk, "AUTO_PARALLEL_BYTES", path.stat().st_size)
+    assert walk.auto_workers(path) == (2 if (os.cpu_count() or 1) >= 2 else 1)
     pd.testing.assert_frame_equal(load(path), auto)
     # a bad line deep in the file: the parallel reader hands over to the serial one, which names the line
     lines = path.read_bytes().split(b"\n")

@@ -450,8 +450,8 @@ def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture
 def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
     from flashtune.compile import CompileRequest, compile_bundle
     from flashtune.envelope.bundle import cluster_for
+    from flashtune.envelope.fitted import constants
     from flashtune.envelope.model import STANDARD_CASES
-    from flashtune.envelope.report import constants
 
     b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
     env = json.loads(b.files["manifest.json"])["envelope"]
@@ -530,26 +530,26 @@ def test_results_that_are_not_ingest_output_fail_with_a_hint(
     assert "no such file" in capsys.readouterr().err
 
 
-# ---- the stored fit (start-up: compile-config reads it instead of fitting on every run)
+# ---- the stored fit (compile-config reads it instead of fitting on every run)
 
 
 def test_stored_fit_matches_a_fresh_fit() -> None:
-    from flashtune.envelope import report
+    from flashtune.envelope import fitted
 
-    stale = f"data/{report.FITTED} is stale: run python -m flashtune.envelope.calibrate"
-    stored = report.stored_constants()
+    stale = f"data/{fitted.FITTED} is stale: run python -m flashtune.envelope.fitted"
+    stored = fitted.stored_constants()
     assert stored is not None, stale
     assert stored == fit().constants, stale
 
 
 def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flashtune.envelope import report
+    from flashtune.envelope import fitted
 
-    real = report.fit_inputs
+    real = fitted.fit_inputs
     changed = {"envelope/headlines.yaml": -1}
-    monkeypatch.setattr(report, "fit_inputs", lambda sources: {**real(sources), **changed})
-    assert report.stored_constants() is None
-    assert report.constants.__wrapped__() == fit().constants  # fitted afresh
+    monkeypatch.setattr(fitted, "fit_inputs", lambda sources: {**real(sources), **changed})
+    assert fitted.stored_constants() is None
+    assert fitted.constants.__wrapped__() == fit().constants  # fitted afresh
 
 
 def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None:

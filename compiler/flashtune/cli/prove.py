@@ -145,7 +145,8 @@ def _predict(args: argparse.Namespace, run: Any) -> None:
     from flashtune.compile.hardware import load_hardware, load_tier
     from flashtune.envelope import Case, envelope
     from flashtune.envelope.bundle import cluster_for
-    from flashtune.envelope.report import case_dict, constants, shape
+    from flashtune.envelope.fitted import constants
+    from flashtune.envelope.report import case_dict, shape
 
     hw = load_hardware(args.hardware) if args.hardware else load_tier(args.tier or "iops")
     facts: dict[str, Any] = {"nodes": args.nodes or hw.nodes, "clients": args.clients or hw.clients}

@@ -20,7 +20,6 @@ result itself could only set its own CPU ceiling equal to the measurement.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
 from flashtune.envelope.hardware import load_setup
@@ -119,18 +118,3 @@ def per_observation(leave_out: str | None = None) -> list[dict[str, object]]:
         for h in headlines()
         if h.calibrates
     ]
-
-
-def main() -> int:
-    """`python -m flashtune.envelope.calibrate`: store the shipped data's fit (data/envelope/fitted.json)."""
-    from flashtune.envelope.report import FITTED, fitted_document
-    from flashtune.paths import SOURCE_DATA
-
-    with open(os.path.join(SOURCE_DATA, FITTED), "w", encoding="utf-8") as f:
-        f.write(fitted_document())
-    print(f"wrote data/{FITTED}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,72 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from dataclasses import asdict
-from functools import cache
 from typing import Any
 
-from flashtune.envelope.calibrate import Fit, fit
-from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, CpuCosts, Envelope, envelope
+from flashtune.envelope.fitted import constants
+from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, Envelope, envelope
+from flashtune.envelope.validate import table
 from flashtune.pathnames import StrPath
-from flashtune.paths import data_crcs, data_path
-
-# The fit of the shipped data, stored so compile-config need not redo it (python -m flashtune.envelope.calibrate
-# writes it; tests/unit/test_envelope.py fails when it is stale). Used only while its inputs' CRCs are those of the data in use.
-FITTED = "envelope/fitted.json"
 
 NOTE = (
     "ceilings are upper bounds from data-sheet drive figures, line rates and CPU costs calibrated on the "
     "2014-2017 studies (flashtune envelope --validation shows how well they predict those)"
 )
-
-
-@cache
-def constants() -> Constants:
-    """The constants fitted from every published study (what users' predictions use)."""
-    stored = stored_constants()
-    if stored is not None:
-        return stored
-    return fit().constants
-
-
-def calibration() -> Fit:
-
-    return fit()
-
-
-def fit_inputs(sources: Mapping[str, int]) -> dict[str, int]:
-    """CRC-32 of every data file the fit reads (the envelope data and the tables), of all data files' CRCs."""
-    return {
-        rel: crc
-        for rel, crc in sorted(sources.items())
-        if rel != FITTED and (rel.startswith(("envelope/", "tables/")) or rel == "datapackage.json")
-    }
-
-
-def stored_constants() -> Constants | None:
-    """The stored fit, if the data it was fitted on is unchanged since it was written; None: fit afresh."""
-    try:
-        with open(data_path(FITTED), encoding="utf-8") as f:
-            doc = json.loads(f.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(data_crcs()):
-        return None
-    k = doc["constants"]
-    return Constants(
-        float(k["net_efficiency"]),
-        float(k["message_overhead_bytes"]),
-        CpuCosts(**k["cpu"]),
-        tuple(k.get("bounds", ())),
-    )
-
-
-def fitted_document() -> str:
-    """fitted.json for the data in use: the fit and the CRCs of its inputs."""
-    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(data_crcs())}
-    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
 def cpu_notes(c: Cluster, k: Constants) -> list[str]:
@@ -136,8 +81,6 @@ def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[
 
 
 def validation_records() -> list[dict[str, Any]]:
-    from flashtune.envelope.validate import table
-
     return table()
 
 

@@ -14,7 +14,6 @@ This package imports pandas; the compiler and linter never import it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,21 +22,6 @@ import pandas as pd
 from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, Stats, bin_frame, limit_rows
 from flashtune.ingest.schema import COLUMN_NAMES, COLUMNS, METRIC_UNITS, Column
 from flashtune.ingest.walk import Collected, Skipped, collect
-
-# Logs at least this big are split between two processes when workers is not given: measured on an idle
-# 2-core machine (bench/bench_ingest.py) two workers read 1 GiB of logs ~1.4-1.6x faster than one, while
-# below a few hundred MiB the start-up of the second process eats the gain.
-AUTO_PARALLEL_BYTES = 256 * 1024 * 1024
-
-
-def auto_workers(path: Path) -> int:
-    """Processes to use for one fio log when the caller did not say: 2 for big logs on multi-core hosts."""
-    try:
-        big = path.stat().st_size >= AUTO_PARALLEL_BYTES
-    except OSError:
-        return 1
-    return 2 if big and (os.cpu_count() or 1) >= 2 else 1
-
 
 __all__ = [
     "COLUMNS",

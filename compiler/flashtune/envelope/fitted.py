@@ -1,0 +1,72 @@
+"""The envelope's constants as compile-config uses them: the fit of the shipped data, stored in
+data/envelope/fitted.json so a compile need not redo it, and used only while the CRCs of the data it was fitted
+on are those of the data in use (else the constants are fitted afresh). `python -m flashtune.envelope.fitted`
+rewrites the file; tests/unit/test_envelope.py fails when it is stale."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict
+from functools import cache
+
+from flashtune.envelope.calibrate import fit
+from flashtune.envelope.model import Constants, CpuCosts
+from flashtune.paths import SOURCE_DATA, data_crcs, data_path
+
+FITTED = "envelope/fitted.json"
+
+
+@cache
+def constants() -> Constants:
+    """The constants fitted from every published study (what users' predictions use)."""
+    stored = stored_constants()
+    if stored is not None:
+        return stored
+    return fit().constants
+
+
+def fit_inputs(sources: Mapping[str, int]) -> dict[str, int]:
+    """CRC-32 of every data file the fit reads (the envelope data and the tables), of all data files' CRCs."""
+    return {
+        rel: crc
+        for rel, crc in sorted(sources.items())
+        if rel != FITTED and (rel.startswith(("envelope/", "tables/")) or rel == "datapackage.json")
+    }
+
+
+def stored_constants() -> Constants | None:
+    """The stored fit, if the data it was fitted on is unchanged since it was written; None: fit afresh."""
+    try:
+        with open(data_path(FITTED), encoding="utf-8") as f:
+            doc = json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("inputs") != fit_inputs(data_crcs()):
+        return None
+    k = doc["constants"]
+    return Constants(
+        float(k["net_efficiency"]),
+        float(k["message_overhead_bytes"]),
+        CpuCosts(**k["cpu"]),
+        tuple(k.get("bounds", ())),
+    )
+
+
+def fitted_document() -> str:
+    """fitted.json for the data in use: the fit and the CRCs of its inputs."""
+    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(data_crcs())}
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def main() -> int:
+    """`python -m flashtune.envelope.fitted`: store the shipped data's fit (data/envelope/fitted.json)."""
+    with open(os.path.join(SOURCE_DATA, FITTED), "w", encoding="utf-8") as f:
+        f.write(fitted_document())
+    print(f"wrote data/{FITTED}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
