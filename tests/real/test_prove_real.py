@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,13 +52,12 @@ def prove(*args: str, conf: Path | None = None, **kw: object) -> subprocess.Pope
     env.pop("CEPH_ARGS", None)
     if conf is not None:
         env["CEPH_CONF"] = str(conf)
+    options: dict[str, object] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kw}
     return subprocess.Popen(
         [sys.executable, "-m", "flashtune.cli.main", "prove", *args],
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         text=True,
-        **kw,  # type: ignore[call-overload]
+        **options,  # type: ignore[call-overload]
     )
 
 
@@ -87,6 +88,21 @@ def dump_text(lab: CephLab) -> str:
 
 def test_prove_lab_runs_the_whole_loop_and_reports_from_real_output(tmp_path: Path) -> None:
     out = tmp_path / "prove"
+    screen, terminal = pty.openpty()  # stderr is a terminal here: prove shows its progress
+    seen: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(screen, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     p = prove(
         "--lab",
         "--out",
@@ -105,9 +121,15 @@ def test_prove_lab_runs_the_whole_loop_and_reports_from_real_output(tmp_path: Pa
         "rbd-randread-4k",
         "--probe",
         "rados-write-4k",
+        stderr=terminal,
     )
-    code, _stdout, stderr = finish(p, timeout=900)
+    os.close(terminal)  # the child holds it now; the reader sees the end when the child exits
+    code, _stdout, _ = finish(p, timeout=900)
+    reader.join(timeout=30)
+    stderr = b"".join(seen).decode(errors="replace")
     assert code == 0, stderr[-3000:]
+    # progress on a terminal: the case, the arm and the time left
+    assert "rbd-randread-4k: arm B 3/3" in stderr and "s left" in stderr
     report = (out / "report.md").read_text()
     assert (
         "**Lab run.**" in report
@@ -197,6 +219,7 @@ def test_sigint_in_arm_b_restores_the_config_database(
     code, _stdout, stderr = finish(p)
     assert code == 130, stderr
     assert "byte-identical" in stderr
+    assert "s left" not in stderr  # no progress lines when stderr is not a terminal
     assert dump_text(lab) == before == (out / "config-before.json").read_text()
     assert not [x for x in lab.ceph("osd", "pool", "ls") if x.startswith("flashtune-prove-")]
     report = (out / "report.md").read_text()
@@ -281,6 +304,7 @@ def test_health_err_refuses_and_warn_needs_consent(ceph_lab: CephLab, compiled: 
 # operator gives with --restart-command.
 RESTART_OSDS = """
 import sys
+import threading
 from pathlib import Path
 
 from flashtune.lab import CephLab

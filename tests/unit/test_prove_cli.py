@@ -17,6 +17,8 @@ from flashtune.compile.deploy import central_config
 from flashtune.emit.cephcentral import ordered, set_command
 from flashtune.prove.arms import read_script
 from flashtune.prove.journal import Journal, dump_entries
+from flashtune.prove.predict import predicted
+from flashtune.prove.probes import PROBES, probes_for
 from flashtune.prove.report import CaseResult, svg
 from flashtune.prove.stats import compare
 
@@ -99,3 +101,18 @@ def test_an_out_folder_with_files_is_not_reused_without_force(tmp_path: Path) ->
     r = flashtune("prove", "--out", "o", cwd=tmp_path)
     assert r.returncode == 2 and "already has files" in r.stderr
     assert (tmp_path / "o" / "keep.txt").read_text() == "mine"
+
+
+def test_each_probe_gets_the_envelope_of_the_compiled_hardware() -> None:
+    bundle = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="pacific"))
+    probes = probes_for("block")
+    pred, cluster = predicted(bundle.hardware, bundle.shape, probes, "bluestore")
+    assert set(pred) == {p.name for p in probes}
+    assert all(r["predicted_IOPS"] > 0 and r["limit"] for r in pred.values())
+    # three replicas: a 4 KiB write costs three media writes, a read one, so reads have the higher ceiling
+    assert pred["rbd-randread-4k"]["predicted_IOPS"] > pred["rbd-randwrite-4k"]["predicted_IOPS"]
+    assert "3 replicas" in cluster and f"{bundle.shape['nodes']} nodes" in cluster
+    big = predicted(bundle.hardware, bundle.shape, [PROBES["rados-write-4m"]], "bluestore")[0][
+        "rados-write-4m"
+    ]
+    assert big["predicted_MB_s"] > pred["rados-write-4k"]["predicted_MB_s"]

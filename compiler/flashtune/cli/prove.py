@@ -18,14 +18,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from flashtune.catalog import load_catalog
+from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.compile.deploy import central_config
+from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import FlashtuneError, UsageError
+from flashtune.lab import ceph_cluster, free_ports, missing_tools
+from flashtune.prove import report
+from flashtune.prove.arms import read_script
+from flashtune.prove.cluster import Cluster
+from flashtune.prove.journal import restore
+from flashtune.prove.predict import predicted
+from flashtune.prove.probes import PROBES
+from flashtune.prove.run import Options, execute, plan_text, prepare
+from flashtune.prove.stats import format_gain
+from flashtune.releases import SUPPORTED_CEPH_RELEASES
 
 HELP = "A/B the cluster's current settings against the compiled ones (gain with a 95 %% interval)"
 
 
 def add_parser(sub: Any) -> None:
-    from flashtune.compile.pipeline import WORKLOADS
-    from flashtune.releases import SUPPORTED_CEPH_RELEASES
 
     p = sub.add_parser(
         "prove", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -107,26 +119,27 @@ def _check(args: argparse.Namespace) -> None:
             f"{out} already has files", file=str(out), suggestion="choose a new --out folder, or --force"
         )
     for probe in args.probe:
-        from flashtune.prove.probes import PROBES
-
         if probe not in PROBES:
             raise UsageError(f"unknown probe {probe!r}", suggestion="one of " + ", ".join(PROBES))
 
 
-def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str]:
+def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str, Any]:
     """The central config to prove: the compiler's own result, or a compiled folder's ceph-config.sh."""
-    from flashtune.prove.arms import read_script
 
     if args.compiled:
-        return read_script(Path(args.compiled) / "ceph-config.sh"), f"{args.compiled}/ceph-config.sh"
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.compile.deploy import central_config
+        return read_script(Path(args.compiled) / "ceph-config.sh"), f"{args.compiled}/ceph-config.sh", None
 
+    if args.ceph_release is None and release not in SUPPORTED_CEPH_RELEASES:
+        raise UsageError(
+            f"the cluster runs {release or 'a release flashtune does not recognise'}, which compile-config does "
+            "not compile for",
+            suggestion="give --ceph-release (one of " + ", ".join(SUPPORTED_CEPH_RELEASES) + ")",
+        )
     req = CompileRequest(
         workload=args.workload,
         tier=args.tier or "iops",
         hardware_file=args.hardware,
-        ceph_release=args.ceph_release or release or "pacific",
+        ceph_release=args.ceph_release or str(release),
         nodes=args.nodes,
         clients=args.clients,
         replication=args.replication,
@@ -134,38 +147,21 @@ def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str]:
     bundle = compile_bundle(req)
     label = f"compile-config --{'hardware ' + str(args.hardware) if args.hardware else 'tier ' + (args.tier or 'iops')}"
     label += f" --workload {req.workload} --ceph-release {req.ceph_release}"
-    return central_config(bundle), label + f" (ceph-config.sh, {len(central_config(bundle).values)} lines)"
+    config = central_config(bundle)
+    return config, label + f" (ceph-config.sh, {len(config.values)} lines)", bundle
 
 
-def _predict(args: argparse.Namespace, run: Any) -> None:
+def _predict(bundle: Any, run: Any) -> None:
     """The compiled hardware's envelope beside each probe (flashtune.envelope's public model)."""
-    if args.compiled:
+    if bundle is None:
         run.envelope_notes.append("no prediction: --compiled gives no hardware description")
         return
-    from flashtune.compile.hardware import load_hardware, load_tier
-    from flashtune.envelope import Case, envelope
-    from flashtune.envelope.bundle import cluster_for
-    from flashtune.envelope.fitted import constants
-    from flashtune.envelope.report import case_dict, shape
 
-    hw = load_hardware(args.hardware) if args.hardware else load_tier(args.tier or "iops")
-    facts: dict[str, Any] = {"nodes": args.nodes or hw.nodes, "clients": args.clients or hw.clients}
-    facts["pool_size"] = args.replication or 3
-    c = cluster_for(hw, facts)
-    k = constants()
-    for p in run.cases:
-        case = Case(
-            p.name,
-            p.block_size,
-            p.read_fraction,
-            sequential=p.mode in ("write", "seq") and p.block_size >= 1 << 20,
-        )
-        run.predicted[p.name] = case_dict(envelope(c, case, k))
-    run.envelope_cluster = shape(c)
+    objectstore = load_catalog().default_objectstore(bundle.request.ceph_release)
+    run.predicted, run.envelope_cluster = predicted(bundle.hardware, bundle.shape, run.cases, objectstore)
 
 
 def _lab_ports(text: str | None) -> tuple[int, int, int]:
-    from flashtune.lab import free_ports
 
     if not text:
         return free_ports()
@@ -187,17 +183,12 @@ def run(args: argparse.Namespace) -> int:
             "flashtune prove reads the benchmark output with flashtune's ingest parsers, which need pandas",
             suggestion="pip install 'flashtune[ingest]'",
         ) from None
-    from flashtune.prove.cluster import Cluster
 
     if args.restore:
-        from flashtune.prove.journal import restore
-
         result = restore(Cluster(args.conf, args.keyring, args.name), Path(args.restore))
         print(result.summary())
         return 0 if result.identical else 1
     if args.lab:
-        from flashtune.lab import ceph_cluster, missing_tools
-
         missing = missing_tools(rgw=False, mds=False)
         if missing:
             raise FlashtuneError(
@@ -212,8 +203,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> int:
-    from flashtune.prove import report
-    from flashtune.prove.run import Options, execute, plan_text, prepare
 
     options = Options(
         out=Path(args.out),
@@ -231,9 +220,9 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
         dry_run=args.dry_run,
         lab=args.lab,
     )
-    config, label = _compiled(args, cluster.release())
+    config, label, bundle = _compiled(args, cluster.release())
     prove_run, saved = prepare(cluster, config, options, label)
-    _predict(args, prove_run)
+    _predict(bundle, prove_run)
     print(plan_text(prove_run), end="")
     if args.dry_run:
         print("dry run: nothing was changed")
@@ -243,8 +232,6 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
     print(f"wrote {options.out / 'report.md'}, results.csv, chart.svg")
     for c in cases:
         if c.comparison:
-            from flashtune.prove.stats import format_gain
-
             print(f"  {c.case}: {c.comparison.verdict}, {format_gain(c.comparison)}")
     restored = prove_run.restored
     if prove_run.interrupted:
