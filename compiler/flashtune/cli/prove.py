@@ -156,7 +156,6 @@ def _predict(bundle: Any, run: Any) -> None:
     if bundle is None:
         run.envelope_notes.append("no prediction: --compiled gives no hardware description")
         return
-
     objectstore = load_catalog().default_objectstore(bundle.request.ceph_release)
     run.predicted, run.envelope_cluster = predicted(bundle.hardware, bundle.shape, run.cases, objectstore)
 
