@@ -116,3 +116,19 @@ def test_each_probe_gets_the_envelope_of_the_compiled_hardware() -> None:
         "rados-write-4m"
     ]
     assert big["predicted_MB_s"] > pred["rados-write-4k"]["predicted_MB_s"]
+
+
+@pytest.mark.parametrize(
+    ("dump", "message"),
+    [
+        ('[{"section": "osd", "name": "k"', "config-before.json:1:"),
+        ('{"section": "osd"}', "not a `ceph config dump -f json` list"),
+        ('[{"section": "osd", "name": "k"}]', "entry 0 of the config dump has no section, name and value"),
+    ],
+)
+def test_restore_names_a_damaged_saved_dump(dump: str, message: str, tmp_path: Path) -> None:
+    (tmp_path / "run1").mkdir()
+    (tmp_path / "run1" / "config-before.json").write_text(dump)
+    r = flashtune("prove", "--restore", "run1", cwd=tmp_path)
+    assert r.returncode == 2, r
+    assert message in r.stderr and "Traceback" not in r.stderr

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flashtune import userjson
 from flashtune.errors import FlashtuneError
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 
@@ -28,10 +29,21 @@ POOL_PREFIX = "flashtune-prove-"
 Key = tuple[str, str]  # (target as `ceph config set` takes it: who or who/mask, option name)
 
 
-def dump_entries(text: str) -> dict[Key, str]:
-    """`ceph config dump -f json` -> {(target, key): value}."""
+def dump_entries(text: str, file: str = "ceph config dump") -> dict[Key, str]:
+    """`ceph config dump -f json` -> {(target, key): value}; a file that is not such a dump is an error naming it."""
+    doc = userjson.loads(text or "[]", file=file, what="`ceph config dump -f json` output")
     out: dict[Key, str] = {}
-    for e in json.loads(text or "[]"):
+    if not isinstance(doc, list):
+        raise FlashtuneError("not a `ceph config dump -f json` list", file=file, line=1)
+    for n, e in enumerate(doc):
+        if not isinstance(e, dict) or not all(
+            isinstance(e.get(k), str) for k in ("section", "name", "value")
+        ):
+            raise FlashtuneError(
+                f"entry {n} of the config dump has no section, name and value",
+                file=file,
+                suggestion="the folder's config-before.json must be the dump prove saved, unedited",
+            )
         mask = str(e.get("mask") or "")
         target = f"{e['section']}/{mask}" if mask else str(e["section"])
         out[(target, str(e["name"]))] = str(e["value"])
@@ -60,7 +72,10 @@ class Journal:
             if not line.strip():
                 continue
             try:
-                out.append(json.loads(line))
+                entry = json.loads(line)
+                if not isinstance(entry, dict) or not isinstance(entry.get("op"), str):
+                    raise FlashtuneError("journal line is not a journal entry", file=str(self.path), line=no)
+                out.append(entry)
             except json.JSONDecodeError:
                 # the crash came in the middle of this line: the change it announced was never made
                 if no != len(self.path.read_text(encoding="utf-8").splitlines()):
@@ -74,6 +89,10 @@ class Journal:
         keys: dict[Key, None] = {}
         for e in self.entries():
             if e["op"] in ("set", "rm"):
+                if not isinstance(e.get("target"), str) or not isinstance(e.get("key"), str):
+                    raise FlashtuneError(
+                        f"a journal `{e['op']}` entry without target and key", file=str(self.path)
+                    )
                 keys[(e["target"], e["key"])] = None
         return list(keys)
 
@@ -164,7 +183,7 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
             suggestion="give the --out folder of the prove run to restore",
         )
     saved_text = dump_path.read_text(encoding="utf-8")
-    saved = dump_entries(saved_text)
+    saved = dump_entries(saved_text, str(dump_path))
     journal = Journal(folder)
     journal.append("restore-begin")
     pools = journal.pools()
