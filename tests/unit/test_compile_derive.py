@@ -187,12 +187,6 @@ def test_netdev_backlog_scales_with_nic_speed(gbps: float) -> None:
     assert derive.netdev_max_backlog(gbps).value >= derive.netdev_max_backlog(gbps / 2).value >= 1000
 
 
-@given(cores=st.integers(1, 512))
-def test_rgw_threads_are_bounded_powers_of_two(cores: int) -> None:
-    v = derive.rgw_thread_pool_size(cores).value
-    assert is_pow2(v) and 256 <= v <= 1024
-
-
 @given(nodes=st.integers(7, 100), release=st.sampled_from(["pacific", "reef", "squid", "tentacle"]))
 def test_auto_ec_leaves_a_spare_host_and_follows_the_release(nodes: int, release: str) -> None:
     p = derive.ec_profile(nodes, release, EC).value
@@ -257,6 +251,8 @@ def test_every_registered_derivation_gives_a_reason() -> None:
         "device_type": "nvme",
         "workload": "block",
         "memory": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM),
+        "osd_memory_target": derive.osd_memory_target(128, 4, DAEMONS, 4, MEM).value,
+        "message_rules": MEM["messages"],
         "pg_num_derived": derive.pg_num(20, 3, 0.9, **PG),
     }
     for name, fn in pipeline.REGISTRY.items():

@@ -336,6 +336,24 @@ def test_ec_stripe_unit_is_16k_only_where_the_ec_optimisations_are_on(
     assert "osd_pool_erasure_code_stripe_unit" not in conf or on
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hw=hardware, release=st.sampled_from(MODERN))
+def test_rgw_keeps_the_default_thread_pool_since_beast_needs_no_thread_per_connection(
+    tmp_path: Path, hw: dict[str, Any], release: str
+) -> None:
+    """One reason, one value: the catalog says beast needs no thread per connection, so no node size raises
+    rgw_thread_pool_size (a 64-core node used to get 1024)."""
+    path = tmp_path / "hw.yaml"
+    path.write_text(hardware_yaml(**hw))
+    try:
+        b = compile_bundle(CompileRequest(workload="rgw", hardware_file=path, ceph_release=release))
+    except FlashtuneError as e:
+        assert e.exit_code in (1, 2) and e.suggestion, e
+        return
+    assert "rgw_thread_pool_size" not in b.files["ceph.conf"]
+    assert "rgw_thread_pool_size" not in b.files.get("ceph-config.sh", "")
+
+
 def test_pools_follow_the_protection() -> None:
     b = compile_bundle(CompileRequest(workload="block", tier="tco", replication=4))
     assert [(p["name"], p["type"], p["size"]) for p in b.shape["pools"]] == [("rbd", "replicated", 4)]

@@ -240,17 +240,6 @@ def netdev_max_backlog(nic_gbps: float) -> Derived:
     )
 
 
-def rgw_thread_pool_size(cores: int) -> Derived:
-    """RGW worker threads: 16 per core, as a power of two between 512 (Ceph's default: never lower it) and 1024."""
-    value = min(1024, max(512, _pow2_nearest(16 * cores)))
-    return Derived(
-        value,
-        f"16 threads per core x {cores} cores, power of two within 512 (the default)..1024: {value}",
-        {"cores": cores},
-        ("sources/guide-rgw",),
-    )
-
-
 def ec_plugin(release: str, rules: Mapping[str, Any]) -> dict[str, Any]:
     """The erasure-code plugin and technique for a release: the first `plugins` entry at or before it."""
     for entry in rules["plugins"]:
@@ -419,7 +408,6 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
     "tcp_rmem": lambda c: tcp_buffers(c["nic_gbps"], 131072),
     "tcp_wmem": lambda c: tcp_buffers(c["nic_gbps"], 16384),
     "netdev_max_backlog": lambda c: netdev_max_backlog(c["nic_gbps"]),
-    "rgw_thread_pool_size": lambda c: rgw_thread_pool_size(c["node_cores"]),
     "pg_num_data": lambda c: c["pg_num_derived"],
     "pool_size": lambda c: Derived(c["pool_size"], c["pool_reason"], {"protection": c["protection"]}),
     "pool_min_size": lambda c: Derived(
