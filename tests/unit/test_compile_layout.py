@@ -354,6 +354,31 @@ def test_rgw_keeps_the_default_thread_pool_since_beast_needs_no_thread_per_conne
     assert "rgw_thread_pool_size" not in b.files.get("ceph-config.sh", "")
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    nodes=st.integers(3, 9),
+    size=st.sampled_from([3, 4]),
+    workload=st.sampled_from(["block", "mysql"]),
+    release=st.sampled_from(MODERN),
+)
+def test_replicated_pools_without_a_spare_host_warn_as_ec_does(
+    nodes: int, size: int, workload: str, release: str
+) -> None:
+    try:
+        b = compile_bundle(
+            CompileRequest(
+                workload=workload, tier="iops", nodes=nodes, replication=size, ceph_release=release
+            )
+        )
+    except FlashtuneError as e:
+        assert nodes < size and e.suggestion, e
+        return
+    warned = [w for w in b.warnings if "leave no spare host" in w]
+    assert bool(warned) == (nodes < size + 1), (nodes, size, b.warnings)
+    manifest = json.loads(b.files["manifest.json"])
+    assert all(w in manifest["warnings"] and w in b.files["explain.md"] for w in warned)
+
+
 def test_pools_follow_the_protection() -> None:
     b = compile_bundle(CompileRequest(workload="block", tier="tco", replication=4))
     assert [(p["name"], p["type"], p["size"]) for p in b.shape["pools"]] == [("rbd", "replicated", 4)]

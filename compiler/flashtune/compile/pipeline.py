@@ -290,6 +290,17 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     }
     if ec is not None and "WARNING" in ec.reason:
         shape["warnings"].append(ec.reason)
+    spare = int(rules["spare_hosts"])
+    if (
+        ec is None and nodes - size < spare
+    ):  # the same failure-domain rule EC follows (layout.yaml spare_hosts)
+        shape["warnings"].append(
+            f"WARNING: {size} replicas on {nodes} hosts leave no spare host: after a host fails its copies "
+            f"cannot be rebuilt elsewhere, and the pools stay degraded (min_size {max(1, size - 1)} of {size}) "
+            f"until it returns; {size + spare} hosts or more let Ceph re-replicate "
+            "(https://docs.ceph.com/en/latest/rados/operations/crush-map/: the default rule puts each copy on "
+            "its own host)"
+        )
     default_target = int(_catalog_default(catalog, "osd_memory_target", req.ceph_release))
     if mem.value < default_target:
         shape["warnings"].append(
