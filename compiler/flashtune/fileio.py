@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 
 from flashtune.errors import FlashtuneError, UsageError
@@ -123,7 +124,28 @@ def read_bytes(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
 def read_text(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """Read a user's text file as UTF-8, turning every failure into a FlashtuneError."""
     p = clean(path)
-    raw = read_bytes(p, max_bytes=max_bytes)
+    return _decoded(read_bytes(p, max_bytes=max_bytes), p)
+
+
+STDIN = "<stdin>"  # how messages name standard input
+
+
+def read_stdin(*, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Standard input (`-` on the command line) as read_text reads a file: at most max_bytes, UTF-8, no NUL."""
+    try:
+        raw = sys.stdin.buffer.read(max_bytes + 1) if sys.stdin is not None else b""
+    except OSError as e:
+        raise _os_error(e, STDIN, "read") from None
+    if len(raw) > max_bytes:
+        raise FlashtuneError(
+            f"standard input is more than the {max_bytes} bytes flashtune reads",
+            file=STDIN,
+            suggestion="check that it is really the data you meant",
+        )
+    return _decoded(raw, STDIN)
+
+
+def _decoded(raw: bytes, p: str) -> str:
     if b"\x00" in raw:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise FlashtuneError(

@@ -63,12 +63,14 @@ def run(
     umask: int | None = None,
     stdin: int | IO[bytes] | None = subprocess.DEVNULL,
     stdout: int | IO[bytes] | None = subprocess.PIPE,
+    close_stdout: bool = False,
     env: dict[str, str] | None = None,
     timeout: float = 120,
     after_start: Callable[[_Popen], None] | None = None,
 ) -> Run:
     """The command in a child with RLIMIT_AS, RLIMIT_CPU (and RLIMIT_FSIZE); wall time and its peak RSS.
-    `stdout` may be a file (e.g. /dev/full) or subprocess.DEVNULL; `after_start` runs once it is started."""
+    `stdout` may be a file (e.g. /dev/full) or subprocess.DEVNULL, or it is closed (close_stdout);
+    `after_start` runs once it is started."""
 
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (mem_mib * MiB, mem_mib * MiB))
@@ -78,6 +80,8 @@ def run(
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         if umask is not None:
             os.umask(umask)
+        if close_stdout:
+            os.close(1)  # started with standard output closed (`cmd >&-`)
 
     t0 = time.perf_counter()
     p = _Popen(

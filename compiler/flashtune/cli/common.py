@@ -9,7 +9,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from flashtune.errors import FlashtuneError
 from flashtune.pathnames import clean
@@ -54,12 +54,28 @@ def path_arg(text: str) -> str:
     spelt as str(Path(text)) (see flashtune.pathnames: compile-config does without pathlib)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name is not a path")
+    if text == "-":
+        raise argparse.ArgumentTypeError(
+            "'-' (standard input or output) is not taken here; pass a file or folder name "
+            "(a file named - is ./-)"
+        )
     return clean(text)
+
+
+def output_arg(text: str) -> str:
+    """path_arg for an output file that may also be standard output: `-` stays `-`."""
+    return text if text == "-" else path_arg(text)
 
 
 class Parser(argparse.ArgumentParser):
     """argparse whose errors are one line and a hint, exit code 2, like every other flashtune error (the usage
     text is one --help away)."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse's own drops a failed write without a word (--help or --version into a full disk or a closed
+        # standard output would end with exit 0 and nothing written): here it fails like any other output
+        if message:
+            (file or sys.stderr).write(message)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n  hint: run '{self.prog} --help'\n")
@@ -100,7 +116,11 @@ def guarded(run: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[st
         if sys.stdout is None:
             sys.stdout = _ClosedStdout()
         try:
-            code = run(argv)
+            try:
+                code = run(argv)
+            except SystemExit:  # argparse: --help, --version or a usage error; what it printed must arrive
+                sys.stdout.flush()
+                raise
             sys.stdout.flush()  # a write that fails fails here, not in Python's last flush at exit
             return code
         except FlashtuneError as e:

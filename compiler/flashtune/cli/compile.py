@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from flashtune import __version__
 from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
 from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
 from flashtune.compile.hardware import tier_names
@@ -42,6 +43,7 @@ def _ec(text: str) -> tuple[int, int]:
 
 def build_parser() -> Parser:
     p = Parser(prog="compile-config", description=__doc__)
+    p.add_argument("--version", action="version", version=f"compile-config {__version__}")
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
     hw.add_argument(

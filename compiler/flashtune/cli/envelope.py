@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flashtune.cli.common import bounded_int
+from flashtune.cli.common import bounded_int, path_arg
+from flashtune.compile.hardware import tier_names
 from flashtune.envelope import report
 from flashtune.envelope.hardware import load_cluster, tier_cluster
 from flashtune.errors import UsageError
@@ -40,10 +41,11 @@ def add_parser(sub: Any) -> None:
     src.add_argument(
         "--hardware",
         metavar="FILE",
+        type=path_arg,
         help="hardware file (see data/tiers/*.yaml; optional per-drive "
         "read_iops/write_iops/read_mb_s/write_mb_s, cpu_ghz, nics role, cluster.client_nic_gbps)",
     )
-    src.add_argument("--tier", metavar="NAME", help="a shipped tier: iops, tco or standard (default iops)")
+    src.add_argument("--tier", choices=tier_names(), help="a shipped hardware tier (default: iops)")
     p.add_argument(
         "--nodes", type=_field("nodes"), help="storage nodes (default: the hardware file's cluster.nodes)"
     )
@@ -58,7 +60,10 @@ def add_parser(sub: Any) -> None:
     )
     prot.add_argument("--ec", metavar="K+M", help="erasure coding, e.g. 4+2")
     p.add_argument(
-        "--results", metavar="CSV", help="`flashtune ingest --out` CSV: measured / predicted per case"
+        "--results",
+        metavar="CSV",
+        type=path_arg,
+        help="`flashtune ingest --out` CSV: measured / predicted per case",
     )
     p.add_argument(
         "--validation",

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from flashtune.cli.common import output_arg, path_arg
 from flashtune.errors import UsageError
 
 HELP = "read fio/IOR/IOzone/rados bench/sysbench outputs or a CBT archive into one tidy CSV"
@@ -25,9 +26,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "CBT results archive (directory or tarball).",
     )
     p.add_argument(
-        "files", nargs="+", metavar="FILE", help="result files, directories of them, or CBT archives"
+        "files",
+        nargs="+",
+        metavar="FILE",
+        type=path_arg,
+        help="result files, directories of them, or CBT archives",
     )
-    p.add_argument("--out", metavar="CSV", help="write the rows here (atomically); default: print a summary")
+    p.add_argument(
+        "--out",
+        metavar="CSV",
+        type=output_arg,
+        help="write the rows here (atomically; - prints the CSV); default: print a summary",
+    )
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     p.add_argument(
         "--format",
@@ -76,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out is not None else None
     from flashtune.fileio import check_output_file, write_atomic
 
-    if args.out is not None:
+    to_stdout = args.out == "-"
+    if args.out is not None and not to_stdout:
         check_output_file(args.out, force=args.force, inputs=args.files)  # before parsing gigabytes of logs
     from flashtune.progress import Progress
 
@@ -92,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
     counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors) - got.files_with_bad_rows} bad"
     if got.bad_rows:
         counts += f", {got.bad_rows} bad row(s) left out"
-    if out is not None:
+    if to_stdout:
+        if got.files_read:
+            sys.stdout.write(df.to_csv(index=False))
+        print(f"standard output: {len(df)} rows; {counts}", file=sys.stderr)
+    elif out is not None:
         if got.files_read:
             write_atomic(out, df.to_csv(index=False), force=args.force, inputs=args.files)
             print(f"{out}: {len(df)} rows; {counts}")

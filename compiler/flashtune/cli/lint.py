@@ -11,8 +11,10 @@ import json
 import sys
 from collections.abc import Sequence
 
+from flashtune import __version__
 from flashtune.cli.common import Parser, guarded
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import STDIN, read_stdin
 from flashtune.lint import Finding, lint_file, report
 from flashtune.parse import KINDS
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
@@ -22,7 +24,8 @@ FORMATS = ("text", "json", "sarif", "github")
 
 def build_parser() -> Parser:
     p = Parser(prog="lint-config", description=__doc__)
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--version", action="version", version=f"lint-config {__version__}")
+    p.add_argument("files", nargs="+", metavar="FILE", help="config files; - reads standard input")
     p.add_argument("--kind", choices=KINDS, help="file kind (default: detected from content, then name)")
     p.add_argument("--ceph-release", default=DEFAULT_CEPH_RELEASE, choices=CEPH_RELEASES)
     p.add_argument(
@@ -82,8 +85,11 @@ def lint_paths(
     findings: list[Finding] = []
     for f in files:
         try:
+            text = None
+            if f == "-":  # standard input (a file named - is ./-)
+                f, text = STDIN, read_stdin()
             findings += lint_file(
-                f, kind, ceph_release=ceph_release, mysql_flavour=mysql_flavour, context=context
+                f, kind, ceph_release=ceph_release, mysql_flavour=mysql_flavour, context=context, text=text
             )
         except FlashtuneError as err:
             findings.append(

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.catalog import load_catalog
+from flashtune.cli.common import path_arg
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.deploy import central_config
+from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.lab import ceph_cluster, free_ports, missing_tools
@@ -42,17 +44,32 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "prove", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--out", metavar="DIR", help="output folder (report.md, results.csv, chart.svg, journal)")
-    p.add_argument("--restore", metavar="DIR", help="undo an interrupted run from its journal, then compare")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        type=path_arg,
+        help="output folder (report.md, results.csv, chart.svg, journal)",
+    )
+    p.add_argument(
+        "--restore",
+        metavar="DIR",
+        type=path_arg,
+        help="undo an interrupted run from its journal, then compare",
+    )
     p.add_argument(
         "--dry-run", action="store_true", help="check health, save the dump, print the plan; change nothing"
     )
     p.add_argument("--force", action="store_true", help="use an --out folder that already has files")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--tier", help="shipped hardware tier to compile for (default iops)")
-    src.add_argument("--hardware", metavar="FILE", help="your hardware file to compile for")
     src.add_argument(
-        "--compiled", metavar="DIR", help="an existing compile-config folder (its ceph-config.sh)"
+        "--tier", choices=tier_names(), help="shipped hardware tier to compile for (default iops)"
+    )
+    src.add_argument("--hardware", metavar="FILE", type=path_arg, help="your hardware file to compile for")
+    src.add_argument(
+        "--compiled",
+        metavar="DIR",
+        type=path_arg,
+        help="an existing compile-config folder (its ceph-config.sh)",
     )
     p.add_argument(
         "--workload", choices=WORKLOADS, default="block", help="workload to compile and probe (default block)"

@@ -119,10 +119,11 @@ def lint_file(
     ceph_release: str = DEFAULT_CEPH_RELEASE,
     mysql_flavour: str | None = None,
     context: Mapping[str, Any] | None = None,
+    text: str | None = None,
 ) -> list[Finding]:
-    """Lint one file; without kind, the kind is detected and an FT003 note says so when the name alone
-    would not have given it."""
-    text = read_text(path)
+    """Lint one file (or `text` under that name: standard input); without kind, the kind is detected and an
+    FT003 note says so when the name alone would not have given it."""
+    text = read_text(path) if text is None else text
     note: list[Finding] = []
     if kind is None:
         from flashtune.lint.detect import detect
