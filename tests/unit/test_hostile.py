@@ -304,6 +304,17 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
         ("nodes: 5", "nodes: 5\n  protection: {mirror: 2}", "'protection' must be"),
         ("name: iops", "name: iops\nsoftware: gpfs", "software 'gpfs' is not ceph or lustre"),
         ("name: iops", "name: iops\nobjectstore: [bluestore]", "is not bluestore or filestore"),
+        ("name: iops", "name: iops\nrelease: reefy", "release 'reefy' is not a Ceph release name"),
+        ("ram_gib: 128", "ram_gib: 128\n  cpu_ghz_run: .nan", "'cpu_ghz_run' must be a finite"),
+        ("ram_gib: 128", "ram_gib: 128\n  osds_per_device: 1.5", "'osds_per_device' must be a whole number"),
+        (
+            "nodes: 5",
+            "nodes: 5\n  colocated: {clients: yes please}",
+            "'colocated.clients' must be true or false",
+        ),
+        ("nodes: 5", "nodes: 5\n  colocated: {gateways: -2}", "'gateways' must be at least 0"),
+        ("nodes: 5", "nodes: 5\n  client_network_gbps: 0", "'client_network_gbps' must be a positive number"),
+        ("nodes: 5", "nodes: 5\n  ec_optimizations: maybe", "'ec_optimizations' must be true or false"),
     ],
 )
 def test_nonsense_envelope_fields_in_a_hardware_file(tmp_path: Path, old: str, new: str, says: str) -> None:

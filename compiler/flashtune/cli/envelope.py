@@ -150,7 +150,15 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     print(f"{doc['cluster']}: {doc['shape']}")
-    _print_table(doc["cases"], ["case", "predicted_IOPS", "predicted_MB_s", "limit", "headroom"])
+    for case in doc["cases"]:
+        span = case.get("range_IOPS")
+        case["validated_range_IOPS"] = f"{span[0]:,}-{span[1]:,}" if span else None
+        # a hard bound (media, wire) reads as 'bound'; a calibrated estimate (CPU, per-node ops) as '~estimate'
+        case["kind"] = "/".join("~" + k if k == "estimate" else k for k in case["limit_kind"].split("/"))
+    _print_table(
+        doc["cases"],
+        ["case", "predicted_IOPS", "predicted_MB_s", "limit", "kind", "validated_range_IOPS", "headroom"],
+    )
     for n in doc["notes"]:
         print(f"note: {n}")
     return 0

@@ -459,7 +459,7 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     if req.benchmarks:
         _benchmarks(bundle, chain, merged)
     bundle.envelope = envelope_bundle.for_bundle(
-        hw, shape, bundle.plans, catalog.default_objectstore(req.ceph_release)
+        hw, shape, bundle.plans, catalog.default_objectstore(req.ceph_release), release=req.ceph_release
     )
     formats.render(bundle, "config", inputs)
     formats.render(bundle, "plan", inputs)

@@ -14,7 +14,7 @@ from flashtune import pathnames
 from flashtune.envelope.fitted import constants
 from flashtune.envelope.hardware import cluster_from
 from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
-from flashtune.envelope.report import NOTE, case_dict, cpu_notes, shape
+from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
 
@@ -65,10 +65,12 @@ def plan_replication(doc: Mapping[str, Any]) -> int | None:
     return size if isinstance(size, int) and not isinstance(size, bool) and size >= 1 else None
 
 
-def cluster_for(hw: Hardware, shape_facts: Mapping[str, Any], objectstore: str | None = None) -> Cluster:
+def cluster_for(
+    hw: Hardware, shape_facts: Mapping[str, Any], objectstore: str | None = None, release: str | None = None
+) -> Cluster:
     """The hardware's cluster with the compiled shape: nodes, clients, the pools' protection and the release's
-    object store."""
-    c = cluster_from(hw, objectstore)
+    object store (and cost family)."""
+    c = cluster_from(hw, objectstore, release)
     ec = shape_facts.get("ec")
     if ec is not None:
         prot = Protection("erasure", 1, int(ec.value.k), int(ec.value.m))
@@ -82,8 +84,9 @@ def for_bundle(
     shape_facts: Mapping[str, Any],
     plans: Mapping[str, Mapping[str, Any]],
     objectstore: str | None = None,
+    release: str | None = None,
 ) -> dict[str, Any]:
-    c = cluster_for(hw, shape_facts, objectstore)
+    c = cluster_for(hw, shape_facts, objectstore, release)
     k = constants()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():
@@ -107,15 +110,27 @@ def for_bundle(
         "benchmarks": benchmarks,
         "constants": {
             "net_efficiency": round(k.net_efficiency, 4),
+            "net_efficiency_by_link": {c: round(v, 4) for c, v in k.net_by_class.items()},
+            "net_efficiency_writes_by_link": {c: round(v, 4) for c, v in k.net_write_by_class.items()},
+            "osd_max_cores": k.osd_max_cores,
+            "node_op_ceiling": k.node_op_ceiling,
             "message_overhead_bytes": k.message_overhead_bytes,
             **{f"cpu_{n}_cycles": (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, *cpu_notes(c, k), NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE],
     }
 
 
 def _line(r: Mapping[str, Any]) -> str:
-    return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}"
+    span = r.get("range_IOPS")
+    rng = f" (validated range {span[0]:,}-{span[1]:,} IOPS)" if span else ""
+    kind = f" [{r['limit_kind']}]" if r.get("limit_kind") else ""
+    return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}{kind}{rng}"
+
+
+def _span(r: Mapping[str, Any]) -> str:
+    span = r.get("range_IOPS")
+    return f"{span[0]:,}-{span[1]:,}" if span else "-"
 
 
 def cbt_comment(env: Mapping[str, Any], file: str) -> str:
@@ -137,10 +152,15 @@ def markdown(env: Mapping[str, Any]) -> str:
         f"Cluster as modelled: {env['cluster']}. Each resource's ceiling is the client IOPS at which it would be "
         "fully busy; the smallest is the prediction, the others' headroom is how much further they could go. "
         "`flashtune envelope --validation` compares the model with every published result.\n\n",
-        "| case | predicted IOPS | MB/s | limited by | headroom of the others |\n|---|---|---|---|---|\n",
+        "A limit marked *bound* is a hard ceiling (data-sheet media figures, line rates); *estimate* comes from "
+        "calibrated CPU costs or the per-node op ceiling. The validated range is what measured results reached "
+        "relative to such a prediction in the leave-one-study-out validation.\n\n",
+        "| case | predicted IOPS | MB/s | limited by | kind | validated range (IOPS) | headroom of the others |\n"
+        "|---|---|---|---|---|---|---|\n",
     ]
     out += [
-        f"| {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} | {r['headroom']} |\n"
+        f"| {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} | "
+        f"{r.get('limit_kind') or '-'} | {_span(r)} | {r['headroom']} |\n"
         for r in env["standard"]
     ]
     bench = env.get("benchmarks") or {}

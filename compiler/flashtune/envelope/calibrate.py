@@ -23,8 +23,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flashtune.envelope.hardware import load_setup
-from flashtune.envelope.model import Cluster, Constants, CpuCosts, ceilings, demand
-from flashtune.envelope.observations import CONSTANTS, Headline, headlines, message_overhead_bytes
+from flashtune.envelope.model import (
+    MODERN_FAMILIES,
+    Cluster,
+    Constants,
+    CpuCosts,
+    ceilings,
+    cpu_cycles,
+    demand,
+    usable_cores,
+)
+from flashtune.envelope.observations import (
+    CONSTANTS,
+    Headline,
+    claim_observations,
+    fixed_constants,
+    headlines,
+    message_overhead_bytes,
+)
 from flashtune.errors import DataError
 
 NETWORK = ("client network", "public network", "cluster network")
@@ -43,62 +59,146 @@ def cluster_for(h: Headline) -> Cluster:
     return replace(c, clients=h.clients) if h.clients else c
 
 
+NET = ("net_efficiency", "net_efficiency_write")
+
+
 def _get(k: Constants, name: str) -> float | None:
     if name == "net_efficiency":
         return k.net_efficiency
+    if name == "net_efficiency_write":
+        values = list(k.net_write_by_class.values())
+        return sum(values) / len(values) if values else None
     return getattr(k.cpu, name.split(".", 1)[1])  # type: ignore[no-any-return]
 
 
-def _set(k: Constants, name: str, value: float) -> Constants:
+def _set(k: Constants, name: str, value: float | None) -> Constants:
     if name == "net_efficiency":
-        return replace(k, net_efficiency=value)
+        return replace(k, net_efficiency=float(value or 0.0))
+    if name == "net_efficiency_write":
+        return k  # per class only (fit() sets net_write_by_class)
     return replace(k, cpu=replace(k.cpu, **{name.split(".", 1)[1]: value}))
+
+
+def _family(name: str) -> str | None:
+    """The cost family an op constant (or a family's byte constant) belongs to; None: shared or RGW."""
+    field_name = name.split(".", 1)[1]
+    if field_name.startswith("rgw_"):
+        return None
+    parts = field_name.split("_")
+    return parts[2] if len(parts) == 3 else (parts[2] if parts[1] == "op" else None)
+
+
+def _cycles(h: Headline, c: Cluster, k: Constants, name: str, value: float) -> float:
+    """Cycles per client I/O of h with the constant `name` at `value` (unknown others count 0)."""
+    costs = replace(k.cpu, **{f: (v if v is not None else 0.0) for f, v in vars(k.cpu).items()})
+    costs = replace(costs, **{name.split(".", 1)[1]: value})
+    if name.startswith("cpu.rgw_"):  # the gateways' own share of the cycles
+        write = h.case.read_fraction < 1
+        d = demand(c, write, h.case.block_size, h.case.interface, k.rgw_put_round_trips)
+        rgw = costs.rgw(write)
+        assert rgw is not None
+        return d.gateway_requests * rgw[0] + d.gateway_bytes * rgw[1]
+    cycles = cpu_cycles(c, h.case, costs)
+    if cycles is None:
+        raise DataError(f"{h.id}: no CPU model for set-up {h.setup} ({c.software})")
+    if h.case.interface == "rgw" and c.colocated_gateways:  # the OSDs' share only
+        write = h.case.read_fraction < 1
+        d = demand(c, write, h.case.block_size, h.case.interface, k.rgw_put_round_trips)
+        rgw = costs.rgw(write)
+        assert rgw is not None
+        cycles -= d.gateway_requests * rgw[0] + d.gateway_bytes * rgw[1]
+    return cycles
 
 
 def solve(h: Headline, k: Constants) -> float:
     """The value of h's constant that makes the model reproduce h (see the module docstring)."""
     assert h.calibrates is not None and h.busy is not None
     c = cluster_for(h)
-    if h.calibrates == "net_efficiency":
-        ceil = ceilings(c, h.case, replace(k, net_efficiency=1.0))
+    if h.calibrates in NET:
+        ceil = ceilings(c, h.case, replace(k, net_efficiency=1.0, net_by_class={}, net_write_by_class={}))
         net = min(v for r, v in ceil.items() if r in NETWORK and v)
         return h.iops / h.busy / net
-    direction, kind = h.calibrates.split(".", 1)[1].split("_")[:2]
-    write = direction == "write"
-    if kind == "op" and not h.calibrates.endswith(c.objectstore):
-        raise DataError(f"{h.id} calibrates {h.calibrates} but its set-up {h.setup} runs {c.objectstore}")
-    d = demand(c, write, h.case.block_size)
-    target = h.busy * c.cycles_per_s / h.iops
-    op = k.cpu.op(write, c.objectstore) or 0.0
-    per_byte = k.cpu.byte(write) or 0.0
-    if kind == "op":
-        return (target - d.osd_bytes * per_byte) / d.osd_ops
-    return (target - d.osd_ops * op) / d.osd_bytes
+    family = _family(h.calibrates)
+    if family is not None and family != c.family:
+        raise DataError(
+            f"{h.id} calibrates {h.calibrates} but its set-up {h.setup} is of cost family {c.family}"
+        )
+    target = h.busy * c.nodes * usable_cores(c, k) * c.ghz * 1e9 / h.iops
+    at0 = _cycles(h, c, k, h.calibrates, 0.0)
+    at1 = _cycles(h, c, k, h.calibrates, 1.0)
+    return (target - at0) / (at1 - at0)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def fit(leave_out: str | None = None) -> Fit:
-    """Constants fitted from every study's observations except `leave_out`'s."""
+    """Constants fitted from every study's observations except `leave_out`'s.
+
+    Network efficiency is fitted per link class (the storage nodes' fastest port) and pooled over all
+    classes for a class no observation has; CPU costs stated per core used (constants.yaml
+    cpu_from_claims) count as observations of their study; the fixed constants come from their claims."""
     obs = [h for h in headlines() if h.calibrates]
+    claims = [o for o in claim_observations() if o.study != leave_out]
     full = None if leave_out is None else fit(None)
-    k = Constants(net_efficiency=1.0, message_overhead_bytes=message_overhead_bytes(), cpu=CpuCosts())
+    fixed = fixed_constants()
+    k = Constants(
+        net_efficiency=1.0,
+        message_overhead_bytes=message_overhead_bytes(),
+        cpu=CpuCosts(),
+        osd_max_cores=fixed["osd_max_cores"][0],
+        node_op_ceiling=fixed["node_op_ceiling"][0],
+        rgw_put_round_trips=fixed["rgw_put_round_trips"][0],
+    )
     sources: dict[str, tuple[str, ...]] = {}
     in_study: list[str] = []
     for name in CONSTANTS:
         used = tuple(h.id for h in obs if h.calibrates == name and h.study != leave_out)
+        used += tuple(o.claim for o in claims if o.constant == name)
         sources[name] = used
-        if not used and full is not None and any(h.calibrates == name and not h.bound for h in obs):
+        # a BlueStore-era family's cost no other study measures is left out: it borrows from the nearest
+        # family (CpuCosts), an out-of-study value; other constants keep their all-study value, in-study
+        borrows = _family(name) in MODERN_FAMILIES if name.startswith("cpu.") else False
+        if (
+            not used
+            and not borrows
+            and full is not None
+            and any(h.calibrates == name and not h.bound for h in obs)
+        ):
             in_study.append(name)
             sources[name] = full.sources[name]
-            k = _set(k, name, float(_get(full.constants, name) or 0.0))
+            k = _set(k, name, _get(full.constants, name))
+            if name == "net_efficiency":
+                k = replace(k, net_by_class=dict(full.constants.net_by_class))
+            if name == "net_efficiency_write":
+                k = replace(k, net_write_by_class=dict(full.constants.net_write_by_class))
     for _ in range(PASSES):
         for name in CONSTANTS:
             if name in in_study:
                 continue
             chosen = [h for h in obs if h.id in sources[name]]
-            if chosen:
-                values = [solve(h, k) for h in chosen]
-                k = _set(k, name, sum(values) / len(values))
-    bounds = tuple(n for n in CONSTANTS if sources[n] and all(h.bound for h in obs if h.id in sources[n]))
+            stated = [o.value for o in claims if o.constant == name]
+            if not chosen and not stated:
+                continue
+            values = [solve(h, k) for h in chosen] + stated
+            k = _set(k, name, _mean(values))
+            if name in NET:
+                by_class: dict[str, list[float]] = {}
+                for h, v in zip(chosen, values, strict=False):
+                    by_class.setdefault(cluster_for(h).link, []).append(v)
+                means = {cls: _mean(v) for cls, v in sorted(by_class.items())}
+                if name == "net_efficiency":
+                    k = replace(k, net_by_class=means)
+                else:
+                    k = replace(k, net_write_by_class=means)
+    bounds = tuple(
+        n
+        for n in CONSTANTS
+        if sources[n]
+        and all(h.bound for h in obs if h.id in sources[n])
+        and not any(o.constant == n for o in claims)
+    )
     return Fit(replace(k, bounds=bounds), sources, tuple(in_study))
 
 

@@ -1,18 +1,20 @@
 """The envelope's constants as compile-config uses them: the fit of the shipped data, stored in
 data/envelope/fitted.json so a compile need not redo it, and used only while the CRCs of the data it was fitted
 on are those of the data in use (else the constants are fitted afresh). `python -m flashtune.envelope.fitted`
-rewrites the file; tests/unit/test_envelope.py fails when it is stale."""
+rewrites the file; tests/unit/test_envelope.py fails when it is stale (any fitted constant, per-class efficiency
+or validated range that differs from what the data gives)."""
 
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import cache
 
-from flashtune.envelope.calibrate import fit
+from flashtune.envelope.calibrate import cluster_for, fit
 from flashtune.envelope.model import Constants, CpuCosts
+from flashtune.envelope.validate import Row, validation
 from flashtune.paths import SOURCE_DATA, data_crcs, data_path
 
 FITTED = "envelope/fitted.json"
@@ -24,7 +26,30 @@ def constants() -> Constants:
     stored = stored_constants()
     if stored is not None:
         return stored
-    return fit().constants
+    return fitted_constants()
+
+
+def fitted_constants() -> Constants:
+    """The fit of every study's data with the validation's measured/predicted range per resource class."""
+    return replace(fit().constants, ranges=validation_ranges(validation()))
+
+
+def validation_ranges(rows: list[Row]) -> dict[str, tuple[float, float]]:
+    """Per predicted bottleneck class: the 10th-90th percentile of measured / predicted over the Ceph goal
+    headlines the validation (leave-one-study-out) predicts limited by it, where the source does not name
+    another bottleneck."""
+    ratios: dict[str, list[float]] = {}
+    for r in rows:
+        if not r.headline.goal or r.bottleneck_match is False or cluster_for(r.headline).software != "ceph":
+            continue
+        for cls in r.loso.bottleneck_class.split("/"):
+            ratios.setdefault(cls, []).append(r.headline.iops / r.loso.iops)
+    out = {}
+    for cls, values in sorted(ratios.items()):
+        v = sorted(values)
+        lo, hi = v[int(0.1 * (len(v) - 1))], v[round(0.9 * (len(v) - 1))]
+        out[cls] = (round(lo, 3), round(hi, 3))
+    return out
 
 
 def fit_inputs(sources: Mapping[str, int]) -> dict[str, int]:
@@ -51,12 +76,18 @@ def stored_constants() -> Constants | None:
         float(k["message_overhead_bytes"]),
         CpuCosts(**k["cpu"]),
         tuple(k.get("bounds", ())),
+        net_by_class={str(c): float(v) for c, v in k.get("net_by_class", {}).items()},
+        net_write_by_class={str(c): float(v) for c, v in k.get("net_write_by_class", {}).items()},
+        osd_max_cores=k.get("osd_max_cores"),
+        node_op_ceiling=k.get("node_op_ceiling"),
+        rgw_put_round_trips=float(k.get("rgw_put_round_trips", 1.0)),
+        ranges={str(c): (float(v[0]), float(v[1])) for c, v in k.get("ranges", {}).items()},
     )
 
 
 def fitted_document() -> str:
     """fitted.json for the data in use: the fit and the CRCs of its inputs."""
-    doc = {"constants": asdict(fit().constants), "inputs": fit_inputs(data_crcs())}
+    doc = {"constants": asdict(fitted_constants()), "inputs": fit_inputs(data_crcs())}
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 

@@ -71,22 +71,29 @@ def _drives(hw: Hardware) -> tuple[Drives, ...]:
     return tuple(out)
 
 
-def cluster_from(hw: Hardware, objectstore: str | None = None) -> Cluster:
+def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | None = None) -> Cluster:
     """The envelope's Cluster of a Hardware (the file's shape: nodes, clients, protection as written).
 
-    objectstore: the store a compiled release deploys (it wins over the file's `objectstore:`)."""
+    objectstore, release: what a compiled release deploys (they win over the file's `objectstore:` and
+    `release:`). The clock is the one the cores run at: cpu_ghz_run, else the base clock cpu_ghz."""
     store = objectstore or hw.objectstore or DEFAULT_OBJECTSTORE
     total = dict.fromkeys(NIC_ROLES, 0.0)
+    port = dict.fromkeys(NIC_ROLES, 0.0)
     for n in hw.nics:
         total[n.role] += n.count * n.speed_gbps
-    notes = [] if hw.cpu_ghz is not None else [f"cpu_ghz not given: {DEFAULT_GHZ} GHz assumed"]
+        port[n.role] = max(port[n.role], n.speed_gbps)
+    notes = (
+        []
+        if hw.cpu_ghz is not None or hw.cpu_ghz_run is not None
+        else [f"cpu_ghz not given: {DEFAULT_GHZ} GHz assumed"]
+    )
     return Cluster(
         name=hw.name,
         nodes=hw.nodes,
         clients=hw.clients,
         sockets=hw.sockets,
         cores=hw.cores,  # per socket in both models: the CPU ceiling counts sockets x cores
-        ghz=hw.cpu_ghz or DEFAULT_GHZ,
+        ghz=hw.cpu_ghz_run or hw.cpu_ghz or DEFAULT_GHZ,
         drives=_drives(hw),
         public_gbps=total["public"] + total["both"],
         cluster_gbps=total["cluster"],  # 0: replication shares the public ports
@@ -101,6 +108,14 @@ def cluster_from(hw: Hardware, objectstore: str | None = None) -> Cluster:
         objectstore=store,
         media_writes=filestore_journal_writes() if store == "filestore" and not hw.db_devices else 1.0,
         notes=tuple(notes),
+        release=release or hw.release or "",
+        osds_per_device=hw.osds_per_device,
+        colocated_clients=hw.colocated_clients,
+        colocated_gateways=hw.colocated_gateways,
+        client_network_gbps=hw.client_network_gbps,
+        ec_optimizations=hw.ec_optimizations,
+        public_gbps_port=max(port["public"], port["both"]),
+        cluster_gbps_port=port["cluster"],
     )
 
 

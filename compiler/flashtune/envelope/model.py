@@ -15,6 +15,25 @@ it their headroom. Every per-I/O demand below follows from where the bytes of on
 
 FileStore writes every byte twice on the data drive when its journal shares that drive (journal first,
 then the file system): the media term counts both writes, the CPU's per-op term one OSD operation.
+
+BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/tables/published_claims.csv):
+- CPU costs by cost family (the object store and the release: FileStore, Jewel-era BlueStore, Luminous to
+  Nautilus, Octopus/Pacific, Quincy and later), per OSD operation and per byte, by direction; a family no
+  measurement calibrates borrows from the nearest one that has a value. The clock is what the cores run at
+  (cpu_ghz_run, else the base clock), and the cores the OSDs can use are at most osd_max_cores per OSD.
+- A per-node small-op ceiling ("osd node"): OSD operations one node's OSDs dispatch per second at most
+  (the messenger/threading wall), whatever the CPU.
+- Network efficiency by link class (the fastest port of a storage node: up to 10G, 25-56G, 100G and up).
+- Erasure coding by release: up to Squid a read smaller than a stripe reads the whole stripe and a
+  sub-stripe write reads and rewrites it; fast EC (Tentacle, opt-in per pool) reads only what is asked and
+  writes small updates with parity deltas (m+1 reads and m+1 writes).
+- Co-location: clients and RGW daemons on the storage nodes share their NICs (a transfer between two
+  daemons of one node never reaches the wire: (n-1)/n of them do) and their cores.
+- RGW as its own path: client -> gateway -> primary (each byte crosses the network twice before
+  replication), gateway CPU per request and per byte, and the index updates of a PUT (3 round trips to
+  the primary, each replicated).
+Media and wire ceilings are hard bounds (data sheets, line rates); CPU and the per-node op ceiling are
+estimates (calibrated constants): KIND says which.
 """
 
 from __future__ import annotations
@@ -24,7 +43,7 @@ from dataclasses import dataclass, field, replace
 
 from flashtune.model import Protection as Protection  # re-exported: the model's callers build them
 
-RESOURCES = ("media", "client network", "public network", "cluster network", "cpu")
+RESOURCES = ("media", "client network", "public network", "cluster network", "cpu", "osd node")
 # The bottleneck classes the published sources name (data/tables: 'nic_bandwidth', 'cpu', 'media').
 RESOURCE_CLASS = {
     "media": "media",
@@ -32,9 +51,48 @@ RESOURCE_CLASS = {
     "public network": "network",
     "cluster network": "network",
     "cpu": "cpu",
+    "osd node": "osd",
 }
+# A hard bound (data sheet, line rate) or an estimate (calibrated costs).
+KIND = {
+    "media": "bound",
+    "client network": "bound",
+    "public network": "bound",
+    "cluster network": "bound",
+    "cpu": "estimate",
+    "osd node": "estimate",
+}
+# Ceph release -> CPU cost family (objectstore bluestore); FileStore is its own family.
+RELEASE_FAMILY = {
+    "jewel": "bluestore",
+    "kraken": "bluestore",
+    "luminous": "luminous",
+    "mimic": "luminous",
+    "nautilus": "luminous",
+    "octopus": "pacific",
+    "pacific": "pacific",
+    "quincy": "quincy",
+    "reef": "quincy",
+    "squid": "quincy",
+    "tentacle": "quincy",
+}
+MODERN_FAMILIES = ("luminous", "pacific", "quincy")  # oldest first: a missing cost borrows the nearest
+DEFAULT_FAMILY = "quincy"  # a BlueStore cluster whose release is not given: today's releases
+FAST_EC_RELEASES = ("tentacle",)  # releases with fast EC (allow_ec_optimizations)
+LINK_CLASSES = ("10g", "25-56g", "100g")
+
+
+def link_class(gbps: float) -> str:
+    """The link class of a port speed: up to 10 Gb/s, 25-56 Gb/s, 100 Gb/s and up."""
+    if gbps <= 10:
+        return "10g"
+    return "25-56g" if gbps < 100 else "100g"
+
+
 TIE = 0.01  # resources within 1 % of the smallest ceiling are named together
-SMALL_READ_BYTES = 4096  # EC reads smaller than k x this touch one chunk only
+SMALL_READ_BYTES = (
+    4096  # EC stripe unit (osd_pool_erasure_code_stripe_unit default): I/O below k x this is sub-stripe
+)
 OBJECTSTORES = ("bluestore", "filestore")
 
 
@@ -87,14 +145,49 @@ class Cluster:
     # FileStore with its journal on the data drive: times each write lands there (constants.yaml), else 1
     media_writes: float = 1.0
     notes: tuple[str, ...] = ()
+    release: str = ""  # the Ceph release ("" = not given): selects the cost family and the EC paths
+    osds_per_device: int = 1
+    colocated_clients: bool = False  # clients on the storage nodes: their traffic uses the nodes' ports
+    colocated_gateways: int = 0  # RGW daemons per storage node
+    client_network_gbps: float | None = None  # all clients together (an uplink)
+    ec_optimizations: bool = False  # fast EC enabled on the pool
+    # fastest single port of the public and cluster sides (the link class); 0: from the totals
+    public_gbps_port: float = 0.0
+    cluster_gbps_port: float = 0.0
 
     @property
     def drive_count(self) -> int:
         return sum(g.count for g in self.drives)  # per node
 
     @property
+    def osds_per_node(self) -> int:
+        return self.drive_count * self.osds_per_device
+
+    @property
     def cycles_per_s(self) -> float:
         return self.nodes * self.sockets * self.cores * self.ghz * 1e9
+
+    @property
+    def family(self) -> str:
+        """The CPU cost family: the object store, and for BlueStore the release group."""
+        if self.objectstore == "filestore":
+            return "filestore"
+        return RELEASE_FAMILY.get(self.release, DEFAULT_FAMILY)
+
+    @property
+    def fast_ec(self) -> bool:
+        """Fast EC in effect: enabled on the pool and the release has it (an unknown release: as enabled)."""
+        return self.ec_optimizations and (not self.release or self.release in FAST_EC_RELEASES)
+
+    @property
+    def link(self) -> str:
+        """Link class of the storage nodes' fastest port (network efficiency is fitted per class)."""
+        return link_class(max(self.public_gbps_port, self.cluster_gbps_port) or self.public_gbps)
+
+    @property
+    def gateway_path(self) -> bool:
+        """RGW requests go through gateways the model knows of (co-located or separate nodes)."""
+        return self.colocated_gateways > 0 or self.gateways > 0
 
 
 @dataclass(frozen=True)
@@ -105,6 +198,7 @@ class Case:
     block_size: int
     read_fraction: float
     sequential: bool = False
+    interface: str = "rbd"  # rbd (clients talk to OSDs) or rgw (through the object gateways)
 
     @property
     def op(self) -> str:
@@ -113,10 +207,12 @@ class Case:
 
 @dataclass(frozen=True)
 class CpuCosts:
-    """Cycles per OSD operation (per object store) and per byte an OSD moves, by direction; None = unknown.
+    """Cycles per OSD operation and per byte an OSD moves, by direction and cost family; None = unknown.
 
-    The per-byte costs (messenger copies and checksums, erasure coding) are shared by both object stores;
-    the per-operation costs are the object store's transaction path and are kept apart.
+    Families: filestore and bluestore (the 2014-2017 studies: FileStore and Jewel's BlueStore, sharing the
+    per-byte costs read_byte/write_byte), and the BlueStore-era luminous, pacific and quincy (each with its
+    own per-op and per-byte costs; a missing one borrows from the nearest family that has it). rgw_*: cycles
+    an RGW daemon spends per request and per byte it relays.
     """
 
     read_op_filestore: float | None = None
@@ -125,24 +221,85 @@ class CpuCosts:
     write_op_bluestore: float | None = None
     read_byte: float | None = None
     write_byte: float | None = None
+    read_op_luminous: float | None = None
+    write_op_luminous: float | None = None
+    read_byte_luminous: float | None = None
+    write_byte_luminous: float | None = None
+    read_op_pacific: float | None = None
+    write_op_pacific: float | None = None
+    read_byte_pacific: float | None = None
+    write_byte_pacific: float | None = None
+    read_op_quincy: float | None = None
+    write_op_quincy: float | None = None
+    read_byte_quincy: float | None = None
+    write_byte_quincy: float | None = None
+    rgw_read_op: float | None = None
+    rgw_write_op: float | None = None
+    rgw_read_byte: float | None = None
+    rgw_write_byte: float | None = None
 
-    def op(self, write: bool, objectstore: str) -> float | None:
-        return getattr(self, f"{'write' if write else 'read'}_op_{objectstore}")  # type: ignore[no-any-return]
+    def _modern(self, name: str, family: str) -> float | None:
+        """name_<family>, else the nearest BlueStore-era family's (newer first on a tie); per-byte costs last
+        fall back to the 2014-2017 shared ones."""
+        i = MODERN_FAMILIES.index(family)
+        order = sorted(range(len(MODERN_FAMILIES)), key=lambda j: (abs(j - i), -j))
+        for j in order:
+            v = getattr(self, f"{name}_{MODERN_FAMILIES[j]}")
+            if v is not None:
+                return float(v)
+        if name.endswith("_byte"):  # last resort: the 2014-2017 studies' shared per-byte cost
+            legacy = getattr(self, name)
+            return None if legacy is None else float(legacy)
+        return None
 
-    def byte(self, write: bool) -> float | None:
+    def op(self, write: bool, family: str) -> float | None:
+        """Cycles per OSD operation; family: filestore, bluestore (Jewel era) or a BlueStore-era family."""
+        direction = "write" if write else "read"
+        if family in MODERN_FAMILIES:
+            return self._modern(f"{direction}_op", family)
+        return getattr(self, f"{direction}_op_{family}")  # type: ignore[no-any-return]
+
+    def byte(self, write: bool, family: str = "filestore") -> float | None:
+        direction = "write" if write else "read"
+        if family in MODERN_FAMILIES:
+            return self._modern(f"{direction}_byte", family)
         return self.write_byte if write else self.read_byte
+
+    def rgw(self, write: bool) -> tuple[float, float] | None:
+        """(cycles per request, per relayed byte) of an RGW daemon; None when not calibrated."""
+        op, per_byte = (
+            (self.rgw_write_op, self.rgw_write_byte) if write else (self.rgw_read_op, self.rgw_read_byte)
+        )
+        return None if op is None or per_byte is None else (op, per_byte)
 
 
 @dataclass(frozen=True)
 class Constants:
-    """The calibrated constants of the model (network efficiency, message overhead, CPU costs)."""
+    """The calibrated constants of the model (network efficiency, message overhead, CPU costs) and the fixed,
+    sourced ones of the BlueStore era (cores one OSD can use, the per-node small-op ceiling, RGW round trips)."""
 
-    net_efficiency: float  # share of line rate that carries payload at saturation
+    net_efficiency: float  # share of line rate that carries payload at saturation (pooled over link classes)
     message_overhead_bytes: float  # protocol bytes per message on top of its payload
     cpu: CpuCosts = field(default_factory=CpuCosts)
     # constants fitted only from results limited by another resource: upper bounds on a cost, so the
     # ceiling they give is a lower bound
     bounds: tuple[str, ...] = ()
+    net_by_class: dict[str, float] = field(default_factory=dict)  # link class -> efficiency
+    # link class -> efficiency of the storage nodes' ports under large replicated/EC writes (incast of client
+    # data and replica copies); a class no write result calibrates uses its read efficiency
+    net_write_by_class: dict[str, float] = field(default_factory=dict)
+    osd_max_cores: float | None = None  # cores one OSD can keep busy (None: no limit)
+    node_op_ceiling: float | None = None  # OSD operations per second one node's OSDs dispatch at most
+    rgw_put_round_trips: float = 1.0  # RGW requests to the primary OSD per PUT (data + bucket index)
+    # measured / predicted ratio range per resource class that the validation supports (class -> (lo, hi))
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def efficiency(self, link: str, write_share: float = 0.0) -> float:
+        """Payload share of line rate on a link class; write_share: the share of the traffic that is writes
+        (the storage nodes' ports under writes reach their own efficiency where one is calibrated)."""
+        read = self.net_by_class.get(link, self.net_efficiency)
+        write = self.net_write_by_class.get(link, read)
+        return (1 - write_share) * read + write_share * write
 
 
 @dataclass(frozen=True)
@@ -157,6 +314,9 @@ class Demand:
     public_out: float
     cluster_in: float
     cluster_out: float
+    read_ops: float = 0.0  # of osd_ops, the reads (an erasure-coded sub-stripe write reads first)
+    gateway_requests: float = 0.0  # RGW requests (co-located gateways: their CPU is the nodes')
+    gateway_bytes: float = 0.0  # client bytes an RGW relays
 
     @property
     def osd_bytes(self) -> float:
@@ -164,46 +324,93 @@ class Demand:
         return self.media_bytes + self.public_in + self.public_out + self.cluster_in + self.cluster_out
 
 
-def _media_ops(p: Protection, write: bool, size: float) -> list[tuple[float, float]]:
-    """(number of OSD operations, bytes each) one client I/O of `size` bytes causes."""
-    if p.kind == "erasure":
-        if write:
-            return [(p.k + p.m, size / p.k)]
-        return [(p.k, size / p.k)] if size >= p.k * SMALL_READ_BYTES else [(1, size)]
-    copies = p.size if (write and p.kind == "replicated") else 1
-    return [(copies, size)]
-
-
-def demand(c: Cluster, write: bool, size: float) -> Demand:
+def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool]]:
+    """(number of OSD operations, bytes each, whether they write) one client I/O of `size` bytes causes."""
     p = c.protection
-    ops = _media_ops(p, write, size)
-    n_ops = sum(n for n, _ in ops)  # OSD operations (the CPU's per-op term)
-    if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
-        ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b) for n, b in ops]
-        n_ops = sum(n for n, _ in ops)
-    if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
-        ops = [(c.media_writes * n, b) for n, b in ops]
-    media_bytes = sum(n * b for n, b in ops)
-    slowest = max((max(g.op_seconds(write, b) for g in c.drives) * n for n, b in ops), default=0.0)
     if p.kind == "erasure":
-        relay = (
-            (p.k + p.m - 1) / p.k * size
-            if write
-            else ((p.k - 1) / p.k * size if size >= p.k * SMALL_READ_BYTES else 0.0)
-        )
-    elif p.kind == "replicated" and write:
-        relay = (p.size - 1) * size
-    else:
-        relay = 0.0
+        unit = stripe_unit(c)
+        if size >= p.k * unit:  # whole stripes: every data chunk (and parity on writes)
+            return [(p.k + p.m, size / p.k, True)] if write else [(p.k, size / p.k, False)]
+        if c.fast_ec:  # partial read; parity-delta write: m+1 reads and m+1 writes
+            return [(p.m + 1, size, False), (p.m + 1, size, True)] if write else [(1, size, False)]
+        # up to Squid: a strip read reads the stripe; a sub-stripe write reads it and writes it back
+        return [(p.k, unit, False), (p.k + p.m, unit, True)] if write else [(p.k, unit, False)]
+    copies = p.size if (write and p.kind == "replicated") else 1
+    return [(copies, size, write)]
+
+
+def _relay(c: Cluster, write: bool, size: float) -> float:
+    """Bytes between OSDs (the cluster network) per client I/O: replica copies, EC chunks."""
+    p = c.protection
+    if p.kind == "erasure":
+        unit = stripe_unit(c)
+        if size >= p.k * unit:
+            return (p.k + p.m - 1) / p.k * size if write else (p.k - 1) / p.k * size
+        if c.fast_ec:
+            return 2 * p.m * size if write else 0.0
+        return (p.k - 1 + p.k + p.m - 1) * unit if write else (p.k - 1) * unit
+    if p.kind == "replicated" and write:
+        return (p.size - 1) * size
+    return 0.0
+
+
+def _front(c: Cluster, case_rgw: bool, write: bool, size: float) -> tuple[float, float, float]:
+    """(bytes into, bytes out of the storage nodes' public ports, bytes on client ports) per client I/O.
+
+    A transfer between two daemons of one node stays off the wire: with clients (or gateways) spread over
+    n storage nodes, (n-1)/n of them cross it."""
+    remote = (c.nodes - 1) / c.nodes if c.nodes > 1 else 0.0
+    hops = [remote if c.colocated_clients else None]  # client <-> first daemon (None: an outside client)
+    if case_rgw and c.colocated_gateways:
+        hops.append(remote)  # gateway <-> primary OSD
+    into = out = 0.0
+    for h in hops:
+        if h is None:  # an outside client: only the node side of the hop is on storage ports
+            into, out = (into + size, out) if write else (into, out + size)
+        else:
+            into, out = into + h * size, out + h * size
+    client = 0.0 if c.colocated_clients else size
+    return into, out, client
+
+
+def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_trips: float = 1.0) -> Demand:
+    """One client I/O's demand; interface rgw goes through co-located gateways where the cluster has them,
+    and a PUT then makes `round_trips` requests to the primary (the data and the bucket index updates)."""
+    p = c.protection
+    ops = _media_ops(c, write, size)
+    n_ops = sum(n for n, _, _ in ops)  # OSD operations (the CPU's per-op term)
+    if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
+        ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b, w) for n, b, w in ops]
+        n_ops = sum(n for n, _, _ in ops)
+    if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
+        ops = [(c.media_writes * n if w else n, b, w) for n, b, w in ops]
+    media_bytes = sum(n * b for n, b, _ in ops)
+    slowest = max(
+        (sum(n * g.op_seconds(w, b) for n, b, w in ops) for g in c.drives),
+        default=0.0,
+    )
+    read_ops = sum(n for n, _, w in ops if not w)
+    rgw = interface == "rgw" and c.colocated_gateways > 0
+    requests = 0.0
+    if rgw:
+        requests = 1.0
+        if write:  # the bucket index: the other round trips to the primary, each replicated (3 copies)
+            extra = 3 * max(round_trips - 1, 0)
+            n_ops += extra
+    into, out, client = _front(c, interface == "rgw", write, size)
+    relay = _relay(c, write, size)
     return Demand(
         osd_ops=n_ops,
         drive_seconds=slowest,
         media_bytes=media_bytes,
-        client_bytes=size,
-        public_in=size if write else 0.0,
-        public_out=0.0 if write else size,
+        client_bytes=client,
+        public_in=into,
+        public_out=out,
         cluster_in=relay,
         cluster_out=relay,
+        read_ops=read_ops,
+        gateway_requests=requests,
+        gateway_bytes=size if rgw else 0.0,
     )
 
 
@@ -218,33 +425,51 @@ def _wire(nbytes: float, msgs: float, k: Constants) -> float:
     return nbytes + msgs * k.message_overhead_bytes if nbytes > 0 else 0.0
 
 
-def _bps(gbps: float, k: Constants) -> float:
-    return gbps * 1e9 / 8 * k.net_efficiency
+def _bps(gbps: float, k: Constants, link: str = "", write_share: float = 0.0) -> float:
+    return gbps * 1e9 / 8 * (k.efficiency(link, write_share) if link else k.net_efficiency)
+
+
+def usable_cores(c: Cluster, k: Constants) -> float:
+    """Cores per node the OSDs can keep busy: all of them, or osd_max_cores per OSD where that is fewer."""
+    cores = float(c.sockets * c.cores)
+    if k.osd_max_cores:
+        cores = min(cores, c.osds_per_node * k.osd_max_cores)
+    return cores
 
 
 def cpu_cycles(
     c: Cluster, case: Case, costs: CpuCosts, demands: dict[bool, Demand] | None = None
 ) -> float | None:
-    """OSD cycles one client I/O costs; None when a needed constant is unknown or the software is not Ceph.
-    demands: demand() per direction (write) for this cluster and case, where the caller has them already."""
+    """OSD (and co-located RGW) cycles one client I/O costs; None when a needed constant is unknown or the
+    software is not Ceph. demands: demand() per direction (write) for this cluster and case, where the
+    caller has them already."""
     if c.software != "ceph":
         return None
+    family = c.family
     total = 0.0
     for write, share in ((False, case.read_fraction), (True, 1 - case.read_fraction)):
         if share <= 0:
             continue
-        op, per_byte = costs.op(write, c.objectstore), costs.byte(write)
-        if op is None or per_byte is None:
+        d = demands[write] if demands is not None else demand(c, write, case.block_size, case.interface)
+        per_byte = costs.byte(write, family)
+        op_write = costs.op(True, family) if write and d.osd_ops > d.read_ops else 0.0
+        op_read = costs.op(False, family) if d.read_ops else 0.0
+        if per_byte is None or op_write is None or op_read is None:
             return None
-        d = demands[write] if demands is not None else demand(c, write, case.block_size)
-        total += share * (d.osd_ops * op + d.osd_bytes * per_byte)
+        cycles = (d.osd_ops - d.read_ops) * op_write + d.read_ops * op_read + d.osd_bytes * per_byte
+        if d.gateway_requests:
+            rgw = costs.rgw(write)
+            if rgw is None:
+                return None
+            cycles += d.gateway_requests * rgw[0] + d.gateway_bytes * rgw[1]
+        total += share * cycles
     return total
 
 
 def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
     """Client IOPS at which each resource would be fully busy (None: not modelled or not used)."""
     b = case.block_size
-    d = {w: demand(c, w, b) for w in (False, True)}
+    d = {w: demand(c, w, b, case.interface, k.rgw_put_round_trips) for w in (False, True)}
 
     def mix(get: object) -> float:
         assert callable(get)
@@ -262,7 +487,13 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
     out["media"] = min(media) if media else None
     # client side: every client I/O is one request + one reply message on the client's ports
     client_wire = _wire(b, 1, k)
-    client_side = [c.clients * _bps(c.client_gbps, k) / client_wire] if c.client_gbps else []
+    client_side = []
+    if not c.colocated_clients:
+        client_link = link_class(c.client_gbps) if c.client_gbps else c.link
+        if c.client_gbps:
+            client_side.append(c.clients * _bps(c.client_gbps, k, client_link) / client_wire)
+        if c.client_network_gbps:
+            client_side.append(_bps(c.client_network_gbps, k, client_link) / client_wire)
     if c.gateways:
         client_side.append(c.gateways * _bps(c.gateway_gbps, k) / client_wire)
     out["client network"] = min(client_side) if client_side else None
@@ -270,20 +501,24 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
     pub_in, pub_out = mix(lambda x: x.public_in), mix(lambda x: x.public_out)
     cl_in, cl_out = mix(lambda x: x.cluster_in), mix(lambda x: x.cluster_out)
     relay_msgs = max(ops - 1, 0)
+    net = c.link
+    ws = 1 - case.read_fraction  # the storage ports' write share
     if c.cluster_gbps > 0:
         pub = max(_wire(pub_in, 1, k), _wire(pub_out, 1, k))
-        out["public network"] = c.nodes * _bps(c.public_gbps, k) / pub if pub else None
+        out["public network"] = c.nodes * _bps(c.public_gbps, k, net, ws) / pub if pub else None
         cl = max(_wire(cl_in, relay_msgs, k), _wire(cl_out, relay_msgs, k))
-        out["cluster network"] = c.nodes * _bps(c.cluster_gbps, k) / cl if cl else None
+        out["cluster network"] = c.nodes * _bps(c.cluster_gbps, k, net, ws) / cl if cl else None
     else:  # one set of ports carries both: the busier direction decides
         both = max(
             _wire(pub_in, 1, k) + _wire(cl_in, relay_msgs, k),
             _wire(pub_out, 1, k) + _wire(cl_out, relay_msgs, k),
         )
-        out["public network"] = c.nodes * _bps(c.public_gbps, k) / both if both else None
+        out["public network"] = c.nodes * _bps(c.public_gbps, k, net, ws) / both if both else None
         out["cluster network"] = None
     cycles = cpu_cycles(c, case, k.cpu, d)
-    out["cpu"] = c.cycles_per_s / cycles if cycles else None
+    out["cpu"] = c.nodes * usable_cores(c, k) * c.ghz * 1e9 / cycles if cycles else None
+    modern = c.software == "ceph" and c.family in MODERN_FAMILIES
+    out["osd node"] = c.nodes * k.node_op_ceiling / ops if (modern and k.node_op_ceiling and ops) else None
     return out
 
 

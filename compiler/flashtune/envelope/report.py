@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+from flashtune.envelope.calibrate import cluster_for
 from flashtune.envelope.fitted import constants
-from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, Constants, Envelope, envelope
+from flashtune.envelope.model import (
+    KIND,
+    MODERN_FAMILIES,
+    STANDARD_CASES,
+    Case,
+    Cluster,
+    Constants,
+    Envelope,
+    envelope,
+)
+from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import table
 from flashtune.pathnames import StrPath
 
 NOTE = (
-    "ceilings are upper bounds from data-sheet drive figures, line rates and CPU costs calibrated on the "
-    "2014-2017 studies (flashtune envelope --validation shows how well they predict those)"
+    "media and network ceilings are hard bounds (data-sheet drive figures, line rates); CPU and the per-node "
+    "op ceiling are estimates from costs calibrated on published 2014-2024 results; each predicted ceiling "
+    "carries the measured/predicted range the leave-one-study-out validation supports for its resource "
+    "(flashtune envelope --validation)"
 )
 
 
@@ -20,17 +34,62 @@ def cpu_notes(c: Cluster, k: Constants) -> list[str]:
     if c.software != "ceph":
         return [f"no CPU ceiling: the CPU costs are calibrated on Ceph OSDs, not {c.software}"]
     out = []
+    family = c.family
     for write, name in ((False, "reads"), (True, "writes")):
         direction = "write" if write else "read"
-        if k.cpu.op(write, c.objectstore) is None or k.cpu.byte(write) is None:
+        if k.cpu.op(write, family) is None or k.cpu.byte(write, family) is None:
             out.append(
                 f"no CPU ceiling for {c.objectstore} {name}: no published CPU-bound {c.objectstore} "
                 f"result calibrates its cost per operation (a cost from the other object store does not carry over)"
             )
-        elif f"cpu.{direction}_op_{c.objectstore}" in k.bounds:
+        elif f"cpu.{direction}_op_{family}" in k.bounds:
             out.append(
                 f"the CPU ceiling of {c.objectstore} {name} is a lower bound: its cost per operation comes from a "
                 f"published result the network limited, so the CPU needed at most that much"
+            )
+        elif family in MODERN_FAMILIES and getattr(k.cpu, f"{direction}_op_{family}") is None:
+            out.append(
+                f"no published result calibrates the {family} family's {name}: the CPU ceiling uses the "
+                "nearest release family's costs"
+            )
+    return out
+
+
+@cache
+def calibrated_span() -> dict[str, tuple[float, float]]:
+    """The range of each hardware figure over the published Ceph set-ups the model was checked on."""
+    spans: dict[str, list[float]] = {}
+    for h in headlines():
+        c = cluster_for(h)
+        if c.software != "ceph":
+            continue
+        for key, value in _figures(c).items():
+            spans.setdefault(key, []).append(value)
+    return {key: (min(v), max(v)) for key, v in spans.items()}
+
+
+def _figures(c: Cluster) -> dict[str, float]:
+    return {
+        "storage nodes": float(c.nodes),
+        "cores per node": float(c.sockets * c.cores),
+        "clock (GHz)": c.ghz,
+        "fastest storage port (Gb/s)": max(c.public_gbps_port, c.cluster_gbps_port) or c.public_gbps,
+        "data drives per node": float(c.drive_count),
+    }
+
+
+def calibration_notes(c: Cluster) -> list[str]:
+    """Where the cluster lies outside the hardware the model was calibrated and checked on."""
+    if c.software != "ceph":
+        return []
+    span = calibrated_span()
+    out = []
+    for key, value in _figures(c).items():
+        lo, hi = span.get(key, (value, value))
+        if not lo <= value <= hi:
+            out.append(
+                f"outside the calibrated range: {key} {value:g} (published set-ups: {lo:g}-{hi:g}); "
+                "the estimates extrapolate"
             )
     return out
 
@@ -62,7 +121,20 @@ def case_dict(env: Envelope) -> dict[str, Any]:
         )
         or "-",
         "headroom_pct": {r: (round(100 * v, 1) if v is not None else None) for r, v in head.items()},
+        "limit_kind": "/".join(dict.fromkeys(KIND[r] for r in env.limit)),
+        "kinds": {r: KIND[r] for r in env.ceilings},
+        **_range(env),
     }
+
+
+def _range(env: Envelope) -> dict[str, Any]:
+    """The predicted ceiling's range: measured / predicted as the validation found it for this resource."""
+    ranges = constants().ranges
+    spans = [ranges[c] for c in env.bottleneck_class.split("/") if c in ranges]
+    if not spans or not env.limit:
+        return {"range_IOPS": None}
+    lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+    return {"range_IOPS": [round(env.iops * lo), round(env.iops * hi)], "range_ratio": [lo, hi]}
 
 
 def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[str, Any]:
@@ -73,10 +145,14 @@ def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[
         "cases": [case_dict(envelope(c, case, k)) for case in cases],
         "constants": {
             "net_efficiency": round(k.net_efficiency, 4),
+            "net_efficiency_by_link": {c: round(v, 4) for c, v in k.net_by_class.items()},
+            "net_efficiency_writes_by_link": {c: round(v, 4) for c, v in k.net_write_by_class.items()},
+            "osd_max_cores": k.osd_max_cores,
+            "node_op_ceiling": k.node_op_ceiling,
             "message_overhead_bytes": k.message_overhead_bytes,
             "cpu_cycles": {n: (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, *cpu_notes(c, k), NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE],
     }
 
 
