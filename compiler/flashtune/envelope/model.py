@@ -324,6 +324,14 @@ class Demand:
         return self.media_bytes + self.public_in + self.public_out + self.cluster_in + self.cluster_out
 
 
+FAST_EC_STRIPE_UNIT = 16384  # with fast EC the compiler sets 16 KiB (compile/derive.py ec_stripe_unit)
+
+
+def stripe_unit(c: Cluster) -> int:
+    """The EC pool's bytes per data chunk: 16 KiB with fast EC (as compiled), else the 4 KiB default."""
+    return FAST_EC_STRIPE_UNIT if c.fast_ec else SMALL_READ_BYTES
+
+
 def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool]]:
     """(number of OSD operations, bytes each, whether they write) one client I/O of `size` bytes causes."""
     p = c.protection
