@@ -101,7 +101,13 @@ def shape(c: Cluster) -> str:
     drives = ", ".join(f"{g.count} x {g.model or g.type}" for g in c.drives)
     return (
         f"{c.nodes} nodes x ({c.sockets} x {c.cores} cores @ {c.ghz:g} GHz, {drives}, {net}), "
-        f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
+        + (
+            f"clients on the storage nodes, {c.protection.label()}, {c.objectstore}"
+            if c.colocated_clients
+            else f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
+        )
+        + (f" ({c.release})" if c.release else "")
+        + (f", {c.colocated_gateways} RGW per node" if c.colocated_gateways else "")
         + (" (journal on the data drives)" if c.media_writes != 1 else "")
     )
 
