@@ -106,9 +106,9 @@ def shape(c: Cluster) -> str:
             if c.colocated_clients
             else f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
         )
-        + (f" ({c.release})" if c.release else "")
-        + (f", {c.colocated_gateways} RGW per node" if c.colocated_gateways else "")
         + (" (journal on the data drives)" if c.media_writes != 1 else "")
+        + (f", {c.release}" if c.release else "")
+        + (f", {c.colocated_gateways} RGW per node" if c.colocated_gateways else "")
     )
 
 
