@@ -174,7 +174,9 @@ def _predict(bundle: Any, run: Any) -> None:
         run.envelope_notes.append("no prediction: --compiled gives no hardware description")
         return
     objectstore = load_catalog().default_objectstore(bundle.request.ceph_release)
-    run.predicted, run.envelope_cluster = predicted(bundle.hardware, bundle.shape, run.cases, objectstore)
+    run.predicted, run.envelope_cluster = predicted(
+        bundle.hardware, bundle.shape, run.cases, objectstore, bundle.request.ceph_release
+    )
 
 
 def _lab_ports(text: str | None) -> tuple[int, int, int]:

@@ -23,9 +23,14 @@ def case_of(probe: Probe) -> Case:
 
 
 def predicted(
-    hw: Hardware, shape_facts: Mapping[str, Any], probes: Sequence[Probe], objectstore: str | None = None
+    hw: Hardware,
+    shape_facts: Mapping[str, Any],
+    probes: Sequence[Probe],
+    objectstore: str | None = None,
+    release: str | None = None,
 ) -> tuple[dict[str, dict[str, Any]], str]:
-    """{probe name: the envelope's case_dict (predicted_IOPS, limit, ...)} and the modelled cluster's shape."""
-    c = cluster_for(hw, shape_facts, objectstore)
+    """{probe name: the envelope's case_dict (predicted_IOPS, limit, ...)} and the modelled cluster's shape.
+    release: the compiled Ceph release (the envelope's CPU cost family), as compile-config passes it."""
+    c = cluster_for(hw, shape_facts, objectstore, release)
     k = constants()
     return {p.name: case_dict(envelope(c, case_of(p), k)) for p in probes}, shape(c)
