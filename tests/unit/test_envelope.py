@@ -696,11 +696,11 @@ def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
     cbt = b.files["cbt.yaml"]
     rows = {r["case"]: r for r in env["benchmarks"]["cbt.yaml"]}
     probe = {r["case"] for r in env["benchmarks"]["cbt/latency-qd1.yaml"]}
-    assert set(rows) | probe == set(b.cases) and probe == {"qd1-randwrite-4k", "qd1-randread-4k"}
+    assert set(rows) | probe == set(b.cases) and probe == {"randwrite", "randread"}
     for name, r in rows.items():
         assert f"#   {name}: {r['predicted_IOPS']:,} IOPS" in cbt
-    # 4k-read0 is the 4k random-write case: the same ceiling as the standard one
-    assert rows["4k-read0"]["predicted_IOPS"] == env["standard"][1]["predicted_IOPS"]
+    # 4k-randwrite-qd32 is the 4k random-write case: the same ceiling as the standard one
+    assert rows["4k-randwrite-qd32"]["predicted_IOPS"] == env["standard"][1]["predicted_IOPS"]
     assert "## Performance envelope (predicted ceilings)" in b.files["explain.md"]
     assert f"| 4k randwrite | {env['standard'][1]['predicted_IOPS']:,} |" in b.files["explain.md"]
 
@@ -728,8 +728,11 @@ def test_legacy_plan_expectations_follow_its_two_replica_pool() -> None:
     legacy = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="jewel"))
     modern = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
     assert "replication: 2" in legacy.files["cbt.yaml"]
-    (write_legacy,) = [r for r in legacy.envelope["benchmarks"]["cbt.yaml"] if r["read_fraction"] == 0.0]
-    (write_modern,) = [r for r in modern.envelope["benchmarks"]["cbt.yaml"] if r["case"] == "4k-read0"]
+    # one row per permutation (the envelope ignores the queue depth): the 4k writes at iodepth 32
+    (write_legacy,) = [r for r in legacy.envelope["benchmarks"]["cbt.yaml"] if r["case"] == "randwrite-qd32"]
+    (write_modern,) = [
+        r for r in modern.envelope["benchmarks"]["cbt.yaml"] if r["case"] == "4k-randwrite-qd32"
+    ]
     # the replica traffic of 4K writes scales with the copies each client write costs: 3 replicas -> 2
     net = "cluster network" if write_modern["ceilings_IOPS"]["cluster network"] else "public network"
     assert write_legacy["ceilings_IOPS"][net] > 1.4 * write_modern["ceilings_IOPS"][net]

@@ -1,14 +1,14 @@
 """CBT test plans from a workload's benchmark block: every intended case runs, and measures what it claims.
 
 What current CBT (ceph/cbt at data/cbt/schema.yaml's source_commit) does with a plan, and how the plans answer it:
-- cbt.py runs only the first permutation of a benchmark and, without `is_teuthology`, only iteration 0 of
-  librbdfio and nothing at all of fio or hsbench (their initialize() never makes the archive folder the run
-  loop looks for). So every plan sets `is_teuthology: true` and three iterations, and list-valued sweeps never
-  reach the top level of a benchmark: librbdfio gets one `workloads:` entry per case, other modules one file
-  per case.
-- Inside `workloads:` run_workloads reads mode, op_size, numjobs and iodepth (lists) from each entry and
-  everything else from the benchmark level (rwmixread, time_based, ramp), naming each run's folder by mode and
-  op_size. So a pure-read or pure-write case gets its own fio mode, and one mixed ratio goes to the benchmark.
+- cbt.py initialises only the first benchmark object of each class and, without `is_teuthology`, runs only
+  objects whose archive folder exists: only the first permutation and iteration 0 of librbdfio, and nothing at
+  all of fio or hsbench (their initialize() never makes that folder). Every plan sets `is_teuthology: true` and
+  three iterations; then every permutation of the top-level lists runs, each into its own archive folder with
+  its own benchmark_config.yaml (benchmarkfactory.py all_configs), after one pool creation and prefill.
+- librbdfio's `workloads:` block is not used: run_workloads names each run's folder by mode and op_size but the
+  archive gets only the last workload's run folder (run() syncs self.run_dir once, after the loop), and its
+  benchmark_config.yaml shows the benchmark-level mode, not the one measured.
 - fio stops once it has covered its size unless `time_based` is set: every fio plan sets it, with a ramp.
 - Every data set is at least twice every cache it could sit in (explain.md shows the arithmetic).
 - A latency-bound workload gets a single-queue probe: one client, one volume, one job, iodepth 1.
@@ -28,8 +28,6 @@ from flashtune.lint import ruledata
 from flashtune.model import Derived
 
 GiB = 1 << 30
-# the keys benchmark/librbdfio.py run_workloads reads from a workload entry (data/cbt/schema.yaml)
-WORKLOAD_KEYS = ("mode", "op_size", "numjobs", "iodepth", "total_iodepth", "volumes_per_client")
 # Ceph's rgw_frontends default (beast port=7480): the port each gateway answers on when the profile sets none
 _RGW_PORT = 7480
 
@@ -39,6 +37,7 @@ _SHORT: dict[str, Callable[[Any], str]] = {
     "size": lambda v: f"obj{v}",
     "clients": lambda v: f"clients{v}",
     "numjobs": lambda v: f"jobs{v}",
+    "iodepth": lambda v: f"qd{v}",
     "mode": str,
 }
 
@@ -76,20 +75,6 @@ def vol_size_mb(ctx: dict[str, Any], volumes_per_client: int, clients: int | Non
         f"{per_ram:.1f} GiB, 10 GiB); data set {n * volumes_per_client * gib} GiB >= 2 x {cache:.1f} GiB",
         {"osds": ctx["osds"], "clients": n},
     )
-
-
-def _librbd_entry(case: dict[str, Any], mode: str, sweep: dict[str, list[Any]]) -> dict[str, Any]:
-    """A librbdfio workload entry with only the keys run_workloads reads (data/cbt/schema.yaml
-    librbdfio_workload): 0 or 100 % reads run as a pure write or read mode, a mixed ratio keeps the mixed mode
-    (its rwmixread is read from the benchmark level only); numjobs and iodepth are lists, which it iterates."""
-    share = case.get("rwmixread")
-    if share in (0, 100) and mode.endswith("rw"):
-        prefix = "rand" if mode.startswith("rand") else ""
-        mode = f"{prefix}{'read' if share == 100 else 'write'}"
-    entry = {k: v for k, v in case.items() if k in WORKLOAD_KEYS}
-    entry["mode"] = mode
-    entry.update({k: list(v) for k, v in sweep.items() if k in WORKLOAD_KEYS})
-    return entry
 
 
 def _hosts(prefix: str, n: int) -> list[str]:
@@ -146,13 +131,6 @@ def fs_pool_profiles(ctx: dict[str, Any]) -> dict[str, Any]:
     return {"pool_profiles": {"cephfs": {"pg_size": pg, "pgp_size": pg, "replication": ctx["pool_size"]}}}
 
 
-def _in_flight(entry: dict[str, Any], clients: int, volumes: int) -> str:
-    depths = entry.get("iodepth") or [16]
-    jobs = entry.get("numjobs") or [1]
-    per = clients * volumes
-    return ", ".join(f"{d * j * per}" for d in depths for j in jobs[:1])
-
-
 def _question(module: str, case: dict[str, Any], proves: dict[str, Any], key: str) -> str:
     """The profile's `proves:` sentence for this kind of case (by fio mode, `probe`, or `default`)."""
     return str(proves.get(key) or proves.get("default") or "")
@@ -181,39 +159,29 @@ def documents(
         bench = {**settings, "vol_size": vol.value, "pool_profile": "rbd"}
         if ctx["ec"] is not None:
             bench["data_pool_profile"] = "rbd-ec-data"
-        mode = str(settings.get("mode", "randrw"))
-        workloads: dict[str, dict[str, Any]] = {}
-        mixed: set[int] = set()
-        for case in expand(axes):
-            entry = _librbd_entry(case, mode, sweep)
-            name = case_name(case)
-            workloads[name] = entry
-            if entry["mode"].endswith("rw") and "rwmixread" in case:
-                mixed.add(int(case["rwmixread"]))
-            flight = _in_flight(entry, ctx["clients"], vols)
-            names[name] = (
-                f"{entry['mode']} {int(entry.get('op_size', 4096)) // 1024} KiB on {ctx['clients']} "
-                f"client(s) x {vols} volume(s), iodepth {entry.get('iodepth')} per volume ({flight} I/Os in "
-                f"flight): how IOPS and latency grow with load. {_question(module, case, proves, entry['mode'])}"
+        lists = sweep_lists(_modes({**axes, **sweep}, bench), bench)
+        for case in expand(lists):
+            mode = str(case.get("mode", bench.get("mode", "write")))
+            share = case.get("rwmixread", bench.get("rwmixread"))
+            what = mode if not mode.endswith("rw") else f"{mode} at {share} % reads"
+            depth = int(case.get("iodepth", bench.get("iodepth", 16)))
+            jobs = int(case.get("numjobs", bench.get("numjobs", 1)))
+            names[case_name(case)] = (
+                f"{what}, {int(case.get('op_size', bench.get('op_size', 4194304))) // 1024} KiB, on "
+                f"{ctx['clients']} client(s) x {vols} volume(s) x {jobs} job(s) at iodepth {depth} "
+                f"({depth * jobs * vols * ctx['clients']} I/Os in flight): where this load sits on the "
+                f"IOPS-latency curve. {_question(module, case, proves, _kind(mode, share))}"
             )
-        if len(mixed) > 1:
-            raise DataError(
-                f"librbdfio plan mixes reads and writes at {sorted(mixed)} %: CBT reads rwmixread once per "
-                "benchmark",
-                suggestion="keep one mixed ratio per plan (0 and 100 become randwrite and randread)",
-            )
-        if mixed:
-            bench["rwmixread"] = min(mixed)
-        bench["workloads"] = workloads
         docs["cbt.yaml"] = {"cluster": cluster, "benchmarks": {module: bench}}
         probe = plan.get("latency_probe")
         if probe:
             docs["cbt/latency-qd1.yaml"] = _probe(ctx, cluster_extra, settings, dict(probe), derived)
-            for case in expand({"mode": list(probe["mode"]), "op_size": list(probe["op_size"])}):
-                names[f"qd1-{case_name(case)}"] = (
-                    "one client, one volume, one job, iodepth 1 (one I/O in "
-                    "flight in the whole cluster): the round-trip latency a single synchronous writer waits "
-                    f"for. {_question(module, case, proves, 'probe')}"
+            pb = docs["cbt/latency-qd1.yaml"]["benchmarks"]["librbdfio"]
+            for case in expand({k: v for k, v in pb.items() if isinstance(v, list)}):
+                names[case_name(case)] = (
+                    "one client, one volume, one job, iodepth 1 (one I/O in flight in the whole cluster): the "
+                    "round-trip latency a single synchronous writer waits for. "
+                    f"{_question(module, case, proves, 'probe')}"
                 )
         return _scaled(docs, scale), names, derived
     all_axes = {**axes, **sweep}
@@ -282,16 +250,64 @@ def _probe(
     if ctx["ec"] is not None:
         bench["data_pool_profile"] = "rbd-ec-data"
     bench.pop("rwmixread", None)
-    bench["workloads"] = {
-        f"qd1-{case_name(case)}": {
-            "mode": case["mode"],
-            "op_size": case["op_size"],
-            "numjobs": [1],
-            "iodepth": [1],
-        }
-        for case in expand({"mode": list(probe["mode"]), "op_size": list(probe["op_size"])})
-    }
+    bench.update({"numjobs": 1, "iodepth": 1})
+    sweep_lists({"op_size": list(probe["op_size"]), "mode": list(probe["mode"])}, bench)
     return {"cluster": cluster, "benchmarks": {"librbdfio": bench}}
+
+
+def _modes(axes: dict[str, list[Any]], bench: dict[str, Any]) -> dict[str, list[Any]]:
+    """A read-share axis on a mixed fio mode as a mode axis: 0 and 100 % reads run as randwrite and randread
+    (named and labelled as what they are), the one mixed share as the benchmark's rwmixread, which CBT passes
+    only with a mixed mode (librbdfio.py mkfiocmd)."""
+    shares = axes.get("rwmixread")
+    mode = str(bench.get("mode", "write"))
+    if not shares or not mode.endswith("rw"):
+        return axes
+    prefix = mode[: -len("rw")]
+    modes = [f"{prefix}write" if s == 0 else f"{prefix}read" if s == 100 else mode for s in shares]
+    mixed = sorted({int(s) for s in shares if s not in (0, 100)})
+    if len(mixed) > 1:
+        raise DataError(
+            f"librbdfio plan mixes reads and writes at {mixed} %: CBT reads one rwmixread per permutation "
+            "and names no run by it",
+            suggestion="keep one mixed ratio per plan (0 and 100 become randwrite and randread)",
+        )
+    bench.pop("rwmixread", None)
+    if mixed:
+        bench["rwmixread"] = mixed[0]
+    out: dict[str, list[Any]] = {}
+    for k, v in axes.items():
+        if k == "rwmixread":
+            out["mode"] = modes
+        else:
+            out[k] = v
+    return out
+
+
+def sweep_lists(axes: dict[str, list[Any]], bench: dict[str, Any]) -> dict[str, list[Any]]:
+    """Put a plan's axes into the benchmark as CBT sweeps them: every top-level list is an axis
+    (benchmarkfactory.py all_configs: itertools.product in the mapping's order, each permutation its own
+    benchmark object and archive folder, all run with is_teuthology); a one-value axis is a plain value.
+    Returns the list axes in CBT's order."""
+    lists: dict[str, list[Any]] = {}
+    for k in axes:
+        bench.pop(k, None)
+    for k, v in axes.items():
+        if len(v) == 1:
+            bench[k] = v[0]
+        else:
+            bench[k] = list(v)
+    for k, v in bench.items():
+        if isinstance(v, list):
+            lists[k] = v
+    return lists
+
+
+def _kind(mode: str, share: Any) -> str:
+    """Which `proves:` sentence a case takes: its fio mode, a randrw at 0/100 % as the write/read it is."""
+    if mode.endswith("rw") and share in (0, 100):
+        return "randwrite" if share == 0 else "randread"
+    return mode
 
 
 def _fio_size(ctx: dict[str, Any], clients: int, jobs: int, derived: dict[str, Derived], case: str) -> int:

@@ -553,8 +553,9 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
     legacy_doc = last(chain, "cbt")
     if legacy_doc:
         bundle.plans["cbt.yaml"] = legacy_doc
-        wl = legacy_doc.get("benchmarks", {}).get("librbdfio", {}).get("workloads", {})
-        bundle.cases = list(wl)
+        bench = legacy_doc.get("benchmarks", {}).get("librbdfio", {})
+        lists = {k: v for k, v in bench.items() if isinstance(v, list)}
+        bundle.cases = [benchmark.case_name(c) for c in benchmark.expand(lists)]
         return
     plan = last(chain, "benchmark")
     if not plan:

@@ -158,9 +158,10 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.extend(f"- `{k}` = {_cell(d.value)}: {d.reason}\n" for k, d in bundle.derived.items())
     if bundle.cases:
         out.append(
-            f"\n## Benchmark cases ({len(bundle.cases)})\n\nCurrent CBT runs only the first permutation of "
-            "a benchmark, so every case below is its own librbdfio `workloads:` entry or its own file. Each "
-            "runs time-based after a ramp, cluster.iterations times (is_teuthology makes CBT run them all), on "
+            f"\n## Benchmark cases ({len(bundle.cases)})\n\nEach case below is one permutation of a plan's "
+            "lists (CBT runs each into its own archive folder, results/<iteration>/id-<hash>, once is_teuthology "
+            "lets its run loop run them all) or its own file. Each runs time-based after a ramp, "
+            "cluster.iterations times, on "
             "a data set at least twice every cache it could sit in (Benchmark sizing above). What each case "
             "answers and which setting it is meant to prove:\n\n"
         )

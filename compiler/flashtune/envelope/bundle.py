@@ -36,7 +36,16 @@ def plan_cases(doc: Mapping[str, Any], name: str) -> list[tuple[Case, int | None
     n = len(clients) if isinstance(clients, list) else None
     out: list[tuple[Case, int | None]] = []
     for module, b in bench.items():
-        if module == "librbdfio":
+        if module == "librbdfio" and not b.get("workloads"):
+            # every permutation of the top-level lists is a case (CBT runs them all with is_teuthology)
+            from flashtune.compile.benchmark import case_name, expand
+
+            for case in expand({k: v for k, v in b.items() if isinstance(v, list)}):
+                w = {**b, **case}
+                mode = str(w.get("mode", "write"))
+                share = FIO_READ.get(mode, float(w.get("rwmixread", 50)) / 100)
+                out.append((Case(case_name(case), int(w.get("op_size", 4194304)), share), n))
+        elif module == "librbdfio":
             for wname, w in (b.get("workloads") or {}).items():
                 # a workload's own mode; rwmixread only from the benchmark level (librbdfio.py run_workloads)
                 mode = str(w.get("mode", b.get("mode", "write")))

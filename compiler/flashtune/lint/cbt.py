@@ -546,6 +546,7 @@ class CbtLinter:
         self.references(conf, spec, f"benchmarks.{name}")
         if name == "librbdfio":
             self.workloads(conf, spec)
+            plan_rules.workloads_unarchived(self, conf)
         plan_rules.check(self, name, conf, data)
 
     def workloads(self, conf: dict[str, Any], spec: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@
 - FT706 a fio run without time_based stops once it has covered its size, whatever `time` says;
 - FT707 a single iteration gives one number and no spread;
 - FT708 CBT's run loop skips the benchmark (fio, hsbench, ...) or every iteration after the first;
-- FT709 the data set fits in the caches it could sit in (the OSDs' memory, the client's page cache).
+- FT709 the data set fits in the caches it could sit in (the OSDs' memory, the client's page cache);
+- FT710 librbdfio `workloads:` run, but only the last workload's results reach the archive.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def check(lint: Linter, name: str, conf: dict[str, Any], data: dict[str, Any]) -
     cluster = data.get("cluster") if isinstance(data.get("cluster"), dict) else {}
     assert isinstance(cluster, dict)
     _time_based(lint, name, conf)
-    _run_loop(lint, name, cluster)
+    _run_loop(lint, name, conf, cluster)
     _data_set(lint, name, conf, cluster, data)
 
 
@@ -70,7 +71,7 @@ def _time_based(lint: Linter, name: str, conf: dict[str, Any]) -> None:
     )
 
 
-def _run_loop(lint: Linter, name: str, cluster: dict[str, Any]) -> None:
+def _run_loop(lint: Linter, name: str, conf: dict[str, Any], cluster: dict[str, Any]) -> None:
     if cluster.get("is_teuthology") is True:
         return
     makes = lint.schema["run_loop"]["makes_archive_dir_in_initialize"]
@@ -87,6 +88,18 @@ def _run_loop(lint: Linter, name: str, cluster: dict[str, Any]) -> None:
             "add is_teuthology: true under cluster: (the loop's switch that runs every benchmark)",
         )
         return
+    lists = [str(k) for k, v in conf.items() if isinstance(v, list) and k != "acceptable"]
+    if lists:
+        lint.ctx.add(
+            lint.at(f"benchmarks.{name}", lists[0]),
+            "warning",
+            "FT708",
+            lists[0],
+            f"CBT runs only the first permutation of {name}'s sweep ({', '.join(lists)}): the run loop (cbt.py) "
+            "initialises only the first object of a class and skips the others, whose archive folders do not "
+            "exist",
+            "add is_teuthology: true under cluster: so every permutation runs, each into its own folder",
+        )
     iterations = _int(cluster.get("iterations"))
     if iterations is not None and iterations > 1:
         lint.ctx.add(
@@ -167,6 +180,25 @@ def _data_set(
             "OSD memory, not the devices",
             f"make the data set at least {2 * cache / GiB:.0f} GiB",
         )
+
+
+def workloads_unarchived(lint: Linter, conf: dict[str, Any]) -> None:
+    wl = conf.get("workloads")
+    if not isinstance(wl, dict) or len(wl) < 2:
+        return
+    last = list(wl)[-1]
+    lint.ctx.add(
+        lint.at("benchmarks.librbdfio", "workloads"),
+        "warning",
+        "FT710",
+        "workloads",
+        f"CBT runs all {len(wl)} workloads but archives only the last one's results ({last!r}): run() copies "
+        "self.run_dir once after run_workloads, which points at the last workload's folder, and "
+        "benchmark_config.yaml shows the benchmark-level mode (benchmark/librbdfio.py); the others stay in "
+        "tmp_dir on the clients",
+        "sweep top-level lists instead (mode: [...], iodepth: [...]) with is_teuthology: true: every "
+        "permutation gets its own archive folder",
+    )
 
 
 def single_iteration(lint: Linter, cluster: dict[str, Any]) -> None:

@@ -1,0 +1,179 @@
+"""The compiled CBT plans run end to end in the real CBT (../shared/tools/cbt, ceph/cbt 9d6480fcea9e) against the
+session's real Ceph 16.2.15 loopback cluster, at `--bench-scale smoke` (only sizes and durations change), and
+`flashtune ingest` reads each archive into rows with the values fio printed in it.
+
+A plan CBT rejects (non-zero exit), or one that measures nothing (a permutation or iteration without its archive
+folder, fio output without I/O), fails. To keep CI time to a few minutes the sweep plans run one iteration and
+their list axes cut to fewer values (each mode stays: it is what ingest labels); the single-queue probe runs as
+compiled, all three iterations, which is what proves is_teuthology makes CBT run every iteration.
+
+Not run here, with the reason in the skip: rgw (hsbench, markhpc/hsbench, is in neither Debian nor PyPI) and
+scratch (CBT's cephfs-kernel endpoint mounts with the kernel client; this machine's kernel has no ceph module).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.compile.benchmark import expand
+from flashtune.ingest import load
+from support import cbtrun
+from support.cephlab import CephLab
+
+pytestmark = [pytest.mark.ceph, pytest.mark.slow]
+
+# the loopback cluster as a hardware file: 3 nodes of one NVMe OSD each (3 replicas need 3 failure domains;
+# the lab puts them on OSDs), one client
+LAB_HARDWARE = """\
+name: cephlab
+node:
+  cpu: loopback
+  sockets: 1
+  cores: 16
+  cpu_ghz: 2.5
+  ram_gib: 64
+  nics:
+    - {count: 1, speed_gbps: 25}
+  data_devices:
+    - {count: 1, type: nvme, size_gb: 1000}
+  db_devices: []
+cluster:
+  nodes: 3
+  clients: 1
+  client_ram_gib: 8
+"""
+
+
+@pytest.fixture(scope="module")
+def cbt(shared: Path) -> Path:
+    path = shared / "tools" / "cbt"
+    why = None if (path / "cbt.py").is_file() else f"CBT is not at {path}"
+    why = why or cbtrun.python_ok()
+    if why:
+        if os.environ.get("FLASHTUNE_REQUIRE_SHARED") == "1":
+            pytest.fail(f"{why}, and FLASHTUNE_REQUIRE_SHARED=1 requires it")
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(ceph_lab: CephLab) -> Iterator[CephLab]:
+    """The session cluster with room for CBT's pools: its own pools (rgw, CephFS) already hold most of the
+    mon_max_pg_per_osd budget of 3 OSDs. Raised for this module, then handed back with CBT's pools gone."""
+    ceph_lab.run("ceph", "config", "set", "mon", "mon_max_pg_per_osd", "1000")
+    try:
+        yield ceph_lab
+    finally:
+        for pool in ("cbt-librbdfio", "cbt-librbdfio-data"):
+            ceph_lab.run(
+                "ceph", "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False
+            )
+        ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)
+
+
+def _smoke(workload: str, tmp: Path) -> Any:
+    hw = tmp / "cephlab.yaml"
+    hw.write_text(LAB_HARDWARE)
+    return compile_bundle(
+        CompileRequest(workload=workload, tier=None, hardware_file=str(hw), bench_scale="smoke")
+    )
+
+
+def _fio_json(path: Path) -> dict[str, Any]:
+    text = path.read_text()
+    doc: dict[str, Any] = json.loads(text[text.index("{") :])
+    return doc
+
+
+def _run_and_check(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Path) -> list[Path]:
+    """Run one plan; every permutation x iteration has its archive folder, its config and fio output that did
+    I/O in the mode the config names; `flashtune ingest` reads the same numbers fio printed."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    proc, archive = cbtrun.run_cbt(cbt, doc, lab, scratch)
+    log = (scratch / "cbt.log").read_text()
+    assert proc.returncode == 0, log[-4000:]
+    bench = doc["benchmarks"]["librbdfio"]
+    perms = expand({k: v for k, v in bench.items() if isinstance(v, list)})
+    runs = sorted(archive.glob("results/*/id-*"))
+    assert len(runs) == len(perms) * doc["cluster"]["iterations"], (runs, log[-3000:])
+    iterations = {r.parent.name for r in runs}
+    assert iterations == {f"{i:08d}" for i in range(doc["cluster"]["iterations"])}
+    df = load(archive)
+    seen = set()
+    for run in runs:
+        from flashtune.yamlio import load_yaml
+
+        config = load_yaml(run / "benchmark_config.yaml")["cluster"]
+        seen.add(tuple(config[k] for k in sorted(perms[0])) if perms[0] else ())
+        outputs = sorted(run.glob("output.[0-9].localhost"))
+        assert len(outputs) == bench["volumes_per_client"], run
+        for out in outputs:
+            job = _fio_json(out)["jobs"][0]
+            ops = {op: job[op] for op in ("read", "write") if job[op]["total_ios"] > 0}
+            want = {"randwrite": {"write"}, "randread": {"read"}}.get(config["mode"], {"read", "write"})
+            assert set(ops) == want, (run, config["mode"])
+            rows = df[(df["source"] == str(out)) & (df["format"] == "fio-json") & (df["stat"] == "mean")]
+            for op, stats in ops.items():
+                iops = rows[(rows["op"] == op) & (rows["metric"] == "iops")]["value"].tolist()
+                assert iops == [pytest.approx(stats["iops"])], (out, op)
+            assert set(rows["workload"]) == {config["mode"]}
+            assert set(rows["block_size_bytes"]) == {int(config["op_size"])}
+            assert set(rows["iodepth"]) == {int(config["iodepth"])}
+    assert len(seen) == len(perms)  # every permutation ran, none twice
+    return runs
+
+
+def _cut(doc: dict[str, Any], keep: dict[str, slice]) -> dict[str, Any]:
+    """The plan with fewer values on some list axes and one iteration (CI time); nothing else changes."""
+    out = copy.deepcopy(doc)
+    out["cluster"]["iterations"] = 1
+    bench = out["benchmarks"]["librbdfio"]
+    for key, part in keep.items():
+        bench[key] = bench[key][part]
+    return out
+
+
+def test_mysql_plans_run_in_real_cbt_and_ingest_reads_them(cbt: Path, lab: CephLab, tmp_path: Path) -> None:
+    b = _smoke("mysql", tmp_path)
+    probe = b.plans["cbt/latency-qd1.yaml"]
+    assert probe["cluster"]["iterations"] == 3
+    runs = _run_and_check(cbt, lab, probe, tmp_path / "probe")
+    # one I/O in flight: fio ran one job at iodepth 1 on the one volume of the one client
+    for run in runs:
+        given = _fio_json(run / "output.0.localhost")["global options"]  # fio's command line, as fio read it
+        assert given["iodepth"] == "1" and given["numjobs"] == "1"
+    main = _cut(b.plans["cbt.yaml"], {"op_size": slice(0, 1), "iodepth": slice(0, 1)})
+    assert main["benchmarks"]["librbdfio"]["mode"] == ["randwrite", "randrw", "randread"]
+    _run_and_check(cbt, lab, main, tmp_path / "main")
+
+
+def test_block_plan_runs_in_real_cbt(cbt: Path, lab: CephLab, tmp_path: Path) -> None:
+    b = _smoke("block", tmp_path)
+    main = _cut(
+        b.plans["cbt.yaml"], {"op_size": slice(0, 1), "mode": slice(1, 2), "iodepth": slice(-1, None)}
+    )
+    runs = _run_and_check(cbt, lab, main, tmp_path / "main")
+    (run,) = runs
+    given = _fio_json(run / "output.0.localhost")["global options"]
+    assert given["rw"] == "randrw" and given["rwmixread"] == "70" and given["bs"] == "4096B"
+
+
+def test_rgw_plan_needs_hsbench(cbt: Path) -> None:
+    b = compile_bundle(CompileRequest(workload="rgw", tier="iops", bench_scale="smoke"))
+    cmd = next(iter(b.plans.values()))["benchmarks"]["hsbench"]["cmd_path"]
+    if not Path(cmd).is_file():
+        pytest.skip(f"{cmd} is absent: hsbench (github.com/markhpc/hsbench) is in neither Debian nor PyPI")
+
+
+def test_scratch_plan_needs_the_kernel_cephfs_client(cbt: Path) -> None:
+    if "ceph" not in Path("/proc/filesystems").read_text().split():
+        pytest.skip("the kernel has no ceph file system: CBT's cephfs-kernel endpoint cannot mount here")
