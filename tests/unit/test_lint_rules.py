@@ -139,12 +139,15 @@ CBT_OK = """cluster:
   head: h
   clients: [c1]
   osds: [o1, o2]
-  iterations: 1
+  iterations: 3
+  is_teuthology: true
   pool_profiles:
     rep: {pg_size: 128, pgp_size: 128, replication: 3}
 benchmarks:
   librbdfio:
     time: 60
+    time_based: true
+    ramp: 10
     vol_size: 8192
     mode: [randwrite]
     iodepth: [16, 32]
@@ -154,9 +157,9 @@ benchmarks:
 
 def test_cbt_clean_plan_and_iterations_trap() -> None:
     assert codes(CBT_OK, "cbt.yaml") == []
-    no_iter = CBT_OK.replace("  iterations: 1\n", "")
+    no_iter = CBT_OK.replace("  iterations: 3\n", "")
     assert ("iterations", "FT701", "error") in codes(no_iter, "cbt.yaml")
-    top = CBT_OK.replace("  iterations: 1\n", "") + "iterations: 1\n"  # loads, but CBT drops it
+    top = CBT_OK.replace("  iterations: 3\n", "") + "iterations: 3\n"  # loads, but CBT drops it
     got = codes(top, "cbt.yaml")
     assert ("iterations", "FT703", "error") in got and ("iterations", "FT701", "error") in got
 
@@ -231,7 +234,8 @@ def test_fuzz_known_keys_any_values(items: list[tuple[str, str, str]]) -> None:
 CBT_POOLS = """cluster:
   osds: [a, b, c]
   osds_per_node: 2
-  iterations: 1
+  iterations: 3
+  is_teuthology: true
   erasure_profiles:
     ec84: {erasure_k: 8, erasure_m: 4}
     ec21: {erasure_k: 2, erasure_m: 1}
@@ -248,6 +252,7 @@ monitoring_profiles:
 benchmarks:
   fio:
     client_endpoints: nope
+    time_based: true
   radosbench:
     pool_profile: [big, fits, wide]
 """

@@ -128,6 +128,11 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
         ("iterations", "FT703"),
         ("pool_profiles", "FT703"),
         ("vol_size", "FT204"),  # 10 MiB volumes: the whole working set sits in caches
+        # read with the cluster keys re-indented (issue 23): what CBT then does with the plan
+        ("iterations", "FT707"),  # one run per case, no spread
+        ("mode", "FT708"),  # list sweeps without is_teuthology: CBT runs only the first permutation
+        ("time", "FT706"),  # no time_based: fio stops once it has covered each 10 MiB volume
+        ("librbdfio", "FT709"),  # 6 clients x 10 x 10 MiB against 5 x 16 OSDs' caches
     ],
 }
 

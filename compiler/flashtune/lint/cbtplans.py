@@ -63,7 +63,7 @@ def _time_based(lint: Linter, name: str, conf: dict[str, Any]) -> None:
         at,
         "warning",
         "FT706",
-        "time_based",
+        "time" if "time" in conf else name,
         f"{name} runs without time_based: {runs}, and fio stops once it has covered {size_key} "
         f"({size} {spec['size_unit']} per {spec['per']}), so a fast case ends early, even inside the ramp, "
         "and measures less than the plan says",
