@@ -1,5 +1,5 @@
-"""The compiled CBT plans run end to end in the real CBT (../shared/tools/cbt, ceph/cbt 9d6480fcea9e) against the
-session's real Ceph 16.2.15 loopback cluster, at `--bench-scale smoke` (only sizes and durations change), and
+"""The compiled CBT plans run end to end in the real CBT (ceph/cbt 9d6480fcea9e, from the `shared` fixture)
+against the session's real Ceph 16.2.15 loopback cluster, at `--bench-scale smoke` (only sizes and durations change), and
 `flashtune ingest` reads each archive into rows with the values fio printed in it.
 
 A plan CBT rejects (non-zero exit), or one that measures nothing (a permutation or iteration without its archive

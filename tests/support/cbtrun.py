@@ -1,4 +1,4 @@
-"""Run a compiled CBT plan with the real CBT (../shared/tools/cbt) against the test suite's loopback cluster.
+"""Run a compiled CBT plan with the real CBT (the `shared` fixture's tools/cbt) against the loopback cluster.
 
 What is changed in the plan is what a user changes too: the placeholder host names become `localhost` and the
 ssh user goes (CBT then runs every command locally, without pdsh or ssh: common.py get_localnode, which a

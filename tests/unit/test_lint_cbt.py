@@ -23,6 +23,7 @@ def lint_text(text: str, kind: str, **kw: str) -> list[Finding]:
 def found(text: str, kind: str = "cbt.yaml") -> list[tuple[int, str, str]]:
     return [(f.line, f.code, f.key) for f in lint_text(text, kind)]
 
+
 HEAD = "cluster:\n  iterations: 1\n  osds: [a, b, c]\n  osds_per_node: 1\n"
 
 
