@@ -30,7 +30,7 @@ BUDGET_CPU_S = 0.5  # cold compile-config, user + system CPU seconds, median of 
 
 MATRIX = """
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.hardware import tier_names
+from flashtune.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
 

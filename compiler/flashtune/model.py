@@ -100,7 +100,7 @@ class Hardware:
     # the node's daemon layout (data/layout.yaml's defaults, overridden per tier or hardware file)
     layout: dict[str, Any] = field(default_factory=dict)
     tier: bool = False  # a shipped tier (data/tiers/), not the user's own file
-    # Performance facts, all optional; only the performance envelope reads them (flashtune/hardware_file.py)
+    # Performance facts, all optional; only the performance envelope reads them (flashtune/hardware.py)
     cpu_ghz: float | None = None  # base clock
     media_link: MediaLink = field(default_factory=MediaLink)
     client_nic_gbps: float | None = None  # per client node

@@ -369,7 +369,7 @@ print("large writes per link class:", {c: round(v, 3) for c, v in f.constants.ne
 from pathlib import Path
 
 from flashtune.envelope.fitted import constants
-from flashtune.envelope.hardware import load_cluster
+from flashtune.envelope.cluster import load_cluster
 from flashtune.envelope.results import compare, measured_cases
 from flashtune.errors import FlashtuneError
 from flashtune.paths import tiers_dir

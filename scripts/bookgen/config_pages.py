@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bookgen import myst
-from flashtune.hardware_file import read_hardware
+from flashtune.hardware import read_hardware
 from flashtune.model import DeviceGroup
 from flashtune.yamlio import load_yaml
 

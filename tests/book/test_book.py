@@ -144,7 +144,7 @@ def test_changes_page_lists_knobs_removed_since_jewel(tmp_path: Path) -> None:
 
 def test_tiers_table_reads_the_hardware_file_like_the_compiler() -> None:
     """The book's tier table goes through the one hardware reader: cores per socket, node cores as the compiler."""
-    from flashtune.compile.hardware import load_tier, tier_names
+    from flashtune.hardware import load_tier, tier_names
 
     table = config_pages.tiers_table(REPO / "data" / "tiers")
     for t in tier_names():

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephadm, cephcentral
 from flashtune.emit import fleet as emit_fleet
+from flashtune.hardware import tier_names
 from flashtune.model import CentralConfig, CentralValue, HostGroup, Setting
 from flashtune.parse import parse_text
 from support.cephlab import CephLab

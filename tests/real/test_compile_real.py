@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
+from flashtune.hardware import tier_names
 from support.cephlab import LAB_FS, CephLab, parse_conf
 from support.mariadb import MariaDB, mysqld_options
 

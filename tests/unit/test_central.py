@@ -19,10 +19,10 @@ import jsonschema
 import pytest
 
 from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral, rook
 from flashtune.errors import FlashtuneError
+from flashtune.hardware import tier_names
 from flashtune.model import Setting
 from flashtune.parse import parse_text
 from flashtune.placement import companion_keys

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from flashtune.compile import CompileRequest, compile_bundle, formats, matrix
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.compile.profiles import compose, merge, read_profile
 from flashtune.datapackage import resolve
 from flashtune.errors import FlashtuneError
+from flashtune.hardware import tier_names
 from flashtune.lint import lint_text
 from flashtune.parse import parse_text
 from flashtune.releases import SUPPORTED_CEPH_RELEASES

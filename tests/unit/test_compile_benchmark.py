@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.benchmark import GiB, _object_bytes
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
+from flashtune.hardware import tier_names
 from flashtune.lint import ruledata
 from flashtune.parse import parse_text
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from flashtune import datapackage
 from flashtune.cli.main import main
 from flashtune.envelope.calibrate import fit
-from flashtune.envelope.hardware import load_cluster, load_setup, setups_dir
+from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
 from flashtune.envelope.model import (
     Case,
     Cluster,
@@ -108,7 +108,7 @@ def test_cpu_ceiling_and_the_limit_with_headroom() -> None:
 
 
 def test_filestore_journal_on_the_data_drive_writes_twice_and_costs_its_own_op() -> None:
-    from flashtune.envelope.hardware import filestore_journal_writes
+    from flashtune.envelope.cluster import filestore_journal_writes
 
     # the published FileStore set-ups keep their journals on the data cards; the factor is constants.yaml's
     assert filestore_journal_writes() == 2.0 and load_setup("sandisk-6node").media_writes == 2.0
@@ -657,7 +657,7 @@ def test_bad_hardware_file_gives_file_line_and_exit_2(
         main(["envelope", "--tier", "nope"])
     assert exited.value.code == 2
     assert "invalid choice: 'nope' (choose from 'iops', 'standard', 'tco')" in capsys.readouterr().err
-    # --nodes/--clients override the file's fields with the file's bounds (hardware_file.LIMITS), as in compile-config
+    # --nodes/--clients override the file's fields with the file's bounds (hardware.LIMITS), as in compile-config
     for flag, value, says in (("--nodes", "99999999", "at most 10000"), ("--clients", "0", "at least 1")):
         with pytest.raises(SystemExit) as e:
             main(["envelope", "--tier", "iops", flag, value])
@@ -791,8 +791,8 @@ def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyP
 
 def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None:
     """`cores` is per socket in both: the CPU ceiling and the compiler's node_cores count sockets x cores."""
-    from flashtune.compile.hardware import load_tier, tier_names
-    from flashtune.envelope.hardware import cluster_from, tier_cluster
+    from flashtune.envelope.cluster import cluster_from, tier_cluster
+    from flashtune.hardware import load_tier, tier_names
 
     sockets = set()
     for t in tier_names():
@@ -808,7 +808,7 @@ def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None
 def test_device_defaults_go_through_the_same_number_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flashtune.envelope.hardware import device_defaults
+    from flashtune.envelope.cluster import device_defaults
     from flashtune.errors import DataError
 
     shutil.copytree(data_dir(), tmp_path / "data")
@@ -826,8 +826,8 @@ def test_device_defaults_go_through_the_same_number_check(
 
 def test_schema_and_reader_name_the_same_choices() -> None:
     """envelope.schema.json's hardware definition and the one reader (hardware_file) agree on every choice."""
-    from flashtune.envelope.hardware import device_defaults
-    from flashtune.hardware_file import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, OBJECTSTORES, SOFTWARE
+    from flashtune.envelope.cluster import device_defaults
+    from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, OBJECTSTORES, SOFTWARE
 
     defs = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())["$defs"]
     hw = defs["hardware"]["properties"]

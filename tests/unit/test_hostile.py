@@ -280,7 +280,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
 
 # The envelope's own fields of a hardware file (clock, per-drive figures, media link, client NIC, gateways,
 # protection, NIC roles), edited into the iops tier: `flashtune envelope --hardware` and `compile-config`
-# read them with the one reader (flashtune/hardware_file.py), so both print the same one-line file:line error.
+# read them with the one reader (flashtune/hardware.py), so both print the same one-line file:line error.
 @pytest.mark.parametrize(
     ("old", "new", "says"),
     [

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
+from flashtune.hardware import tier_names
 from flashtune.parse import parse_text
 from flashtune.parse.cbtplan import from_plan
 

@@ -25,7 +25,7 @@ from flashtune.catalog.values import canon_value
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.layout import layout_data, memory_rules
 from flashtune.compile.profiles import compose, merge
-from flashtune.hardware_file import read_hardware
+from flashtune.hardware import read_hardware
 from flashtune.model import Bundle
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,10 +20,10 @@ from flashtune import paths
 from flashtune.catalog import load_catalog
 from flashtune.catalog.store import KNOBS, checked_knobs, load_from
 from flashtune.compile import profiles
-from flashtune.compile.hardware import hardware_from, load_tier, tier_names
 from flashtune.compile.profiles import read_profile
 from flashtune.errors import DataError
 from flashtune.evidence import EVIDENCE, checked_evidence
+from flashtune.hardware import load_tier, read_hardware, tier_names
 from flashtune.paths import compiled, data_dir, data_names, snapshot_dir
 from flashtune.snapshot import CHECKED, build, compile_file, encode, matches
 from flashtune.yamlio import YDict, YList, decode, line_of, load_data, load_yaml, parse_yaml
@@ -172,7 +172,7 @@ def test_loaders_give_the_same_facts_from_the_snapshot_and_from_yaml(
         assert (a.settings, a.unsafe, a.lines, a.benchmark) == (b.settings, b.unsafe, b.lines, b.benchmark)
     for t, hw in tiers.items():
         path = tmp_path / "data" / "tiers" / f"{t}.yaml"
-        assert hw == hardware_from(load_yaml(path), Path(f"data/tiers/{t}.yaml"), tier=True)
+        assert hw == read_hardware(load_yaml(path), Path(f"data/tiers/{t}.yaml"), tier=True)
 
 
 def test_the_compile_path_parses_no_yaml_and_keeps_no_cache_at_home(tmp_path: Path) -> None:

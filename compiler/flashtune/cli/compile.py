@@ -14,12 +14,11 @@ from typing import Any
 from flashtune import __version__
 from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
 from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral
 from flashtune.errors import UsageError
 from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
-from flashtune.hardware_file import LIMITS
+from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
 from flashtune.pathnames import name, stem
 from flashtune.releases import (

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.cli.common import bounded_int, path_arg
-from flashtune.compile.hardware import tier_names
 from flashtune.envelope import report
-from flashtune.envelope.hardware import load_cluster, tier_cluster
+from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import UsageError
-from flashtune.hardware_file import LIMITS
+from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Protection
 
 HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
@@ -29,7 +28,7 @@ HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured 
 
 def _field(key: str) -> Callable[[str], int]:
     """An argparse type for a flag overriding the hardware file's `key`: the file's bounds, as compile-config's
-    flags have them (hardware_file.LIMITS)."""
+    flags have them (hardware.LIMITS)."""
     return bounded_int(1, int(LIMITS[key]))
 
 

@@ -22,9 +22,9 @@ from flashtune.catalog import load_catalog
 from flashtune.cli.common import path_arg
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.deploy import central_config
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import FlashtuneError, UsageError
+from flashtune.hardware import tier_names
 from flashtune.lab import ceph_cluster, free_ports, missing_tools
 from flashtune.prove import report
 from flashtune.prove.arms import read_script

@@ -12,9 +12,8 @@ from functools import cache
 from typing import Any
 
 from flashtune.errors import DataError
-from flashtune.hardware_file import LIMITS, number
 from flashtune.paths import data_path
-from flashtune.yamlio import line_of, load_yaml
+from flashtune.yamlio import load_yaml
 
 GiB = 1 << 30
 
@@ -44,50 +43,6 @@ class NodeLayout:
     os_reserve_gib: float
     mds_rss_factor: float
     mds_cache_knob: str
-
-
-def check_override(node: Any, where: str) -> dict[str, Any]:
-    """A tier's or hardware file's `layout:` mapping, checked (file:line errors)."""
-    if node is None:
-        return {}
-    if not isinstance(node, dict):
-        raise DataError(
-            "'layout' must be a mapping {placement, memory_gib, os_reserve_gib}",
-            file=where,
-            line=line_of(node),
-        )
-    known = {"placement", "memory_gib", "os_reserve_gib"}
-    for key in node:
-        if key not in known:
-            raise DataError(
-                f"unknown layout field {key!r}",
-                file=where,
-                line=line_of(node, key),
-                suggestion=f"known: {', '.join(sorted(known))}",
-            )
-    daemons = set(layout_data()["daemons"])
-    for wl, names in (node.get("placement") or {}).items():
-        if not isinstance(names, list) or any(n not in daemons for n in names):
-            raise DataError(
-                f"layout.placement.{wl} must list daemons among {', '.join(sorted(daemons))}",
-                file=where,
-                line=line_of(node.get("placement"), wl),
-            )
-    ram = LIMITS["ram_gib"]  # a daemon or the OS cannot hold more than a node can have
-    for name, gib in (node.get("memory_gib") or {}).items():
-        line = line_of(node.get("memory_gib"), name)
-        if name not in daemons:
-            raise DataError(
-                f"layout.memory_gib.{name} must be a daemon's memory in GiB (>= 0)",
-                file=where,
-                line=line,
-                suggestion=f"daemons: {', '.join(sorted(daemons))}",
-            )
-        number(gib, f"layout.memory_gib.{name}", where, line, inclusive=True, limit=ram)
-    if node.get("os_reserve_gib") is not None:
-        line = line_of(node, "os_reserve_gib")
-        number(node["os_reserve_gib"], "layout.os_reserve_gib", where, line, inclusive=True, limit=ram)
-    return dict(node)
 
 
 def node_layout(workload: str, override: dict[str, Any]) -> NodeLayout:

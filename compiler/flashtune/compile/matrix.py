@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS, CompileRequest, compile_bundle
 from flashtune.fileio import write_atomic
+from flashtune.hardware import tier_names
 from flashtune.paths import REPO_ROOT
 from flashtune.releases import DEFAULT_CEPH_RELEASE
 

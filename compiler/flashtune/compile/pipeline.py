@@ -22,12 +22,12 @@ from flashtune.compile.derive import (
     pg_num,
 )
 from flashtune.compile.derive_host import connection_bytes, vm_min_free_kbytes
-from flashtune.compile.hardware import load_hardware, load_tier
 from flashtune.compile.lifecycle import release_warnings
 from flashtune.compile.profiles import Profile, compose, last, merge
 from flashtune.compile.validate import validate_bundle, validate_settings
 from flashtune.envelope import bundle as envelope_bundle
 from flashtune.errors import DataError, UsageError
+from flashtune.hardware import load_hardware, load_tier
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.paths import has_data
 from flashtune.releases import ceph_index

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from flashtune.envelope.hardware import load_setup
+from flashtune.envelope.cluster import load_setup
 from flashtune.envelope.model import (
     MODERN_FAMILIES,
     Cluster,

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from flashtune import datapackage
-from flashtune.envelope.hardware import envelope_dir
+from flashtune.envelope.cluster import envelope_dir
 from flashtune.envelope.model import Case
 from flashtune.errors import DataError
 from flashtune.yamlio import line_of, load_yaml
@@ -94,7 +94,7 @@ def _busy(
         # physical core first, so up to the physical count they are physical cores; beyond it, saturated
         if row is None:
             raise DataError(f"{where}: cores_fields need a table row as evidence")
-        from flashtune.envelope.hardware import load_setup
+        from flashtune.envelope.cluster import load_setup
 
         values = [float(row[f]) for f in cores if row.get(f)]
         if not values:
@@ -250,7 +250,7 @@ class ClaimObservation:
 
 @cache
 def claim_observations() -> tuple[ClaimObservation, ...]:
-    from flashtune.envelope.hardware import load_setup
+    from flashtune.envelope.cluster import load_setup
 
     doc = constants_doc()
     path = os.path.join(envelope_dir(), "constants.yaml")

@@ -1,4 +1,4 @@
-"""Hardware -> envelope Cluster: the already-checked hardware file (flashtune/hardware_file.py, the one
+"""Hardware -> envelope Cluster: the already-checked hardware file (flashtune/hardware.py, the one
 reader of its fields, performance fields included) turned into the model's per-node resources.
 
 Missing per-drive figures come from data/envelope/devices.yaml by device type; a missing cpu_ghz is
@@ -15,7 +15,7 @@ from typing import Any
 
 from flashtune.envelope.model import Cluster, Drives
 from flashtune.errors import DataError
-from flashtune.hardware_file import DRIVE_FIGURES, NIC_ROLES, number, read_hardware, tier_doc
+from flashtune.hardware import DRIVE_FIGURES, NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
 from flashtune.pathnames import StrPath, stems
 from flashtune.paths import data_path

@@ -1,8 +1,8 @@
 """The hardware file (data/tiers/*.yaml or the user's own): its fields, their checks and what they mean.
 
-The one reader of that file. The compiler (compile/hardware.py adds the `layout:` check and the tiers) and
-the performance envelope (envelope/hardware.py turns the Hardware into its Cluster) both start here, so a
-field means the same and fails the same way (one line with file:line) everywhere.
+The one reader of that file, `layout:` override included. The compiler and the performance envelope
+(envelope/cluster.py turns the Hardware into its Cluster) both read it here, so a field means the same and
+fails the same way (one line with file:line) everywhere.
 
     name, source, description
     software: ceph | lustre                # default ceph (the envelope's CPU costs are Ceph's)
@@ -43,7 +43,7 @@ from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
 from flashtune.pathnames import StrPath, stem
 from flashtune.paths import data_label, data_names, has_data
-from flashtune.yamlio import line_of, load_data
+from flashtune.yamlio import line_of, load_data, load_yaml
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")
@@ -257,9 +257,52 @@ def _protection(cluster: dict[str, Any], path: StrPath) -> Protection | None:
     )
 
 
+def layout_override(node: Any, where: str) -> dict[str, Any]:
+    """A tier's or hardware file's `layout:` mapping, checked (file:line errors)."""
+    if node is None:
+        return {}
+    if not isinstance(node, dict):
+        raise DataError(
+            "'layout' must be a mapping {placement, memory_gib, os_reserve_gib}",
+            file=where,
+            line=line_of(node),
+        )
+    known = {"placement", "memory_gib", "os_reserve_gib"}
+    for key in node:
+        if key not in known:
+            raise DataError(
+                f"unknown layout field {key!r}",
+                file=where,
+                line=line_of(node, key),
+                suggestion=f"known: {', '.join(sorted(known))}",
+            )
+    daemons = set(load_data("layout/layout.yaml")["daemons"])
+    for wl, names in (node.get("placement") or {}).items():
+        if not isinstance(names, list) or any(n not in daemons for n in names):
+            raise DataError(
+                f"layout.placement.{wl} must list daemons among {', '.join(sorted(daemons))}",
+                file=where,
+                line=line_of(node.get("placement"), wl),
+            )
+    ram = LIMITS["ram_gib"]  # a daemon or the OS cannot hold more than a node can have
+    for name, gib in (node.get("memory_gib") or {}).items():
+        line = line_of(node.get("memory_gib"), name)
+        if name not in daemons:
+            raise DataError(
+                f"layout.memory_gib.{name} must be a daemon's memory in GiB (>= 0)",
+                file=where,
+                line=line,
+                suggestion=f"daemons: {', '.join(sorted(daemons))}",
+            )
+        number(gib, f"layout.memory_gib.{name}", where, line, inclusive=True, limit=ram)
+    if node.get("os_reserve_gib") is not None:
+        line = line_of(node, "os_reserve_gib")
+        number(node["os_reserve_gib"], "layout.os_reserve_gib", where, line, inclusive=True, limit=ram)
+    return dict(node)
+
+
 def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
-    """A parsed hardware file -> Hardware (DataError with file:line on bad input). `layout` is kept as
-    written: compile/hardware.py checks it against the layout data."""
+    """A parsed hardware file -> Hardware (DataError with file:line on bad input)."""
     node = doc.get("node") if isinstance(doc, dict) else None
     if not isinstance(node, dict):
         raise DataError(
@@ -322,7 +365,6 @@ def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
         )
     link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
-    layout = doc.get("layout")
     return Hardware(
         name=str(doc.get("name", stem(path))),
         source=str(doc.get("source", path)),
@@ -335,7 +377,7 @@ def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
         nodes=int(_num(cluster, "nodes", path)) if "nodes" in cluster else 3,
         clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
         client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
-        layout=layout if isinstance(layout, dict) else {},
+        layout=layout_override(doc.get("layout"), str(path)),
         tier=tier,
         cpu_ghz=_opt(node, "cpu_ghz", path),
         media_link=MediaLink(*(_opt(link, f, path) for f in ("read_mb_s", "write_mb_s", "read_iops"))),
@@ -376,3 +418,14 @@ def tier_doc(name: str) -> tuple[Any, str]:
     if not has_data(rel):
         raise DataError(f"unknown tier {name!r}", suggestion=f"choose one of: {', '.join(tier_names())}")
     return load_data(rel), data_label(rel)
+
+
+def load_hardware(path: StrPath) -> Hardware:
+    """A user's hardware file (YAML, same shape as data/tiers/*.yaml)."""
+    return read_hardware(load_yaml(path), path)
+
+
+def load_tier(name: str) -> Hardware:
+    """A shipped tier (data/tiers/NAME.yaml)."""
+    doc, path = tier_doc(name)
+    return read_hardware(doc, path, tier=True)
