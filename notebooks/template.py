@@ -4,7 +4,7 @@
 # **Question.** What a reader tuning an all-flash cluster wants to know, in their words, and which
 # published claim or setting it is about.
 #
-# **Data.** Which tables of the data package (`flashtune.data.load`), which seed configs
+# **Data.** Which tables of the data package (`flashtune.tables.load`), which seed configs
 # (`nb.seed_settings`) and which catalog facts the answer uses, and where the source got them.
 
 # %% tags=["parameters"]
@@ -15,7 +15,7 @@ results = None
 import altair as alt
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

@@ -198,7 +198,7 @@ def check(label: str, computed: float, stated: float, *, rel: float = 0.005) -> 
 
 def errata(*resources: str) -> Any:
     """The data package's errata for the given tables: what the source got wrong and how it is recorded."""
-    from flashtune.data import load  # deferred: pandas
+    from flashtune.tables import load  # deferred: pandas
 
     table = load("errata")
     rows = table[table.resource.isin(resources)]
@@ -213,7 +213,7 @@ def _value_text(v: Any) -> str:
 
 def claims(*topics: str) -> Any:
     """The seeds' claims on some topics, with where each comes from and whether its figure is missing."""
-    from flashtune.data import load  # deferred: pandas
+    from flashtune.tables import load  # deferred: pandas
 
     table = load("claims")
     sources = load("sources").set_index("id")

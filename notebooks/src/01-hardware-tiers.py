@@ -20,7 +20,7 @@ hardware = None
 import altair as alt
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

@@ -20,7 +20,7 @@ import altair as alt
 import numpy as np
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

@@ -21,7 +21,7 @@ import pandas as pd
 from flashtune import nb
 from flashtune.catalog import load_catalog
 from flashtune.catalog.status import STATES
-from flashtune.data import load
+from flashtune.tables import load
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
 
 nb.setup()

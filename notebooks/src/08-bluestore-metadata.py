@@ -19,7 +19,7 @@ results = None
 import altair as alt
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

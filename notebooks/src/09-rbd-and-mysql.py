@@ -21,7 +21,7 @@ import altair as alt
 import pandas as pd
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 from flashtune.releases import MYSQL_FLAVOURS
 
 nb.setup()

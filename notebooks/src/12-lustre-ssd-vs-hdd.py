@@ -18,7 +18,7 @@ results = None
 import altair as alt
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

@@ -19,7 +19,7 @@ import altair as alt
 import pandas as pd
 
 from flashtune import nb
-from flashtune.data import load
+from flashtune.tables import load
 
 nb.setup()
 reader = nb.reader_results(results)

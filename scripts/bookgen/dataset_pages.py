@@ -161,7 +161,7 @@ def index_page(names: list[str]) -> str:
         "units sit in the schema, next to each field. Each row names the document, table or section it "
         "was transcribed from; problems in the sources are kept as they were printed and listed as errata.",
         "",
-        "In a notebook, `flashtune.data.load(name)` returns a table as a typed pandas DataFrame "
+        "In a notebook, `flashtune.tables.load(name)` returns a table as a typed pandas DataFrame "
         "(units in `df.attrs['units']`).",
         "",
         myst.table(["table", "title", "rows"], rows),

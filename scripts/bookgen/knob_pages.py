@@ -9,7 +9,7 @@ from bookgen import myst
 from bookgen.evidence import evidence_line
 from flashtune.catalog import Catalog, Knob, vocab
 from flashtune.catalog.card import meanings, statuses
-from flashtune.catalog.model import DOMAINS, human_size
+from flashtune.catalog.knob import DOMAINS, human_size
 from flashtune.catalog.status import STATES
 
 DOMAIN_TITLES = {

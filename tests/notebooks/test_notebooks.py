@@ -122,7 +122,7 @@ def test_committed_notebook_is_clean(path: Path) -> None:
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith(
         f"# {int(path.name[:2]):02d}"
     )
-    assert "load(" in "".join(c.source for c in code), "published data comes through flashtune.data.load"
+    assert "load(" in "".join(c.source for c in code), "published data comes through flashtune.tables.load"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

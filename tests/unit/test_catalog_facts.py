@@ -18,7 +18,7 @@ from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog import names as names_mod
 from flashtune.catalog import status as status_mod
 from flashtune.catalog.card import card_dict, render_card
-from flashtune.catalog.model import canon_value, human_size
+from flashtune.catalog.knob import canon_value, human_size
 from flashtune.catalog.spelling import mysql_key
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.errors import FlashtuneError

@@ -120,7 +120,7 @@ def test_card_and_book_print_the_schemas_meanings(tmp_path: Path) -> None:
 
 
 def test_value_sets_and_releases_agree_with_the_schema() -> None:
-    from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES
+    from flashtune.catalog.knob import DOMAINS, EFFECT, SAFETY, TYPES
     from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
     assert tuple(vocab.values(f) for f in ("domain", "type", "safety", "effect")) == (

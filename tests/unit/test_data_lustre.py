@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flashtune import data
+from flashtune import tables
 
 SEED = "002_34926a5429dff00c.txt"
 NODES = [1, 2, 4, 8, 16, 32, 64, 96, 128]
@@ -42,7 +42,7 @@ def _block_before(seed: list[str], caption: str) -> list[list[str]]:
 
 
 def test_iozone_matches_table_1_cell_by_cell(seed: list[str]) -> None:
-    df = data.load("lustre_iozone")
+    df = tables.load("lustre_iozone")
     src = [line.split("\t") for line in seed if re.match(r"^(SDD|HDD)\t[a-z_-]+\t\d", line)]
     # shape of Table 1: 13 sub-tests x (SSD, HDD) rows, 9 node-count columns
     assert len(src) == 26 and {len(r) for r in src} == {11}
@@ -57,7 +57,7 @@ def test_iozone_matches_table_1_cell_by_cell(seed: list[str]) -> None:
 
 
 def test_ior_scaling_matches_tables_2_and_3(seed: list[str]) -> None:
-    df = data.load("lustre_ior_scaling")
+    df = tables.load("lustre_ior_scaling")
     for table, caption, nrows in ((2, "Table 2:", 5), (3, "Table 3:", 9)):
         src = _block_before(seed, caption)
         assert len(src) == nrows
@@ -92,7 +92,7 @@ def test_ior_record_tables_match_the_seed(
     # 2 systems x 9 thread counts rows; threads label + 5 record sizes x (read, write)
     assert len(src) == 18 and {len(r) for r in src} == {11}
     assert [int(r[0]) for r in src] == NODES * 2
-    df = data.load(resource)
+    df = tables.load(resource)
     part = df[df["table_number"] == table]
     assert len(part) == 2 * 9 * 2 * 5
     got = part.set_index(["filesystem", "threads", "operation", "record_size"])[column]
@@ -104,8 +104,8 @@ def test_ior_record_tables_match_the_seed(
 
 
 def _ior_inconsistent() -> set[str]:
-    bw = data.load("lustre_ior_records_bandwidth")
-    ops = data.load("lustre_ior_records_ops")
+    bw = tables.load("lustre_ior_records_bandwidth")
+    ops = tables.load("lustre_ior_records_ops")
     keys = ["api", "operation", "filesystem", "threads", "record_size"]
     both = bw.merge(ops, on=keys, suffixes=("_bw", "_ops"), validate="one_to_one")
     assert len(both) == len(bw) == len(ops) == 2 * 2 * 9 * 2 * 5  # api x system x threads x op x record
@@ -117,7 +117,7 @@ def _ior_inconsistent() -> set[str]:
 
 def test_ior_mb_per_s_matches_ops_times_record_size_or_is_an_erratum() -> None:
     failing = _ior_inconsistent()
-    errata = data.load("errata")
+    errata = tables.load("errata")
     listed = errata[errata["kind"] == "ior_consistency"]
     listed_ops = {
         rid for ids in listed["row_ids"] for rid in ids.split(";") if rid.startswith(("ior-t5", "ior-t7"))
@@ -128,7 +128,7 @@ def test_ior_mb_per_s_matches_ops_times_record_size_or_is_an_erratum() -> None:
 
 
 def test_ior_check_catches_a_planted_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = data.load
+    real = tables.load
 
     def planted(name: str) -> pd.DataFrame:
         df = real(name)
@@ -136,21 +136,21 @@ def test_ior_check_catches_a_planted_disagreement(monkeypatch: pytest.MonkeyPatc
             df.loc[df["id"] == "ior-t5-mpiio-read-lfs09-t64-r1m", "ops_per_s"] += 50
         return df
 
-    monkeypatch.setattr(data, "load", planted)
+    monkeypatch.setattr(tables, "load", planted)
     assert "ior-t5-mpiio-read-lfs09-t64-r1m" in _ior_inconsistent()
 
 
 def test_labels_of_tables_5_to_7_are_inferred_and_confirmed_by_the_check() -> None:
-    ops = data.load("lustre_ior_records_ops")
+    ops = tables.load("lustre_ior_records_ops")
     assert set(ops["system_label"]) == {"inferred_from_table_4_order"}
-    errata = set(data.load("errata")["id"])
+    errata = set(tables.load("errata")["id"])
     assert {
         "lustre-t5-no-system-labels",
         "lustre-t6-no-system-labels",
         "lustre-t7-no-system-labels",
     } <= errata
     # swapping lfs08/lfs09 in Table 7 would break the MB/s vs ops/s agreement almost everywhere
-    bw = data.load("lustre_ior_records_bandwidth")
+    bw = tables.load("lustre_ior_records_bandwidth")
     t6 = bw[bw["table_number"] == 6].set_index(["filesystem", "threads", "operation", "record_size"])
     t7 = ops[ops["table_number"] == 7]
     swapped = t7.assign(filesystem=t7["filesystem"].map({"lfs08": "lfs09", "lfs09": "lfs08"}))
@@ -162,12 +162,12 @@ def test_labels_of_tables_5_to_7_are_inferred_and_confirmed_by_the_check() -> No
 
 
 def _claim(claim_id: str) -> pd.Series:
-    claims = data.load("claims").set_index("id")
+    claims = tables.load("claims").set_index("id")
     return claims.loc[claim_id]
 
 
 def test_headline_ssd_over_40_and_hdd_about_10_gb_per_s() -> None:
-    io = data.load("lustre_iozone")
+    io = tables.load("lustre_iozone")
     best = io.groupby("system", observed=True)["throughput_MB_per_s"].max()
     over = _claim("lustre-ssd-over-40gbs")
     assert (over["qualifier"], over["unit"]) == ("more_than", "GB/s")
@@ -180,7 +180,7 @@ def test_headline_ssd_over_40_and_hdd_about_10_gb_per_s() -> None:
 
 
 def test_headline_hdd_performance_drops_as_clients_are_added() -> None:
-    io = data.load("lustre_iozone")
+    io = tables.load("lustre_iozone")
     hdd_read = io[(io["system"] == "hdd") & (io["subtest"] == "readers")].set_index("nodes")[
         "throughput_MB_per_s"
     ]
@@ -192,7 +192,7 @@ def test_headline_hdd_performance_drops_as_clients_are_added() -> None:
 
 
 def test_headline_new_client_claims() -> None:
-    bw = data.load("lustre_ior_records_bandwidth")
+    bw = tables.load("lustre_ior_records_bandwidth")
     single = bw[bw["threads"] == 1]["bandwidth_MB_per_s"].max()
     assert abs(single / _claim("lustre-new-client-single-thread-800")["value"] - 1) < 0.05
     hdd_busy = bw[(bw["filesystem"] == "lfs08") & (bw["threads"] >= 16)]
@@ -211,11 +211,11 @@ def test_headline_new_client_claims() -> None:
     )
     # MPIIO reads stay below it: recorded as an erratum rather than hidden
     assert ssd[("MPIIO", "read")] < limit
-    assert "lustre-ssd-read-over-22gbs" in set(data.load("errata")["id"])
+    assert "lustre-ssd-read-over-22gbs" in set(tables.load("errata")["id"])
 
 
 def test_single_client_performance_is_similar_on_both_systems() -> None:
-    sc = data.load("lustre_ior_scaling")
+    sc = tables.load("lustre_ior_scaling")
     one = sc[(sc["table_number"] == 3) & (sc["threads"] == 1)].set_index(["operation", "filesystem"])
     for op in ("read", "write"):
         a, b = one.loc[(op, "lfs08"), "bandwidth_MB_per_s"], one.loc[(op, "lfs09"), "bandwidth_MB_per_s"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flashtune import data, datapackage
+from flashtune import datapackage, tables
 from flashtune.errors import DataError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,9 +22,9 @@ DATA = REPO / "data"
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Iterator[None]:
-    data.clear_cache()
+    tables.clear_cache()
     yield
-    data.clear_cache()
+    tables.clear_cache()
 
 
 def test_frictionless_validates_the_whole_package() -> None:
@@ -62,7 +62,7 @@ def test_every_table_has_a_string_id_key_and_a_source() -> None:
 
 
 def test_every_source_row_is_used_and_points_into_its_seed(shared: Path) -> None:
-    sources = data.load("sources")
+    sources = tables.load("sources")
     used: set[str] = set()
     for name in datapackage.resource_names():
         if name not in ("sources", "web_sources"):
@@ -114,27 +114,27 @@ def test_resolve_and_row_ids_use_resource_slash_id() -> None:
 
 
 def test_loader_gives_schema_dtypes_and_units() -> None:
-    df = data.load("lustre_iozone")
+    df = tables.load("lustre_iozone")
     assert isinstance(df["subtest"].dtype, pd.CategoricalDtype)
     assert list(df["subtest"].cat.categories[:3]) == ["initial_writers", "rewriters", "readers"]
     assert df["nodes"].dtype == "int64" and df["throughput_MB_per_s"].dtype == "int64"
     assert df["id"].dtype == "string"
     assert df.attrs["units"]["throughput_MB_per_s"] == "MB/s"
-    scaling = data.load("lustre_ior_scaling")
+    scaling = tables.load("lustre_ior_scaling")
     # a column with blank (not measured) cells is a nullable integer, blanks are <NA>, not 0
     assert scaling["bandwidth_MB_per_s"].dtype == "Int64"
     assert scaling.loc[scaling["status"] == "not_measured", "bandwidth_MB_per_s"].isna().all()
-    assert data.describe("lustre_iozone")["schema"]["primaryKey"] == ["id"]
-    assert set(data.resources()) >= {"sources", "errata", "lustre_iozone", "claims", "hardware"}
+    assert tables.describe("lustre_iozone")["schema"]["primaryKey"] == ["id"]
+    assert set(tables.resources()) >= {"sources", "errata", "lustre_iozone", "claims", "hardware"}
 
 
 def test_loader_is_cached_and_hands_out_copies() -> None:
-    a = data.load("lustre_ior_records_ops")
+    a = tables.load("lustre_ior_records_ops")
     a.loc[0, "ops_per_s"] = -1
     a.attrs["units"]["ops_per_s"] = "changed"
-    b = data.load("lustre_ior_records_ops")
+    b = tables.load("lustre_ior_records_ops")
     assert b.loc[0, "ops_per_s"] != -1 and b.attrs["units"]["ops_per_s"] == "ops/s"
-    info = data._frame.cache_info()
+    info = tables._frame.cache_info()
     assert info.hits >= 1 and info.misses == 1
 
 
@@ -158,7 +158,7 @@ def _broken_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, ed
     lines[line - 1] = edit
     path.write_text("".join(lines))
     monkeypatch.setenv("FLASHTUNE_DATA", str(root))
-    data.clear_cache()
+    tables.clear_cache()
     return path
 
 
@@ -214,7 +214,7 @@ def test_bad_table_gives_data_error_with_file_and_line(
     assert f"{path}:{line}: error:" in str(err.value)
     # the pandas loader goes through the same checks
     with pytest.raises(DataError):
-        data.load("lustre_iozone")
+        tables.load("lustre_iozone")
 
 
 def test_bad_header_and_bad_descriptor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,11 +243,11 @@ def test_bad_file_through_a_cli_has_no_traceback(tmp_path: Path, monkeypatch: py
 
 
 def test_claims_name_real_tables_and_numbers_have_units() -> None:
-    claims = data.load("claims")
+    claims = tables.load("claims")
     names = set(datapackage.resource_names())
     assert set(claims["rederived_from"].dropna()) <= names
     with_value = claims[claims["value"].notna()]
     assert with_value["unit"].notna().all() and (with_value["qualifier"] != "none").all()
     assert claims.loc[claims["qualifier"] == "none", "value"].isna().all()
     assert (claims.loc[claims["value_max"].notna(), "qualifier"] == "range").all()
-    assert data.units("claims")["value"] == "column:unit"
+    assert tables.units("claims")["value"] == "column:unit"

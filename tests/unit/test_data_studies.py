@@ -8,13 +8,13 @@ from pathlib import Path
 import pandas as pd
 from ruamel.yaml import YAML
 
-from flashtune import data
+from flashtune import tables
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _claims() -> pd.DataFrame:
-    return data.load("claims").set_index("id")
+    return tables.load("claims").set_index("id")
 
 
 def _pct(new: float, old: float) -> float:
@@ -25,7 +25,7 @@ def _pct(new: float, old: float) -> float:
 
 
 def test_sandisk_ec_tables_have_the_printed_shape_and_cells(shared: Path) -> None:
-    ec = data.load("sandisk_ec_objects")
+    ec = tables.load("sandisk_ec_objects")
     # printed tables: throughput 2 rows, scaling 2, Cauchy-good 2, degraded 4
     assert ec.groupby("table", observed=True).size().to_dict() == {
         "ec_throughput": 2,
@@ -43,7 +43,7 @@ def test_sandisk_ec_tables_have_the_printed_shape_and_cells(shared: Path) -> Non
 
 
 def test_sandisk_ec_claims_rederived() -> None:
-    ec = data.load("sandisk_ec_objects").set_index("id")
+    ec = tables.load("sandisk_ec_objects").set_index("id")
     cl = _claims()
     assert (
         abs(ec.at["ec-rs-48-read", "bandwidth_GB_per_s"] / cl.at["sandisk-ec-read-14gbs", "value"] - 1) < 0.05
@@ -69,7 +69,7 @@ def test_sandisk_ec_claims_rederived() -> None:
         ec.at["ec-cauchy-read", "bandwidth_GB_per_s"], ec.at["ec-rs-48-read", "bandwidth_GB_per_s"]
     )
     assert abs(read_gain - cl.at["sandisk-cauchy-read-10pct", "value"]) > 2
-    assert "sandisk-cauchy-read-10pct" in set(data.load("errata")["id"])
+    assert "sandisk-cauchy-read-10pct" in set(tables.load("errata")["id"])
     # degraded reads: Cauchy-good beats Reed-Solomon with one and with two nodes down
     for state in ("1-node", "2-nodes"):
         assert (
@@ -83,7 +83,7 @@ def test_sandisk_ec_claims_rederived() -> None:
 
 
 def test_sandisk_recovery_rows_agree_with_the_claims() -> None:
-    rec = data.load("sandisk_recovery").set_index("id")
+    rec = tables.load("sandisk_recovery").set_index("id")
     assert len(rec) == 4 and set(rec["scenario"]) == {
         "osd_down_out",
         "osd_in",
@@ -115,7 +115,7 @@ def test_sandisk_recovery_rows_agree_with_the_claims() -> None:
 
 
 def test_sandisk_setups_are_internally_consistent() -> None:
-    sp = data.load("setup_parameters").set_index("id")
+    sp = tables.load("setup_parameters").set_index("id")
     for setup in ("sandisk-2node", "sandisk-6node"):
         nodes, per, total = (
             sp.at[f"{setup}-{k}", "value_number"] for k in ("osd-nodes", "osds-per-node", "total-osds")
@@ -126,7 +126,7 @@ def test_sandisk_setups_are_internally_consistent() -> None:
         size * sp.at["sandisk-6node-rbd-size", "value_number"]
         == sp.at["sandisk-6node-total-data-set-size", "value_number"]
     )
-    hw = data.load("hardware").set_index("id")
+    hw = tables.load("hardware").set_index("id")
     if100 = hw.loc["sandisk-if100"]
     raw_TB = if100["data_device_count_max"] * if100["data_device_capacity_GB_derived"] / 1000
     assert raw_TB == _claims().at["sandisk-if100-512tb", "value"]
@@ -138,7 +138,7 @@ def test_sandisk_setups_are_internally_consistent() -> None:
 
 
 def test_bluestore_rocksdb_steps_90k_to_210k() -> None:
-    rc = data.load("bluestore_rocksdb_compaction")
+    rc = tables.load("bluestore_rocksdb_compaction")
     assert len(rc) == 4 * 2  # four cumulative steps x min_alloc_size 4K / 64K
     wide = rc.pivot(index="step", columns="min_alloc_size_KiB", values="iops_K")
     assert wide.loc[1, 4] == rc["iops_K"].min() == 90  # untuned, 4K min_alloc_size
@@ -158,7 +158,7 @@ def test_bluestore_rocksdb_steps_90k_to_210k() -> None:
 
 
 def test_bluestore_tuning_steps_chain() -> None:
-    steps = data.load("bluestore_tuning_steps").set_index("id")
+    steps = tables.load("bluestore_tuning_steps").set_index("id")
     assert list(steps.index) == [f"step-{n}" for n in range(5)]
     for n in range(1, 5):
         assert steps.at[f"step-{n}", "builds_on"] == f"step-{n - 1}"
@@ -168,7 +168,7 @@ def test_bluestore_tuning_steps_chain() -> None:
 
 
 def test_bluestore_5node_results_and_claims() -> None:
-    res = data.load("bluestore_5node_results").set_index("id")
+    res = tables.load("bluestore_5node_results").set_index("id")
     cl = _claims()
     rr = res.loc["5node-4k-random-read"]
     assert round(rr["iops_K"] / 1000, 1) == cl.at["slides-5node-4k-rr-1-2m", "value"]
@@ -178,7 +178,7 @@ def test_bluestore_5node_results_and_claims() -> None:
     assert res.at["5node-4k-random-write", "bottleneck"] == "cpu"
     assert set(res.loc[res["pattern"] == "sequential", "bottleneck"]) == {"nic_bandwidth"}
     # NIC-bound sequential reads: 5 nodes x 2 x 10 Gb/s is 12.5 GB/s raw, the result sits well below it
-    hw = data.load("hardware").set_index("id")
+    hw = tables.load("hardware").set_index("id")
     nic_gbit = sum(
         int(c) * int(s)
         for c, s in re.findall(r"(\d+)x(\d+)", hw.at["slides-5node-client", "nic_ports_derived"])
@@ -188,7 +188,7 @@ def test_bluestore_5node_results_and_claims() -> None:
 
 
 def test_rocksdb_on_ramdisk_does_not_help() -> None:
-    rd = data.load("bluestore_rocksdb_ramdisk").set_index("configuration")
+    rd = tables.load("bluestore_rocksdb_ramdisk").set_index("configuration")
     assert rd.loc["Baseline", "iops_K"] > rd.loc["RocksDB on Ramdisk", "iops_K"]
     assert rd.loc["Baseline", "cpu_idle_pct"] > rd.loc["RocksDB&WAL on Ramdisk", "cpu_idle_pct"]
 
@@ -197,12 +197,12 @@ def test_rocksdb_on_ramdisk_does_not_help() -> None:
 
 
 def test_guide_readahead_and_its_errata() -> None:
-    ra = data.load("guide_readahead").set_index("read_ahead_kb")
+    ra = tables.load("guide_readahead").set_index("read_ahead_kb")
     assert ra.loc[128, "is_default"] and not ra.loc[512, "is_default"]
     gain = _pct(ra.loc[512, "seq_read_MB_per_s"], ra.loc[128, "seq_read_MB_per_s"])
     printed = _claims().at["readahead-163pct", "value"]
     assert int(gain) == printed == ra.loc[512, "change_vs_default_pct"]  # truncated, not rounded (163.9)
-    errata = set(data.load("errata")["id"])
+    errata = set(tables.load("errata")["id"])
     assert {"guide-readahead-2048-vs-512", "guide-readahead-163-pct"} <= errata
     assert _claims().at["readahead-2048-recommended", "value"] == 2048 not in ra.index
 
@@ -224,7 +224,7 @@ def test_guide_claims_from_the_issue_are_present() -> None:
 
 
 def _tier_rows() -> pd.DataFrame:
-    hw = data.load("hardware")
+    hw = tables.load("hardware")
     return hw[hw["setup"] == "guide-tiers"].set_index("tier")
 
 
@@ -259,7 +259,7 @@ def test_compiler_tiers_agree_with_the_published_tiers() -> None:
 
 
 def test_hardware_covers_every_published_setup() -> None:
-    hw = data.load("hardware")
+    hw = tables.load("hardware")
     assert set(hw["setup"]) >= {
         "guide-tiers",
         "slides-suggested",
@@ -274,7 +274,7 @@ def test_hardware_covers_every_published_setup() -> None:
     assert set(hw.loc[hw["setup"] == "slides-nodes", "tier"]) == {"good", "better", "best"}
     assert (hw["data_device_count_min"] <= hw["data_device_count_max"]).all()
     lfs09 = hw.set_index("id").loc["lustre-lfs09-oss"]
-    sp = data.load("setup_parameters").set_index("id")
+    sp = tables.load("setup_parameters").set_index("id")
     # 8 OSS x 6 OSTs = 48 OSTs; 24 SSDs per OSS = 6 OSTs x 4 SSDs
     assert (
         lfs09["node_count"] * sp.at["lustre-lfs09-osts-per-oss", "value_number"]
@@ -297,14 +297,14 @@ def _numbers_in(text: str) -> set[float]:
 
 
 def _passage(shared: Path, source_id: str) -> str:
-    src = data.load("sources").set_index("id").loc[source_id]
+    src = tables.load("sources").set_index("id").loc[source_id]
     lines = (shared / "seeds" / src["seed_file"]).read_text().splitlines()
     return "\n".join(lines[int(src["line_start"]) - 1 : int(src["line_end"])])
 
 
 def test_measured_numbers_appear_in_their_source_passage(shared: Path) -> None:
     """Spot-check every number of the small result tables against the seed lines its source_id names."""
-    tables = [
+    names = [
         "sandisk_ec_objects",
         "sandisk_recovery",
         "bluestore_5node_results",
@@ -313,14 +313,14 @@ def test_measured_numbers_appear_in_their_source_passage(shared: Path) -> None:
         "guide_readahead",
     ]
     checked = 0
-    for name in tables:
-        fields = data.describe(name)["schema"]["fields"]
+    for name in names:
+        fields = tables.describe(name)["schema"]["fields"]
         numeric = [
             f["name"]
             for f in fields
             if f["type"] in ("number", "integer") and not f["name"].endswith("_derived")
         ]
-        for row in data.load(name).to_dict("records"):
+        for row in tables.load(name).to_dict("records"):
             printed = _numbers_in(_passage(shared, row["source_id"]))
             for col in numeric:
                 if pd.notna(row[col]) and col not in ("step",):
@@ -330,7 +330,7 @@ def test_measured_numbers_appear_in_their_source_passage(shared: Path) -> None:
 
 
 def test_setup_parameter_numbers_come_from_their_printed_text() -> None:
-    sp = data.load("setup_parameters")
+    sp = tables.load("setup_parameters")
     off = {
         r.id
         for r in sp.itertuples()
@@ -344,7 +344,7 @@ def test_setup_parameter_numbers_come_from_their_printed_text() -> None:
 
 
 def test_hardware_numbers_come_from_the_printed_columns() -> None:
-    hw = data.load("hardware")
+    hw = tables.load("hardware")
     pairs = [
         ("ram_GB", "ram"),
         ("cpu_ghz", "cpu"),
@@ -373,15 +373,15 @@ def test_small_tables_have_the_printed_number_of_rows(shared: Path) -> None:
     def count(source_id: str, pattern: str) -> int:
         return sum(bool(re.match(pattern, line.strip())) for line in _passage(shared, source_id).splitlines())
 
-    assert len(data.load("bluestore_5node_results")) == count(
+    assert len(tables.load("bluestore_5node_results")) == count(
         "slides-5node-results", r"^(4K|64K) (Random|Sequential) (Read|Write) \d+K? (IOPS|MB/s)"
     )
     steps = count("slides-rocksdb-compaction", r"^[a-z ]+ \d+ \d+$")  # step label, 4K value, 64K value
-    assert steps == 4 and len(data.load("bluestore_rocksdb_compaction")) == steps * 2
-    assert len(data.load("bluestore_rocksdb_ramdisk")) == count(
+    assert steps == 4 and len(tables.load("bluestore_rocksdb_compaction")) == steps * 2
+    assert len(tables.load("bluestore_rocksdb_ramdisk")) == count(
         "slides-rocksdb-ramdisk", r"^[A-Za-z& ]+ \d+K \d+%$"
     )
-    assert len(data.load("bluestore_tuning_steps")) == count(
+    assert len(tables.load("bluestore_tuning_steps")) == count(
         "slides-tuning-dashboard", r"^(Default /|Tuning-\d )"
     )
     recovery_notes = sum(
@@ -393,4 +393,4 @@ def test_small_tables_have_the_printed_number_of_rows(shared: Path) -> None:
             "sandisk-recovery-chassis-in",
         )
     )
-    assert len(data.load("sandisk_recovery")) == recovery_notes == 4
+    assert len(tables.load("sandisk_recovery")) == recovery_notes == 4

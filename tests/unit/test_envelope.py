@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 from flashtune import datapackage
 from flashtune.cli.main import main
 from flashtune.envelope.calibrate import fit
-from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
-from flashtune.envelope.model import (
+from flashtune.envelope.ceilings import (
     Case,
     Cluster,
     Constants,
@@ -26,6 +25,7 @@ from flashtune.envelope.model import (
     ceilings,
     envelope,
 )
+from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import GOAL, validation
 from flashtune.paths import data_dir, data_path
@@ -213,7 +213,7 @@ def test_clock_under_load_cores_per_osd_and_the_per_node_op_wall(tmp_path: Path)
 
 
 def test_erasure_coded_paths_by_release() -> None:
-    from flashtune.envelope.model import demand
+    from flashtune.envelope.ceilings import demand
 
     ec = cluster(protection=Protection("erasure", 1, 4, 2), release="squid")
     fast = replace(ec, release="tentacle", ec_optimizations=True)
@@ -239,7 +239,7 @@ def test_erasure_coded_paths_by_release() -> None:
 def test_colocated_clients_and_gateways_match_the_published_transfer_counts() -> None:
     """Mako's RGW post counts transfers through co-located gateways on 10 nodes: a GET reaches at best 55.6 %
     of the network's throughput (1.8 transfers per byte), a 3x PUT 26.31 % (3.8), RBD writes 33.3 % (3)."""
-    from flashtune.envelope.model import demand
+    from flashtune.envelope.ceilings import demand
 
     c = load_setup("mako-reef-rgw")
     size = 4 << 20
@@ -683,8 +683,8 @@ def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture
 def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
     from flashtune.compile import CompileRequest, compile_bundle
     from flashtune.envelope.bundle import cluster_for
+    from flashtune.envelope.ceilings import STANDARD_CASES
     from flashtune.envelope.fitted import constants
-    from flashtune.envelope.model import STANDARD_CASES
 
     b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
     env = json.loads(b.files["manifest.json"])["envelope"]

@@ -256,10 +256,10 @@ def test_flashtune_cli_start_does_not_import_pandas() -> None:
 
 def test_reader_rows_line_up_with_the_published_table(tmp_path: Path) -> None:
     """The reader's IOzone rows and data/'s lustre_iozone rows share workload names, units and stat."""
-    from flashtune import data
+    from flashtune import tables
     from flashtune.ingest.published import from_published
 
-    pub = from_published(data.load("lustre_iozone"))
+    pub = from_published(tables.load("lustre_iozone"))
     assert tuple(pub.columns[: len(COLUMN_NAMES)]) == COLUMN_NAMES
     ssd16 = pub[(pub["system"] == "ssd") & (pub["clients"] == 16)]
     f = tmp_path / "iozone-16.txt"

@@ -7,7 +7,7 @@ Public API (used by lint, compile, notebooks and the book):
     Knob.exists_in(release) / Knob.default_for(release)
 """
 
-from flashtune.catalog.model import Knob, Location
+from flashtune.catalog.knob import Knob, Location
 from flashtune.catalog.store import Catalog, load_catalog
 
 __all__ = ["Catalog", "Knob", "Location", "load_catalog"]

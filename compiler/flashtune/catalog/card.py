@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from flashtune.catalog import vocab
-from flashtune.catalog.model import Knob
+from flashtune.catalog.knob import Knob
 from flashtune.catalog.store import Catalog, load_catalog
 
 MEANT = ("type", "effect", "safety", "level")  # fields whose value's meaning a card prints

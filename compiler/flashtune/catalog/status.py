@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flashtune.catalog.model import Knob
+from flashtune.catalog.knob import Knob
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 
 # state -> what it means for a line that sets the knob (shown in cards, notebooks and the book)

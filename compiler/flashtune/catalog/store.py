@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from flashtune.catalog import deps, spelling, vocab
-from flashtune.catalog.model import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
+from flashtune.catalog.knob import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Location, ValueRule
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
 from flashtune.fileio import read_text

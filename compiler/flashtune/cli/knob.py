@@ -10,7 +10,7 @@ from typing import Any
 from flashtune import datapackage
 from flashtune.catalog import load_catalog
 from flashtune.catalog.card import card_dict, render_card
-from flashtune.catalog.model import DOMAINS, Knob
+from flashtune.catalog.knob import DOMAINS, Knob
 from flashtune.errors import UsageError
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
-from flashtune.catalog.model import canon_value
+from flashtune.catalog.knob import canon_value
 from flashtune.emit.common import render_scalar
 from flashtune.lint.values import ceph_value
 from flashtune.model import CentralConfig, CentralValue, LocalValue, Setting

@@ -11,9 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 from flashtune import pathnames
+from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
-from flashtune.envelope.model import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from flashtune.envelope.cluster import load_setup
-from flashtune.envelope.model import (
+from flashtune.envelope.ceilings import (
     MODERN_FAMILIES,
     Cluster,
     Constants,
@@ -33,6 +32,7 @@ from flashtune.envelope.model import (
     demand,
     usable_cores,
 )
+from flashtune.envelope.cluster import load_setup
 from flashtune.envelope.observations import (
     CONSTANTS,
     Headline,

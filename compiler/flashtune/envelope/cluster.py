@@ -13,7 +13,7 @@ import os
 from functools import cache
 from typing import Any
 
-from flashtune.envelope.model import Cluster, Drives
+from flashtune.envelope.ceilings import Cluster, Drives
 from flashtune.errors import DataError
 from flashtune.hardware import DRIVE_FIGURES, NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection

@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 from functools import cache
 
 from flashtune.envelope.calibrate import cluster_for, fit
-from flashtune.envelope.model import Constants, CpuCosts
+from flashtune.envelope.ceilings import Constants, CpuCosts
 from flashtune.envelope.validate import Row, validation
 from flashtune.paths import SOURCE_DATA, data_crcs, data_path
 

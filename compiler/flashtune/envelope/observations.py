@@ -9,8 +9,8 @@ from functools import cache
 from typing import Any
 
 from flashtune import datapackage
+from flashtune.envelope.ceilings import Case
 from flashtune.envelope.cluster import envelope_dir
-from flashtune.envelope.model import Case
 from flashtune.errors import DataError
 from flashtune.yamlio import line_of, load_yaml
 

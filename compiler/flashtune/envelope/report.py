@@ -6,8 +6,7 @@ from functools import cache
 from typing import Any
 
 from flashtune.envelope.calibrate import cluster_for
-from flashtune.envelope.fitted import constants
-from flashtune.envelope.model import (
+from flashtune.envelope.ceilings import (
     KIND,
     MODERN_FAMILIES,
     STANDARD_CASES,
@@ -17,6 +16,7 @@ from flashtune.envelope.model import (
     Envelope,
     envelope,
 )
+from flashtune.envelope.fitted import constants
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import table
 from flashtune.pathnames import StrPath

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from flashtune.envelope.model import RESOURCES, Case, Cluster, Constants, Envelope, envelope
+from flashtune.envelope.ceilings import RESOURCES, Case, Cluster, Constants, Envelope, envelope
 from flashtune.errors import FlashtuneError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flashtune.envelope.calibrate import cluster_for, fit
-from flashtune.envelope.model import Envelope, envelope
+from flashtune.envelope.ceilings import Envelope, envelope
 from flashtune.envelope.observations import Headline, fixed_constants, headlines
 
 GOAL = 0.25  # within +-25 % of the measured value

@@ -1,4 +1,4 @@
-"""Put a published table (flashtune.data.load) into the ingest schema, so a chart can show the reader's
+"""Put a published table (flashtune.tables.load) into the ingest schema, so a chart can show the reader's
 rows and the published rows on one axis, told apart by `source`.
 
 The data package keeps one wide table per source table (lustre_iozone: subtest, nodes,
