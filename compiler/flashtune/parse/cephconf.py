@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -44,6 +45,24 @@ def simple_key_line(line: str) -> tuple[str, int, str, int] | None:
     if m is None:
         return None
     return m[1], m.start(1) + 1, m[3], m.start(3) + 1 if m[3] else m.end(2) + 1
+
+
+@dataclass
+class _Cursor:
+    """Where the character scanner is: an offset into the text, its line number and where that line starts
+    (a backslash-newline continues a line onto the next one)."""
+
+    i: int
+    line_no: int
+    line_start: int
+
+    def col(self) -> int:
+        return self.i - self.line_start + 1
+
+    def next_line(self, start: int) -> None:
+        """Go on at `start`, the first character of the next line."""
+        self.i = self.line_start = start
+        self.line_no += 1
 
 
 class _Scanner:
@@ -239,167 +258,177 @@ class _Scanner:
 
     # -- slow path: a character scanner for escapes, quotes and continuation lines
     def slow_line(self, pos: int, line_no: int) -> tuple[int, int]:
-        text = self.text
-        n = len(text)
-        line_start = pos
-        i = pos
-
-        def col(j: int) -> int:
-            return j - line_start + 1
-
-        while i < n and text[i] in _BLANK:
-            i += 1
-        if text[i] == "[":
-            if i != pos:
-                raise self.fail(
-                    "section headings must start in column 1",
-                    line_no,
-                    col(i),
-                    "remove the indentation before '['",
-                )
-            name: list[str] = []
-            i += 1
-            while True:
-                c = text[i] if i < n else "\n"
-                if c == "\\" and i + 1 < n and text[i + 1] != "\n":
-                    name.append(text[i + 1])
-                    i += 2
-                elif c == "]":
-                    break
-                elif c in "\n[" or c in _COMMENT:
-                    raise self.fail(
-                        "section heading without its closing ']'", line_no, col(i), "write it as [name]"
-                    )
-                else:
-                    name.append(c)
-                    i += 1
-            sname = "".join(name)
-            if not sname:
-                raise self.fail("empty section name '[]'", line_no, col(i), "name the section, e.g. [global]")
-            self.check_ascii(sname, line_no, 2)
-            i = self.end_of_line(i + 1, line_no, line_start, "only a comment may follow ']'")
-            if self.headerless:
-                raise self.fail(
-                    "a [section] after a section-less first line: Ceph rejects the file",
-                    line_no,
-                    1,
-                    "put a [global] heading at the top of the file",
-                )
-            self.section = sname
-            self.doc.sections.append(Section(sname, line_no, 1))
-            return i + 1, line_no + 1
-        key_line, key_col = line_no, col(i)
-        kchars: list[str] = []
-        escaped = (
-            False  # `\ = x` is a key Ceph accepts although it normalises to nothing (probed, ceph-conf 16.2)
-        )
-        while True:
-            c = text[i] if i < n else "\n"
-            if c == "\\" and i + 1 < n and text[i + 1] == "\n":
-                i += 2
-                line_no += 1
-                line_start = i
-            elif c == "\\" and i + 1 < n:
-                kchars.append(text[i + 1])
-                escaped = True
-                i += 2
-            elif c == "=":
-                break
-            elif c == "\n" or c in _COMMENT:
-                raise self.fail(
-                    "expected '=' in a `key = value` line",
-                    line_no,
-                    col(i),
-                    "write `key = value`, or comment the line out with #",
-                )
-            elif c == "[":
-                raise self.fail("'[' is not allowed in a key", line_no, col(i))
-            else:
-                kchars.append(c)
-                i += 1
-        raw_key = "".join(kchars)
+        """One line (with its continuations) starting at offset pos: (offset of the next line, its number)."""
+        text, n = self.text, len(self.text)
+        cur = _Cursor(pos, line_no, pos)
+        while cur.i < n and text[cur.i] in _BLANK:
+            cur.i += 1
+        if text[cur.i] == "[":
+            return self.slow_section(cur, pos)
+        key_line, key_col = cur.line_no, cur.col()
+        raw_key, escaped = self.slow_key(cur)
         key = normalize_key(raw_key)
         if not key and not escaped:
-            raise self.fail("missing key before '='", line_no, col(i), "write `key = value`")
+            raise self.fail("missing key before '='", cur.line_no, cur.col(), "write `key = value`")
         self.check_ascii(raw_key, key_line, key_col)
         section = self.start_key_line(key_line, key_col)
-        i += 1
-        while i < n and (text[i] in _BLANK or (text[i] == "\\" and i + 1 < n and text[i + 1] == "\n")):
-            if text[i] == "\\":
-                i += 1
-                line_no += 1
-                line_start = i + 1
-            i += 1
-        vline, vcol = line_no, col(i)
-        vchars: list[str] = []
-        quoted = i < n and text[i] in "\"'"
-        if quoted:
-            q = text[i]
-            i += 1
-            while True:
-                c = text[i] if i < n else "\n"
-                if c == "\\" and i + 1 < n and text[i + 1] != "\n":
-                    vchars.append(text[i + 1])
-                    i += 2
-                elif c == q:
-                    break
-                elif c == "\\" or c == "\n":
-                    raise self.fail(
-                        f"unterminated quoted value (no closing {q})",
-                        line_no,
-                        col(i),
-                        f"close the quote with {q}; continuation lines do not work inside quotes",
-                    )
-                elif c in _COMMENT:
-                    raise self.fail(
-                        f"unescaped {c!r} inside a quoted value: Ceph rejects it",
-                        line_no,
-                        col(i),
-                        f"write \\{c}",
-                    )
-                else:
-                    vchars.append(c)
-                    i += 1
-            value = "".join(vchars)
-            i = self.end_of_line(i + 1, line_no, line_start, "only a comment may follow the closing quote")
-        else:
-            while True:
-                c = text[i] if i < n else "\n"
-                if c == "\\" and i + 1 < n and text[i + 1] == "\n":
-                    i += 2
-                    line_no += 1
-                    line_start = i
-                elif c == "\\" and i + 1 < n:
-                    vchars.append(text[i + 1])
-                    i += 2
-                elif c == "\\":
-                    raise self.fail(
-                        "the file ends inside a line continuation",
-                        line_no,
-                        col(i),
-                        "end the file with a newline",
-                    )
-                elif c in _COMMENT:
-                    nl = text.find("\n", i)
-                    i = nl if nl >= 0 else n
-                elif c == "\n":
-                    break
-                else:
-                    vchars.append(c)
-                    i += 1
-            value = "".join(vchars).strip(_BLANK)
-            if i >= n:
-                raise self.fail(
-                    "the last line has no newline at its end; Ceph rejects the whole file",
-                    line_no,
-                    col(i),
-                    "end the file with a newline",
-                )
+        cur.i += 1
+        while cur.i < n and (text[cur.i] in _BLANK or text.startswith("\\\n", cur.i)):
+            if text[cur.i] == "\\":
+                cur.next_line(cur.i + 2)
+            else:
+                cur.i += 1
+        vline, vcol = cur.line_no, cur.col()
+        quoted = cur.i < n and text[cur.i] in "\"'"
+        value = self.quoted_value(cur) if quoted else self.plain_value(cur)
         self.check_ascii(value, vline, vcol)
         self.doc.entries.append(
             Entry(section, key, raw_key.strip(), value, key_line, key_col, vline, vcol, quoted=quoted)
         )
-        return i + 1, line_no + 1
+        return cur.i + 1, cur.line_no + 1
+
+    def slow_section(self, cur: _Cursor, pos: int) -> tuple[int, int]:
+        """A `[name]` heading (escapes allowed) at cur.i; the line must start with it."""
+        text, n = self.text, len(self.text)
+        if cur.i != pos:
+            raise self.fail(
+                "section headings must start in column 1",
+                cur.line_no,
+                cur.col(),
+                "remove the indentation before '['",
+            )
+        name: list[str] = []
+        cur.i += 1
+        while True:
+            c = text[cur.i] if cur.i < n else "\n"
+            if c == "\\" and cur.i + 1 < n and text[cur.i + 1] != "\n":
+                name.append(text[cur.i + 1])
+                cur.i += 2
+            elif c == "]":
+                break
+            elif c in "\n[" or c in _COMMENT:
+                raise self.fail(
+                    "section heading without its closing ']'", cur.line_no, cur.col(), "write it as [name]"
+                )
+            else:
+                name.append(c)
+                cur.i += 1
+        sname = "".join(name)
+        if not sname:
+            raise self.fail(
+                "empty section name '[]'", cur.line_no, cur.col(), "name the section, e.g. [global]"
+            )
+        self.check_ascii(sname, cur.line_no, 2)
+        i = self.end_of_line(cur.i + 1, cur.line_no, cur.line_start, "only a comment may follow ']'")
+        if self.headerless:
+            raise self.fail(
+                "a [section] after a section-less first line: Ceph rejects the file",
+                cur.line_no,
+                1,
+                "put a [global] heading at the top of the file",
+            )
+        self.section = sname
+        self.doc.sections.append(Section(sname, cur.line_no, 1))
+        return i + 1, cur.line_no + 1
+
+    def slow_key(self, cur: _Cursor) -> tuple[str, bool]:
+        """The key up to its '=' (left at cur.i), unescaped, and whether it held an escape: `\\ = x` is a key
+        Ceph accepts although it normalises to nothing (probed, ceph-conf 16.2)."""
+        text, n = self.text, len(self.text)
+        kchars: list[str] = []
+        escaped = False
+        while True:
+            c = text[cur.i] if cur.i < n else "\n"
+            if c == "\\" and cur.i + 1 < n and text[cur.i + 1] == "\n":
+                cur.next_line(cur.i + 2)
+            elif c == "\\" and cur.i + 1 < n:
+                kchars.append(text[cur.i + 1])
+                escaped = True
+                cur.i += 2
+            elif c == "=":
+                return "".join(kchars), escaped
+            elif c == "\n" or c in _COMMENT:
+                raise self.fail(
+                    "expected '=' in a `key = value` line",
+                    cur.line_no,
+                    cur.col(),
+                    "write `key = value`, or comment the line out with #",
+                )
+            elif c == "[":
+                raise self.fail("'[' is not allowed in a key", cur.line_no, cur.col())
+            else:
+                kchars.append(c)
+                cur.i += 1
+
+    def quoted_value(self, cur: _Cursor) -> str:
+        """A value in quotes starting at cur.i; cur.i is left at the newline ending the line."""
+        text, n = self.text, len(self.text)
+        q = text[cur.i]
+        vchars: list[str] = []
+        cur.i += 1
+        while True:
+            c = text[cur.i] if cur.i < n else "\n"
+            if c == "\\" and cur.i + 1 < n and text[cur.i + 1] != "\n":
+                vchars.append(text[cur.i + 1])
+                cur.i += 2
+            elif c == q:
+                break
+            elif c == "\\" or c == "\n":
+                raise self.fail(
+                    f"unterminated quoted value (no closing {q})",
+                    cur.line_no,
+                    cur.col(),
+                    f"close the quote with {q}; continuation lines do not work inside quotes",
+                )
+            elif c in _COMMENT:
+                raise self.fail(
+                    f"unescaped {c!r} inside a quoted value: Ceph rejects it",
+                    cur.line_no,
+                    cur.col(),
+                    f"write \\{c}",
+                )
+            else:
+                vchars.append(c)
+                cur.i += 1
+        cur.i = self.end_of_line(
+            cur.i + 1, cur.line_no, cur.line_start, "only a comment may follow the closing quote"
+        )
+        return "".join(vchars)
+
+    def plain_value(self, cur: _Cursor) -> str:
+        """An unquoted value (escapes, continuations, a trailing comment) from cur.i to the newline ending it."""
+        text, n = self.text, len(self.text)
+        vchars: list[str] = []
+        while True:
+            c = text[cur.i] if cur.i < n else "\n"
+            if c == "\\" and cur.i + 1 < n and text[cur.i + 1] == "\n":
+                cur.next_line(cur.i + 2)
+            elif c == "\\" and cur.i + 1 < n:
+                vchars.append(text[cur.i + 1])
+                cur.i += 2
+            elif c == "\\":
+                raise self.fail(
+                    "the file ends inside a line continuation",
+                    cur.line_no,
+                    cur.col(),
+                    "end the file with a newline",
+                )
+            elif c in _COMMENT:
+                nl = text.find("\n", cur.i)
+                cur.i = nl if nl >= 0 else n
+            elif c == "\n":
+                break
+            else:
+                vchars.append(c)
+                cur.i += 1
+        if cur.i >= n:
+            raise self.fail(
+                "the last line has no newline at its end; Ceph rejects the whole file",
+                cur.line_no,
+                cur.col(),
+                "end the file with a newline",
+            )
+        return "".join(vchars).strip(_BLANK)
 
     def end_of_line(self, i: int, line_no: int, line_start: int, hint: str) -> int:
         """Skip blanks and a comment; return the index of the newline ending the line."""
