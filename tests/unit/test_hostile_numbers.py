@@ -135,3 +135,19 @@ def test_host_ranges_adding_up_to_millions_are_refused_in_bounded_memory(tmp_pat
     )
     check(r, where=f"{fleet}:2", says="more than 20,000 hosts")
     assert r.peak_mib < 200, r.peak_mib
+
+
+def test_sysbench_1_1_report_is_read_with_its_own_numbers(tmp_path: Path) -> None:
+    """sysbench 1.1 ends with `Throughput:` (events/s, time elapsed) where 1.0 printed `General statistics:`
+    (was: refused as 'truncated'). Values read by hand from the fixture."""
+    f = FIXTURES / "sysbench-1.1-oltp-read-write.txt"
+    rc, err, rows = _ingest(tmp_path, f)
+    assert rc == 0, err
+    got = {(r["op"], r["metric"], r["stat"]): float(r["value"]) for r in rows}
+    assert got[("total", "runtime", "value")] == 10.0047
+    assert got[("total", "tps", "mean")] == 427.60
+    assert got[("total", "qps", "mean")] == 8552.00
+    assert got[("total", "ops", "sum")] == 4278
+    assert got[("total", "latency", "p95")] == 30.26
+    assert got[("total", "latency", "mean")] == 18.70
+    assert {r["threads"] for r in rows} == {"8"}

@@ -423,7 +423,9 @@ def _summary_text(
     def find(pattern: str) -> re.Match[str] | None:
         return re.search(pattern, text, re.M)
 
-    total = find(r"^\s*total time:\s*" + _NUM + "s")
+    # sysbench 1.1 ends with `Throughput:` (events/s, `time elapsed: 10.0552s`, total number of events)
+    # where 1.0 printed `General statistics:` (`total time: 10.0049s`, ...); the other blocks are the same
+    total = find(r"^\s*total time:\s*" + _NUM + "s") or find(r"^\s*time elapsed:\s*" + _NUM + "s")
     if not total:
         if any(
             k in text
@@ -431,7 +433,7 @@ def _summary_text(
         ):
             raise bad_input(
                 path,
-                "sysbench summary is incomplete (no 'total time:' line)",
+                "sysbench summary is incomplete (no 'total time:' or 'time elapsed:' line)",
                 line=last_line(full[:end]),
                 hint="the output was truncated: save the whole stdout of the run",
             )
