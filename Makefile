@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 OUT    ?= out/iops-mysql
 
-.PHONY: run test check system-deps python-deps lint typecheck book configs snapshot wheel bench clean
+.PHONY: lab run test check system-deps python-deps lint typecheck book configs snapshot wheel bench clean
 
 # 1. The main job: compile the IOPS tier for the MySQL workload with defaults.
 run: $(VENV)/.installed
@@ -59,6 +59,11 @@ typecheck: $(VENV)/.installed
 # The Jupyter Book (1.x, offline): generated reference pages + executed notebooks -> book/_build/html.
 book: $(VENV)/.installed
 	$(BIN)/python scripts/build_book.py
+
+# JupyterLab on the notebooks. Run as root (a container, a fresh VM), jupyter refuses to start without
+# --allow-root: the target adds it then, and only then.
+lab: $(VENV)/.installed
+	$(BIN)/jupyter lab notebooks/ $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
 
 clean:
 	rm -rf out dist build book/_build book/_generated .pytest_cache .mypy_cache .ruff_cache compiler/flashtune/_data

@@ -94,14 +94,10 @@ def _data_copy(env: str) -> str:
     from flashtune.errors import DataError
 
     folder = clean(env)
-    missing = [
-        n
-        for n in ("datapackage.json", "knobs", "profiles", "tiers")
-        if not os.path.exists(os.path.join(folder, n))
-    ]
-    if missing:
+    entries = ("datapackage.json", "knobs", "profiles", "tiers")
+    if not os.path.isdir(folder) or not any(os.path.exists(os.path.join(folder, n)) for n in entries):
         raise DataError(
-            f"FLASHTUNE_DATA={env} is not a flashtune data folder (it has no {', '.join(missing)})",
+            f"FLASHTUNE_DATA={env} is not a flashtune data folder (it has none of {', '.join(entries)})",
             file=folder,
             suggestion="point FLASHTUNE_DATA at a copy of the repository's data/ folder, or unset it",
         )

@@ -69,6 +69,8 @@ def _facts(knob: Knob, catalog: Catalog) -> list[tuple[str, str]]:
     facts[1] = ("Type", f"{kind}: {meant['type']}")
     facts.append(("Takes effect", f"{knob.effect}: {meant['effect']}"))
     safety = f"**{knob.safety}**: {meant['safety']}"
+    if knob.safety_shown != knob.safety:
+        safety = f"**{knob.safety_shown}**: the risky values below put it at risk; the others change performance only"
     if knob.safety_note:
         safety += f". {myst.plain(knob.safety_note)}"
     facts.append(("Safety", safety))
@@ -117,7 +119,7 @@ def domain_page(domain: str, knobs: list[Knob], catalog: Catalog) -> str:
         "",
         myst.table(
             ["knob", "type", "safety", "takes effect"],
-            [(myst.ref(k.name, knob_label(k)), k.type, k.safety, k.effect) for k in knobs],
+            [(myst.ref(k.name, knob_label(k)), k.type, k.safety_shown, k.effect) for k in knobs],
         ),
     ]
     lines += [knob_section(k, catalog) for k in knobs]

@@ -111,6 +111,11 @@ def test_card_and_book_print_the_schemas_meanings(tmp_path: Path) -> None:
             ):
                 continue
             meaning = vocab.meanings(field)[value]
+            if field == "safety" and knob.safety_shown != knob.safety:
+                # safe as a knob, but some values are a risk: never called "no data or security at stake"
+                assert meaning not in card and meaning not in section, knob.name
+                assert "value-dependent" in card and "value-dependent" in section, knob.name
+                continue
             assert meaning and meaning in card and meaning in section, (knob.name, field, meaning)
     index = _flat(pages["index"])
     for field, meaning in vocab.fields().items():

@@ -123,7 +123,10 @@ def render_card(knob: Knob, evidence_rows: dict[str, dict[str, str] | None] | No
     other = [r for r in knob.inferred if r not in rels]
     if other:
         lines += _wrap("inferred", f"facts about {', '.join(other)} are inferred, not read from a schema")
-    safety = f"{knob.safety} ({meant['safety']})" + (f": {knob.safety_note}" if knob.safety_note else "")
+    if knob.safety_shown != knob.safety:
+        safety = f"{knob.safety_shown}: the values under 'unsafe' put it at risk; the others change performance only"
+    else:
+        safety = f"{knob.safety} ({meant['safety']})" + (f": {knob.safety_note}" if knob.safety_note else "")
     lines += _wrap("safety", safety)
     for rule in knob.unsafe_values:
         lines += _wrap(

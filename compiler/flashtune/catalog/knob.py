@@ -183,6 +183,15 @@ class Knob:
         """True if setting the knob to value is data-unsafe or insecure (the compiler needs an opt-in)."""
         return self.value_safety(value)[0] != "safe"
 
+    @property
+    def safety_shown(self) -> str:
+        """The knob's safety as cards and tables print it: a knob whose own safety is `safe` but that has
+        risky values (skip_grant_tables = ON, innodb_flush_log_at_trx_commit = 0) is not called safe."""
+        if self.safety == "safe" and self.unsafe_values:
+            risks = sorted({r.safety for r in self.unsafe_values})
+            return f"value-dependent ({', '.join(risks)} at some values)"
+        return self.safety
+
     def value_safety(self, value: Any) -> tuple[str, str | None]:
         """Safety class and note of setting this knob to value."""
         if self.safety != "safe":

@@ -90,9 +90,14 @@ def lint_text(
             from flashtune.lint.ceph import only_set
 
             doc = only_set(doc)
+        from flashtune.lint.placeholders import check_placeholders
+
+        check_placeholders(doc, ctx)
         for rule in linters()[kind]:
             rule(doc, ctx)
-    return sorted(without_risks_of_dead_lines(ctx.findings), key=sort_key)
+    placeholders = {(f.line, f.key) for f in ctx.findings if f.code == "FT205"}
+    found = [f for f in ctx.findings if f.code != "FT201" or (f.line, f.key) not in placeholders]
+    return sorted(without_risks_of_dead_lines(found), key=sort_key)
 
 
 def without_risks_of_dead_lines(findings: list[Finding]) -> list[Finding]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import fnmatch
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -233,7 +234,7 @@ class MycnfLinter:
     def entry(self, e: Entry) -> None:
         ctx = self.ctx
         loose = "loose" in e.flags
-        name, knob, _neg = self.resolve(e.key)
+        name, knob, negated = self.resolve(e.key)
         status = self.catalog.status(knob, self.flavour) if knob is not None else None
         if knob is not None and status is not None and status.state == "misspelt":
             ctx.add(
@@ -249,6 +250,9 @@ class MycnfLinter:
             self.absent(e, knob, loose)
             return
         if knob is not None:
+            if e.value is None and knob.type == "bool":
+                # a bare boolean option is ON (`skip-` or `disable-` before it: OFF), as the server reads it
+                e = replace(e, value="OFF" if negated else "ON", value_line=e.line, value_column=e.column)
             if e.value is not None:
                 check_value(knob, e, ctx, mysql_value)
                 if knob.min is None:

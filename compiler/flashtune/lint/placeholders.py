@@ -1,0 +1,40 @@
+"""FT205: a value that is a template's placeholder never filled in (`<SIZE>`, `{{ mon_ip }}`, `CHANGEME`).
+
+The program reads the placeholder literally: Ceph and MariaDB take `<NETWORK>` as a string where the option is
+a string (public_network then matches no interface), and refuse or default it where it is a number (which
+FT201 also says; the placeholder finding says why). Ceph expands `$name` and `${name}` metavariables itself,
+so those are not placeholders in a ceph.conf.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flashtune.lint.common import Context
+from flashtune.parse.confdoc import ConfDoc
+
+# <your network>, <SIZE>; {{ jinja }}; %(python)s; ${SHELL_VAR} (except in ceph.conf: Ceph's own)
+_MARKED = re.compile(r"<[A-Za-z_][\w .:/-]*>|\{\{.*?\}\}|%\([A-Za-z_]\w*\)s")
+_SHELL = re.compile(r"\$\{[A-Za-z_]\w*\}")
+_WORDS = re.compile(r"(?:CHANGE[_-]?ME|REPLACE[_-]?ME|FILL[_-]?ME|FIXME|TODO|TBD|XXX+|YOUR[_-]\w+)", re.I)
+
+
+def check_placeholders(doc: ConfDoc, ctx: Context) -> None:
+    for e in doc.entries:
+        if e.value is None:
+            continue
+        v = e.value.strip()
+        m = _MARKED.search(v) or (None if doc.kind.startswith("ceph") else _SHELL.search(v))
+        found = m.group(0) if m else (v if _WORDS.fullmatch(v) else None)
+        if found is None:
+            continue
+        ctx.add(
+            e,
+            "error",
+            "FT205",
+            e.key,
+            f"{e.key} = {e.value!r}: {found!r} is a placeholder that was never filled in; the program reads it "
+            "as written",
+            "put the real value in (or delete the line to keep the default)",
+            on_value=True,
+        )
