@@ -9,6 +9,7 @@ Results are cached per data directory; the public functions hand out copies, so 
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import math
@@ -69,8 +70,6 @@ def _resource(root: str, name: str) -> dict[str, Any]:
     for res in _descriptor(root)["resources"]:
         if res["name"] == name:
             return dict(res)
-    import difflib  # here: only an error needs it, and it costs every CLI start-up
-
     names = [r["name"] for r in _descriptor(root)["resources"]]
     close = difflib.get_close_matches(name, names, n=3)
     raise DataError(
@@ -258,8 +257,6 @@ def _check_keys(root: str, name: str, res: dict[str, Any], where: str, rows: lis
             k = tuple(row[c] for c in cols)
             if all(v == "" for v in k) or k in known:
                 continue
-            import difflib  # here: only an error needs it, and it costs every CLI start-up
-
             close = difflib.get_close_matches("/".join(k), ["/".join(x) for x in known], n=3)
             raise DataError(
                 f"{'/'.join(cols)} {'/'.join(k)!r} is not an {'/'.join(ref_cols)} of resource {target!r}",

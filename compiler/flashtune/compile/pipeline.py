@@ -34,8 +34,7 @@ from flashtune.releases import ceph_index
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 # Every derivation a profile may name (`{derive: NAME}`): the cluster's and the hosts' around it, each module's
-# REGISTRY (neither imports the other's). Joined here, where names are resolved, not in a module of its own:
-# importing a module costs a cold compile ~0.3M instructions whatever it holds.
+# REGISTRY (neither imports the other's), joined here, where the profiles' names are resolved.
 REGISTRY: dict[str, Callable[[Shape], Derived]] = {**derive.REGISTRY, **derive_host.REGISTRY}
 LEGACY_RELEASE = "jewel"
 # The release whose catalog defaults stand in where the legacy release predates a knob (e.g. PG limits).
