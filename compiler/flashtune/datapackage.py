@@ -13,15 +13,14 @@ import difflib
 import io
 import json
 import math
-import os
 import re
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
-from flashtune.pathnames import join
 from flashtune.paths import data_dir
 
 DESCRIPTOR = "datapackage.json"
@@ -31,24 +30,24 @@ _INTEGER = re.compile(r"[+-]?\d+")
 Row = dict[str, str]
 
 
-def package_path() -> str:
-    return os.path.join(data_dir(), DESCRIPTOR)
+def package_path() -> Path:
+    return data_dir() / DESCRIPTOR
 
 
-def _root() -> str:
+def _root() -> Path:
     return data_dir()
 
 
 @cache
-def _descriptor(root: str) -> dict[str, Any]:
-    path = os.path.join(root, DESCRIPTOR)
+def _descriptor(root: Path) -> dict[str, Any]:
+    path = root / DESCRIPTOR
     text = read_text(path)
     try:
         desc = json.loads(text)
     except json.JSONDecodeError as e:
         raise DataError(
             f"invalid JSON: {e.msg}",
-            file=path,
+            file=str(path),
             line=e.lineno,
             column=e.colno,
             suggestion="fix the JSON syntax (commas, quotes, brackets)",
@@ -59,14 +58,14 @@ def _descriptor(root: str) -> dict[str, Any]:
     ):
         raise DataError(
             "the descriptor needs a 'resources' list of objects with a 'name'",
-            file=path,
+            file=str(path),
             suggestion="see https://specs.frictionlessdata.io/data-package/",
         )
     checked: dict[str, Any] = desc  # json.loads gives Any: the checks above made it this
     return checked
 
 
-def _resource(root: str, name: str) -> dict[str, Any]:
+def _resource(root: Path, name: str) -> dict[str, Any]:
     for res in _descriptor(root)["resources"]:
         if res["name"] == name:
             return dict(res)
@@ -74,7 +73,7 @@ def _resource(root: str, name: str) -> dict[str, Any]:
     close = difflib.get_close_matches(name, names, n=3)
     raise DataError(
         f"no resource named {name!r} in the data package",
-        file=os.path.join(root, DESCRIPTOR),
+        file=str(root / DESCRIPTOR),
         suggestion=f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(names)}",
     )
 
@@ -97,8 +96,8 @@ def describe(resource: str) -> dict[str, Any]:
     return copy
 
 
-def resource_path(resource: str) -> str:
-    return join(_root(), str(_resource(_root(), resource)["path"]))
+def resource_path(resource: str) -> Path:
+    return _root() / str(_resource(_root(), resource)["path"])
 
 
 def _checker(field: dict[str, Any]) -> Callable[[str], str | None]:
@@ -163,11 +162,11 @@ def _check_value(field: dict[str, Any], value: str) -> str | None:
 
 
 @cache
-def _rows(root: str, name: str) -> tuple[tuple[int, Row], ...]:
+def _rows(root: Path, name: str) -> tuple[tuple[int, Row], ...]:
     """(CSV line number, row) pairs of a resource, validated against its schema."""
     res = _resource(root, name)
-    path = join(root, str(res["path"]))
-    where = path
+    path = Path(root, str(res["path"]))
+    where = str(path)
     fields: list[dict[str, Any]] = res["schema"]["fields"]
     names = [f["name"] for f in fields]
     checks = [(f["name"], _checker(f)) for f in fields]
@@ -224,7 +223,7 @@ def _as_list(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _check_keys(root: str, name: str, res: dict[str, Any], where: str, rows: list[tuple[int, Row]]) -> None:
+def _check_keys(root: Path, name: str, res: dict[str, Any], where: str, rows: list[tuple[int, Row]]) -> None:
     sch = res["schema"]
     pk = _as_list(sch.get("primaryKey", []))
     unique = pk + [
@@ -295,7 +294,7 @@ def resolve(ref: str) -> dict[str, str] | None:
     return None
 
 
-def checked_tables(root: str | None = None) -> dict[str, list[Row]]:
+def checked_tables(root: Path | None = None) -> dict[str, list[Row]]:
     """Every resource's rows, of the package in root (default: the data in use), each table validated:
     raises DataError on the first problem."""
     at = root if root is not None else _root()

@@ -9,6 +9,7 @@ resolved from that.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.datapackage import checked_tables
@@ -36,7 +37,7 @@ def _places(root: str) -> dict[str, dict[str, list[str]]]:
     return places
 
 
-def checked_evidence(folder: str, label: str) -> dict[str, Any]:
+def checked_evidence(folder: Path, label: str) -> dict[str, Any]:
     """Every table of the data package in folder, checked (raises DataError on the first problem), as the
     row ids of each resource with their PLACE cells: what the snapshot's build writes to checked/evidence.json.
     (The tables name their own files in messages: `label` is not needed.)"""

@@ -4,20 +4,26 @@ Reading: only regular files (a FIFO would block forever, /dev/zero never ends), 
 Writing one file: a temp file beside the target, renamed over it. Writing an output folder: the whole folder
 is built beside the target and swapped in with one rename, so a failure leaves the earlier folder as it was
 and `--force` leaves no stale file of an earlier run. New files get the usual 0666 & ~umask, like any tool.
-Names are handled as strings (flashtune.pathnames: compile-config's start-up does without pathlib) and
-reported as str(Path(name)) would write them; every function also takes a Path.
+Every function takes a str or a Path and names files in messages as str(Path(name)) writes them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
 import os
+import shutil
 import signal
 import stat
 import sys
+import tempfile
+import threading
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
+from flashtune import userjson
 from flashtune.errors import FlashtuneError, UsageError
-from flashtune.pathnames import StrPath, clean, join, name, parent
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # a config bigger than this is not a config
 
@@ -30,10 +36,8 @@ _KIND = {
 }
 
 
-def _os_error(e: OSError, path: str, doing: str) -> FlashtuneError:
+def _os_error(e: OSError, path: str | Path, doing: str) -> FlashtuneError:
     """One-line message for an OSError, with a hint where there is an obvious one."""
-    import errno  # here and below: only a failure needs the names, and they cost every CLI start-up
-
     hints = {
         errno.ENOENT: "check the path",
         errno.EACCES: "check the permissions (or choose another place)",
@@ -48,16 +52,18 @@ def _os_error(e: OSError, path: str, doing: str) -> FlashtuneError:
         errno.EISDIR: "pass a file, not a folder",
     }
     reason = e.strerror or str(e)
-    return FlashtuneError(f"cannot {doing}: {reason.lower()}", file=path, suggestion=hints.get(e.errno or 0))
+    return FlashtuneError(
+        f"cannot {doing}: {reason.lower()}", file=str(path), suggestion=hints.get(e.errno or 0)
+    )
 
 
 def file_kind(mode: int) -> str:
     return _KIND.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def check_input(path: StrPath, *, dirs: bool = False) -> os.stat_result:
+def check_input(path: str | Path, *, dirs: bool = False) -> os.stat_result:
     """stat() an input path and refuse anything that is not a regular file (or a folder, if `dirs`)."""
-    p = clean(path)
+    p = Path(path)
     if os.fspath(path) == "":
         raise UsageError("an empty string is not a file name", suggestion="pass the path of a file")
     try:
@@ -68,10 +74,10 @@ def check_input(path: StrPath, *, dirs: bool = False) -> os.stat_result:
         return st
     kind = file_kind(st.st_mode)
     hint = "pass the file itself" if stat.S_ISDIR(st.st_mode) else "save the data to a regular file first"
-    raise FlashtuneError(f"is {kind}, not a regular file", file=p, suggestion=hint)
+    raise FlashtuneError(f"is {kind}, not a regular file", file=str(p), suggestion=hint)
 
 
-def check_input_tree(path: StrPath, *, max_entries: int = 200_000) -> None:
+def check_input_tree(path: str | Path, *, max_entries: int = 200_000) -> None:
     """check_input, and for a folder every entry below it: a FIFO or device inside would block a reader."""
     st = check_input(path, dirs=True)
     if not stat.S_ISDIR(st.st_mode):
@@ -86,7 +92,7 @@ def check_input_tree(path: StrPath, *, max_entries: int = 200_000) -> None:
                     file=str(path),
                     suggestion="pass the result folders themselves",
                 )
-            entry = join(root, entry_name)
+            entry = Path(root, entry_name)
             try:
                 mode = os.stat(entry).st_mode  # follows links: a link to a FIFO is a FIFO
             except OSError as e:
@@ -94,18 +100,18 @@ def check_input_tree(path: StrPath, *, max_entries: int = 200_000) -> None:
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise FlashtuneError(
                     f"is {file_kind(mode)}, not a regular file",
-                    file=entry,
+                    file=str(entry),
                     suggestion="move it out of the folder or pass the files one by one",
                 )
 
 
-def read_bytes(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     """A regular file's bytes, at most max_bytes (checked again while reading: files can grow)."""
-    p = clean(path)
-    st = check_input(p)
+    p = Path(path)
+    st = check_input(path)
     too_big = FlashtuneError(
         f"file is more than the {max_bytes} bytes flashtune reads",
-        file=p,
+        file=str(p),
         suggestion="split the file or check that it is really the file you meant",
     )
     if st.st_size > max_bytes:
@@ -121,10 +127,9 @@ def read_bytes(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     return raw
 
 
-def read_text(path: StrPath, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
+def read_text(path: str | Path, *, max_bytes: int = MAX_INPUT_BYTES) -> str:
     """Read a user's text file as UTF-8, turning every failure into a FlashtuneError."""
-    p = clean(path)
-    return _decoded(read_bytes(p, max_bytes=max_bytes), p)
+    return _decoded(read_bytes(path, max_bytes=max_bytes), str(Path(path)))
 
 
 STDIN = "<stdin>"  # how messages name standard input
@@ -174,7 +179,7 @@ def _umask() -> int:
     return mask
 
 
-def _write_new(path: str, data: bytes, *, sync: bool) -> None:
+def _write_new(path: Path, data: bytes, *, sync: bool) -> None:
     """Create path (which must not exist) with mode 0666 & ~umask and write data."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
@@ -187,7 +192,7 @@ def _write_new(path: str, data: bytes, *, sync: bool) -> None:
         os.close(fd)
 
 
-def _target_state(path: str) -> os.stat_result | None:
+def _target_state(path: Path) -> os.stat_result | None:
     """lstat of an output target, refusing symlinks (a loop, or a link elsewhere) outright."""
     try:
         st = os.lstat(path)
@@ -202,7 +207,7 @@ def _target_state(path: str) -> os.stat_result | None:
             raise _os_error(e, path, "write") from None
         raise FlashtuneError(
             "is a symbolic link; flashtune does not write through links",
-            file=path,
+            file=str(path),
             suggestion="pass the real path the link points at",
         )
     return st
@@ -212,14 +217,14 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def refuse_replacing_inputs(target: StrPath, inputs: Iterable[StrPath]) -> None:
+def refuse_replacing_inputs(target: str | Path, inputs: Iterable[str | Path]) -> None:
     """Refuse (exit 2, naming both paths) when writing `target` would replace one of the run's inputs.
 
     `target` is what a write replaces as a whole: an output file, or an output folder with everything in it.
     An input clashes when it is the target (by resolved path, or the same file under another name: a hard
     link) or lies inside the target folder. Every writing command passes all its inputs here.
     """
-    target = clean(target)
+    target = Path(target)
     try:
         tst: os.stat_result | None = os.stat(target)
     except OSError:
@@ -228,7 +233,7 @@ def refuse_replacing_inputs(target: StrPath, inputs: Iterable[StrPath]) -> None:
         return  # nothing there: nothing of the user's can be replaced
     real = os.path.realpath(target)
     for given in inputs:
-        given_s = clean(given)
+        given_s = Path(given)
         try:
             ist = os.stat(given_s)
         except OSError:
@@ -239,39 +244,37 @@ def refuse_replacing_inputs(target: StrPath, inputs: Iterable[StrPath]) -> None:
             how = "lies inside" if real != resolved and not same else "is the same file as"
             raise UsageError(
                 f"writing here would replace an input of this run: {given_s} {how} {target}",
-                file=target,
+                file=str(target),
                 suggestion=f"choose another output than {target}; {given_s} is read by this run",
             )
 
 
 def check_output_file(
-    path: StrPath, *, force: bool = False, inputs: Iterable[StrPath] = ()
+    path: str | Path, *, force: bool = False, inputs: Iterable[str | Path] = ()
 ) -> os.stat_result | None:
     """Refuse an output file name that is empty, not a regular file, an input of the run, or exists (unless
     force); its lstat."""
-    path = clean(path)
-    if path == ".":
+    path = Path(path)
+    if path == Path():
         raise UsageError("the output file name is empty", suggestion="pass a file name")
     st = _target_state(path)
     refuse_replacing_inputs(path, inputs)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FlashtuneError(
             f"is {file_kind(st.st_mode)}; flashtune writes only regular files",
-            file=path,
+            file=str(path),
             suggestion="choose a file name for the output",
         )
     if st is not None and not force:
         raise FlashtuneError(
             "exists already; refusing to overwrite it",
-            file=path,
+            file=str(path),
             suggestion="choose another output name or pass --force",
         )
     return st
 
 
-def _unlink(path: str) -> None:
-    import contextlib  # here: only a failed write needs it, and it costs every CLI start-up
-
+def _unlink(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 
@@ -287,8 +290,6 @@ class _SignalsEndCleanly:
     a handler of the caller's own stays."""
 
     def __enter__(self) -> None:
-        import threading
-
         self.before: dict[int, object] = {}
         if threading.current_thread() is not threading.main_thread():
             return
@@ -315,14 +316,12 @@ class _SignalsHeld:
         signal.pthread_sigmask(signal.SIG_SETMASK, self.before)
 
 
-def _cleanup(path: str, *, folder: bool) -> None:
+def _cleanup(path: Path, *, folder: bool) -> None:
     """Remove a temporary file or folder after a failed write; if even that fails (a file system gone
     read-only), say where it is instead of raising inside the error handler."""
-    import sys
-
     try:
         if folder:
-            _rmtree(path)
+            shutil.rmtree(path)
         else:
             _unlink(path)
     except OSError as e:
@@ -334,13 +333,15 @@ def _cleanup(path: str, *, folder: bool) -> None:
             )
 
 
-def write_atomic(path: StrPath, text: str, *, force: bool = False, inputs: Iterable[StrPath] = ()) -> None:
+def write_atomic(
+    path: str | Path, text: str, *, force: bool = False, inputs: Iterable[str | Path] = ()
+) -> None:
     """Write text to a regular file via a temp file + rename, refusing to replace it unless force, and
     refusing to replace any of `inputs` even with force."""
-    path = clean(path)
+    path = Path(path)
     st = check_output_file(path, force=force, inputs=inputs)
-    folder = parent(path)
-    tmp = join(folder, f".{name(path)}.{os.getpid()}.tmp")
+    folder = path.parent
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
     with _SignalsEndCleanly():
         try:
             os.makedirs(folder, exist_ok=True)
@@ -357,26 +358,22 @@ def write_atomic(path: StrPath, text: str, *, force: bool = False, inputs: Itera
 MARKER = ".flashtune-output"  # in every output folder: what --force may replace as a whole
 
 
-def is_flashtune_folder(folder: StrPath) -> bool:
+def is_flashtune_folder(folder: str | Path) -> bool:
     """Whether a folder holds an earlier compile-config output (its marker, or a manifest.json naming flashtune)."""
-    from flashtune import userjson
-
-    if os.path.isfile(os.path.join(folder, MARKER)):
+    if Path(folder, MARKER).is_file():
         return True
-    path = os.path.join(folder, "manifest.json")
+    path = Path(folder, "manifest.json")
     try:
-        manifest = userjson.loads(read_text(path), file=path)
+        manifest = userjson.loads(read_text(path), file=str(path))
     except FlashtuneError:
         return False
     by = manifest.get("generated_by") if isinstance(manifest, dict) else None
     return isinstance(by, dict) and str(by.get("tool", "")).startswith("flashtune")
 
 
-def _exchange(a: str, b: str) -> bool:
+def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         fn = libc.renameat2
     except (OSError, AttributeError):
@@ -384,38 +381,20 @@ def _exchange(a: str, b: str) -> bool:
     at_fdcwd, rename_exchange = -100, 2
     if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True
-    import errno
-
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
-    raise OSError(err, os.strerror(err), b)
+    raise OSError(err, os.strerror(err), str(b))
 
 
-def _new_dir(folder: str, prefix: str, suffix: str) -> str:
-    """A new private (0700) folder with an unused random name, as tempfile.mkdtemp makes (tempfile is not
-    imported: it pulls in `random`, which costs compile-config's start-up more than this)."""
-    for _ in range(100):
-        path = join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            continue
-        return path
-    import errno
-
-    raise FileExistsError(errno.EEXIST, "no unused temporary folder name", folder)
-
-
-def _rmtree(path: str, *, ignore_errors: bool = False) -> None:
-    import shutil  # here: a new output folder (compile-config's usual case) never removes one
-
-    shutil.rmtree(path, ignore_errors=ignore_errors)
+def _new_dir(folder: Path, out: Path, suffix: str) -> Path:
+    """A new private (0700) hidden folder beside the output folder `out`."""
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=suffix, dir=folder))
 
 
 def write_folder(
-    out: StrPath, files: Mapping[str, str], *, force: bool = False, inputs: Iterable[StrPath] = ()
-) -> list[str]:
+    out: str | Path, files: Mapping[str, str], *, force: bool = False, inputs: Iterable[str | Path] = ()
+) -> list[Path]:
     """Write `files` (relative name -> text) as the folder `out`, all at once.
 
     The folder is built in a hidden temp folder beside `out` and renamed into place. An existing `out` is
@@ -423,8 +402,8 @@ def write_folder(
     swapped out in one step and removed. On any failure the temp folder is removed and `out` is untouched.
     A folder holding one of `inputs` (or being one) is never replaced, even with force.
     """
-    out = clean(out)
-    if out == ".":
+    out = Path(out)
+    if out == Path():
         raise UsageError("the output folder name is empty", suggestion="pass --out FOLDER (a new folder)")
     st = _target_state(out)
     refuse_replacing_inputs(out, inputs)
@@ -433,7 +412,7 @@ def write_folder(
         if not stat.S_ISDIR(st.st_mode):
             raise FlashtuneError(
                 f"is {file_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}, not a folder",
-                file=out,
+                file=str(out),
                 suggestion="pass --out a folder name",
             )
         try:
@@ -445,25 +424,25 @@ def write_folder(
                 raise FlashtuneError(
                     "exists and is not a flashtune output folder (no manifest.json from "
                     "compile-config); refusing to replace it",
-                    file=out,
+                    file=str(out),
                     suggestion="choose a new --out folder",
                 )
             if not force:
-                clash = next((join(out, n) for n in files if os.path.exists(join(out, n))), out)
+                clash = next((out / n for n in files if (out / n).exists()), out)
                 raise FlashtuneError(
                     "exists already; refusing to overwrite it",
-                    file=clash,
+                    file=str(clash),
                     suggestion="choose another --out folder or pass --force",
                 )
         replace = True
-    base = parent(out)
+    base = out.parent
     with _SignalsEndCleanly():
         try:
-            os.makedirs(base, exist_ok=True)
-            tmp = _new_dir(base, f".{name(out)}.", ".tmp")
+            base.mkdir(parents=True, exist_ok=True)
+            tmp = _new_dir(base, out, ".tmp")
         except OSError as e:
             raise _os_error(e, out, "create the output folder") from None
-        leftover: str | None = tmp  # what is removed whatever happens: the new folder until it is in place
+        leftover: Path | None = tmp  # what is removed whatever happens: the new folder until it is in place
         try:
             written = _fill(tmp, out, files, sync=replace)
             with _SignalsHeld():  # the swap is never cut in half: a signal waits until it is done
@@ -471,7 +450,7 @@ def write_folder(
                     os.rename(tmp, out)
                     leftover = None
                 elif not _exchange(tmp, out):  # (on success tmp holds the earlier folder)
-                    old = _new_dir(base, f".{name(out)}.", ".old")
+                    old = _new_dir(base, out, ".old")
                     os.replace(out, old)
                     try:
                         os.rename(tmp, out)
@@ -492,22 +471,18 @@ def write_folder(
         return written
 
 
-def _fill(tmp: str, out: str, files: Mapping[str, str], *, sync: bool) -> list[str]:
+def _fill(tmp: Path, out: Path, files: Mapping[str, str], *, sync: bool) -> list[Path]:
     """Write the files into the new (hidden) folder; the names they will have once it is `out`."""
-    _write_new(join(tmp, MARKER), b"compile-config output: --force replaces this whole folder\n", sync=False)
+    _write_new(tmp / MARKER, b"compile-config output: --force replaces this whole folder\n", sync=False)
     written = []
-    folders = {tmp}  # made: os.makedirs of an existing folder costs a failed mkdir and a stat per file
     for rel, text in files.items():
         if rel.startswith("/") or ".." in rel.split("/"):  # (names come from the compiler, never the user)
             raise ValueError(f"output file name {rel!r} would leave the output folder")
-        dest = join(tmp, rel)
-        folder = parent(dest) if "/" in rel else tmp
-        if folder not in folders:
-            os.makedirs(folder, exist_ok=True)
-            folders.add(folder)
+        dest = tmp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
         _write_new(dest, text.encode("utf-8"), sync=sync)  # replacing: the new data is on disk first
-        written.append(join(out, rel))
+        written.append(out / rel)
     mode = 0o777 & ~_umask()
-    for root, _, _ in os.walk(tmp):  # (not Path.rglob: its pattern machinery costs start-up time)
+    for root, _, _ in os.walk(tmp):
         os.chmod(root, mode)  # _new_dir makes 0700; the output folder is an ordinary folder
     return written

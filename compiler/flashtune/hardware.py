@@ -37,11 +37,11 @@ that schema checks every tier and published set-up against it.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
-from flashtune.pathnames import StrPath, stem
 from flashtune.paths import data_label, data_names, has_data
 from flashtune.yamlio import line_of, load_data, load_yaml
 
@@ -143,17 +143,17 @@ def number(
     return float(value)
 
 
-def _num(node: Any, key: str, path: StrPath) -> float:
+def _num(node: Any, key: str, path: str | Path) -> float:
     v = node.get(key) if isinstance(node, dict) else None
     return number(v, key, str(path), line_of(node, key) or line_of(node))
 
 
-def _opt(node: Any, key: str, path: StrPath) -> float | None:
+def _opt(node: Any, key: str, path: str | Path) -> float | None:
     """An optional field: None when absent."""
     return _num(node, key, path) if isinstance(node, dict) and key in node else None
 
 
-def _mapping(node: Any, key: str, path: StrPath, shape: str) -> dict[str, Any]:
+def _mapping(node: Any, key: str, path: str | Path, shape: str) -> dict[str, Any]:
     v = node.get(key) if isinstance(node, dict) else None
     if v is None:
         return {}
@@ -164,7 +164,7 @@ def _mapping(node: Any, key: str, path: StrPath, shape: str) -> dict[str, Any]:
     return v
 
 
-def _devices(node: Any, key: str, path: StrPath) -> tuple[DeviceGroup, ...]:
+def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
     groups = node.get(key) or []
     if not isinstance(groups, list):
         raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
@@ -191,7 +191,7 @@ def _devices(node: Any, key: str, path: StrPath) -> tuple[DeviceGroup, ...]:
     return tuple(out)
 
 
-def _nics(node: dict[str, Any], path: StrPath) -> tuple[Nic, ...]:
+def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
     nics = node.get("nics") or []
     out = []
     for n in nics if isinstance(nics, list) else []:
@@ -222,7 +222,7 @@ def _nics(node: dict[str, Any], path: StrPath) -> tuple[Nic, ...]:
     return tuple(out)
 
 
-def _pair(node: dict[str, Any], key: str, path: StrPath, example: str) -> tuple[int, int]:
+def _pair(node: dict[str, Any], key: str, path: str | Path, example: str) -> tuple[int, int]:
     v = node[key]
     if not (isinstance(v, list) and len(v) == 2):
         raise DataError(
@@ -236,7 +236,7 @@ def _pair(node: dict[str, Any], key: str, path: StrPath, example: str) -> tuple[
     return k, m
 
 
-def _protection(cluster: dict[str, Any], path: StrPath) -> Protection | None:
+def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
     node = cluster.get("protection")
     if node is None:
         return None
@@ -301,7 +301,7 @@ def layout_override(node: Any, where: str) -> dict[str, Any]:
     return dict(node)
 
 
-def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
+def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware:
     """A parsed hardware file -> Hardware (DataError with file:line on bad input)."""
     node = doc.get("node") if isinstance(doc, dict) else None
     if not isinstance(node, dict):
@@ -366,7 +366,7 @@ def read_hardware(doc: Any, path: StrPath, *, tier: bool = False) -> Hardware:
     link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
     return Hardware(
-        name=str(doc.get("name", stem(path))),
+        name=str(doc.get("name", Path(path).stem)),
         source=str(doc.get("source", path)),
         cores=cores,
         ram_gib=ram,
@@ -420,7 +420,7 @@ def tier_doc(name: str) -> tuple[Any, str]:
     return load_data(rel), data_label(rel)
 
 
-def load_hardware(path: StrPath) -> Hardware:
+def load_hardware(path: str | Path) -> Hardware:
     """A user's hardware file (YAML, same shape as data/tiers/*.yaml)."""
     return read_hardware(load_yaml(path), path)
 

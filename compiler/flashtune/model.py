@@ -8,7 +8,6 @@ import these types from here, and it imports nothing of flashtune but the releas
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +168,7 @@ class CompileRequest:
 
     workload: str
     tier: str | None = "iops"
-    hardware_file: str | PathLike[str] | None = None  # a file name as given (str or Path)
+    hardware_file: str | Path | None = None  # a file name as given (str or Path)
     ceph_release: str = DEFAULT_CEPH_RELEASE
     mysql_flavour: str = DEFAULT_MYSQL_FLAVOUR
     allow_unsafe: frozenset[str] = frozenset()

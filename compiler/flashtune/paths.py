@@ -24,61 +24,58 @@ import os
 import zlib
 from collections.abc import Callable, Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-from flashtune.pathnames import StrPath, clean
+from flashtune.errors import DataError
 
-PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+PACKAGE_DIR = Path(__file__).resolve().parent
 # a source checkout: compiler/flashtune -> the repository
-REPO_ROOT = os.path.dirname(os.path.dirname(PACKAGE_DIR))
-SOURCE_DATA = os.path.join(REPO_ROOT, "data")  # the authoring YAML; only a source checkout has it
-SNAPSHOT_DIR = os.path.join(PACKAGE_DIR, "_data")
+REPO_ROOT = PACKAGE_DIR.parent.parent
+SOURCE_DATA = REPO_ROOT / "data"  # the authoring YAML; only a source checkout has it
+SNAPSHOT_DIR = PACKAGE_DIR / "_data"
 STAMP = "index.json"  # in the snapshot: what it was built from (stamp())
 CHECKED = "checked"  # in the snapshot: the folder of checked results (read_checked)
 
 
-def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+def _source_files(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
     """(name relative to the data folder, path) of every data file, a folder's files by name, then its
     subfolders by name; editor backups, hidden files and caches are not data."""
-    entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    entries = sorted(folder.iterdir(), key=lambda e: e.name)
     for e in entries:
         if e.is_file() and not e.name.startswith((".", "#")) and not e.name.endswith(("~", ".pyc")):
-            yield prefix + e.name, e.path
+            yield prefix + e.name, e
     for e in entries:
-        if e.is_dir(follow_symlinks=False) and not e.name.startswith((".", "__")):
-            yield from _source_files(e.path, f"{prefix}{e.name}/")
+        if e.is_dir() and not e.is_symlink() and not e.name.startswith((".", "__")):
+            yield from _source_files(e, f"{prefix}{e.name}/")
 
 
-def source_files(folder: StrPath) -> list[tuple[str, str]]:
+def source_files(folder: str | Path) -> list[tuple[str, Path]]:
     """(relative name, path) of every file of a data folder, in a fixed order."""
-    return list(_source_files(os.fspath(folder)))
+    return list(_source_files(Path(folder)))
 
 
-def stamp(folder: StrPath) -> dict[str, Any]:
+def stamp(folder: str | Path) -> dict[str, Any]:
     """What a snapshot of the data in folder is built from: flashtune's version and each file's CRC-32."""
     from flashtune import __version__
 
     crcs = {}
     for rel, path in source_files(folder):
-        with open(path, "rb") as f:
-            crcs[rel] = zlib.crc32(f.read())
+        crcs[rel] = zlib.crc32(path.read_bytes())
     return {"flashtune": __version__, "sources": crcs}
 
 
-def read_stamp(snapshot: StrPath) -> dict[str, Any] | None:
+def read_stamp(snapshot: str | Path) -> dict[str, Any] | None:
     """The stamp a snapshot was built with (None: no readable stamp)."""
     try:
-        with open(os.path.join(snapshot, STAMP), encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = json.loads(Path(snapshot, STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
 
 
 def _is_checkout() -> bool:
-    return os.path.isfile(os.path.join(SOURCE_DATA, "datapackage.json")) and os.path.isdir(
-        os.path.join(REPO_ROOT, "compiler", "flashtune")
-    )
+    return (SOURCE_DATA / "datapackage.json").is_file() and (REPO_ROOT / "compiler" / "flashtune").is_dir()
 
 
 @cache
@@ -88,40 +85,36 @@ def _checkout_snapshot_matches() -> bool:
 
 
 @cache
-def _data_copy(env: str) -> str:
+def _data_copy(env: str) -> Path:
     """FLASHTUNE_DATA's folder, once it is seen to be a data folder (a copy of data/): a wrong value is one
     clear error, not a missing file deep inside whichever reader comes first."""
-    from flashtune.errors import DataError
-
-    folder = clean(env)
+    folder = Path(env)
     entries = ("datapackage.json", "knobs", "profiles", "tiers")
-    if not os.path.isdir(folder) or not any(os.path.exists(os.path.join(folder, n)) for n in entries):
+    if not folder.is_dir() or not any((folder / n).exists() for n in entries):
         raise DataError(
             f"FLASHTUNE_DATA={env} is not a flashtune data folder (it has none of {', '.join(entries)})",
-            file=folder,
+            file=str(folder),
             suggestion="point FLASHTUNE_DATA at a copy of the repository's data/ folder, or unset it",
         )
     return folder
 
 
-def data_dir() -> str:
+def data_dir() -> Path:
     env = os.environ.get("FLASHTUNE_DATA")
     if env:
         return _data_copy(env)
     if _is_checkout():
         return SOURCE_DATA
-    if not os.path.isfile(os.path.join(SNAPSHOT_DIR, STAMP)):
-        from flashtune.errors import DataError
-
+    if not (SNAPSHOT_DIR / STAMP).is_file():
         raise DataError(
             "flashtune's data snapshot is missing from the installed package",
-            file=SNAPSHOT_DIR,
+            file=str(SNAPSHOT_DIR),
             suggestion="reinstall flashtune (pip install --force-reinstall flashtune)",
         )
     return SNAPSHOT_DIR
 
 
-def snapshot_dir() -> str | None:
+def snapshot_dir() -> Path | None:
     """The snapshot of the data in use, or None: read the data folder itself (FLASHTUNE_DATA, or a checkout
     whose data/ changed since its snapshot was built)."""
     root = data_dir()
@@ -138,63 +131,58 @@ def data_crcs() -> dict[str, int]:
     return crcs
 
 
-def data_path(rel: str) -> str:
+def data_path(rel: str) -> Path:
     """A file or folder of the data, e.g. data_path("tiers/iops.yaml")."""
-    return os.path.join(data_dir(), rel)
+    return data_dir() / rel
 
 
-def compiled(path: StrPath) -> str | None:
+def compiled(path: str | Path) -> Path | None:
     """The snapshot file with the compiled (JSON) form of a data YAML file, or None (parse the YAML)."""
-    text = os.fspath(path)
-    if text.startswith(f"{SNAPSHOT_DIR}/"):
-        return text
-    if text.startswith(f"{SOURCE_DATA}/") and snapshot_dir() == SNAPSHOT_DIR:
-        return os.path.join(SNAPSHOT_DIR, text[len(SOURCE_DATA) + 1 :])
+    path = Path(path)
+    if path.is_relative_to(SNAPSHOT_DIR):
+        return path
+    if path.is_relative_to(SOURCE_DATA) and snapshot_dir() == SNAPSHOT_DIR:
+        return SNAPSHOT_DIR / path.relative_to(SOURCE_DATA)
     return None
 
 
-def read_checked(name: str, make: Callable[[str, str], Any]) -> Any:
+def read_checked(name: str, make: Callable[[Path, str], Any]) -> Any:
     """checked/<name> of the snapshot in use: what the snapshot build wrote after its checks passed. Without
     a snapshot (see snapshot_dir) it is made as the build makes it, by make(data folder, how messages name
     that folder), with the same checks, and kept in memory only."""
     snapshot = snapshot_dir()
     if snapshot is None:
         return make(data_dir(), label_root())
-    with open(os.path.join(snapshot, CHECKED, name), encoding="utf-8") as f:
-        return json.load(f)
+    return json.loads((snapshot / CHECKED / name).read_text(encoding="utf-8"))
 
 
 def data_names(folder: str, suffix: str = ".yaml") -> list[str]:
     """Stems of the files `<folder>/*<suffix>` in the data, sorted."""
-    try:
-        names = os.listdir(data_path(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return sorted(n[: -len(suffix)] for n in names if n.endswith(suffix))
+    return sorted(p.name.removesuffix(suffix) for p in data_path(folder).glob(f"*{suffix}"))
 
 
 def label_root() -> str:
     """How messages name the data folder: "data" for the shipped data, the folder itself for FLASHTUNE_DATA."""
     root = data_dir()
-    return "data" if root in (SOURCE_DATA, SNAPSHOT_DIR) else root
+    return "data" if root in (SOURCE_DATA, SNAPSHOT_DIR) else str(root)
 
 
 def data_label(rel: str) -> str:
     """How messages name a data file: data/<rel> for the shipped data, the full path for FLASHTUNE_DATA."""
-    return os.path.join(label_root(), rel)
+    return f"{label_root()}/{rel}"
 
 
 def has_data(rel: str) -> bool:
-    return os.path.isfile(data_path(rel))
+    return data_path(rel).is_file()
 
 
-def knobs_dir() -> str:
+def knobs_dir() -> Path:
     return data_path("knobs")
 
 
-def tiers_dir() -> str:
+def tiers_dir() -> Path:
     return data_path("tiers")
 
 
-def profiles_dir() -> str:
+def profiles_dir() -> Path:
     return data_path("profiles")

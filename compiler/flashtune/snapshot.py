@@ -21,17 +21,17 @@ import os
 import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from flashtune import datapackage, evidence, paths
 from flashtune.catalog import store
 from flashtune.compile import profiles
 from flashtune.errors import FlashtuneError
-from flashtune.pathnames import StrPath
 from flashtune.yamlio import LINES_KEY, MAP_KEY, SEQ_KEY, parse_yaml
 
 # checked/<name>: what each whole-folder check yields, made from (data folder, how messages name it)
-CHECKED: dict[str, Callable[[str, str], Any]] = {
+CHECKED: dict[str, Callable[[Path, str], Any]] = {
     store.KNOBS: store.checked_knobs,
     profiles.PROFILES: profiles.checked_profiles,
     evidence.EVIDENCE: evidence.checked_evidence,
@@ -67,13 +67,11 @@ def compile_yaml(text: str, label: str) -> str:
     return json.dumps(encode(parse_yaml(text, label)), ensure_ascii=False, separators=(",", ":"))
 
 
-def compile_file(rel: str, path: StrPath) -> bytes:
+def compile_file(rel: str, path: str | Path) -> bytes:
     """One data file's content in the snapshot (under the same name)."""
     if rel.endswith((".yaml", ".yml")):
-        with open(path, encoding="utf-8") as f:
-            return compile_yaml(f.read(), f"data/{rel}").encode()
-    with open(path, "rb") as f:
-        return f.read()
+        return compile_yaml(Path(path).read_text(encoding="utf-8"), f"data/{rel}").encode()
+    return Path(path).read_bytes()
 
 
 def _json(value: Any) -> bytes:
@@ -82,32 +80,31 @@ def _json(value: Any) -> bytes:
     ).encode()  # order kept: it is meaningful
 
 
-def build(data: StrPath, out: StrPath) -> None:
+def build(data: str | Path, out: str | Path) -> None:
     """Write the snapshot of the data folder `data` to `out`, replacing it. Every file is compiled and every
     check run before anything is written: a DataError (file:line) leaves `out` as it was."""
-    root = os.fspath(data)
+    root = Path(data)
     datapackage.clear_cache()  # the tables as they are now, not as this process read them before
     files = {rel: compile_file(rel, path) for rel, path in paths.source_files(root)}
     files.update({f"{paths.CHECKED}/{name}": _json(make(root, "data")) for name, make in CHECKED.items()})
     files[paths.STAMP] = json.dumps(paths.stamp(root), indent=0, sort_keys=True).encode()
-    target = os.path.abspath(out)
-    staging = f"{target}.{os.getpid()}.new"
+    target = Path(out).absolute()
+    staging = target.with_name(f"{target.name}.{os.getpid()}.new")
     try:
         for rel, content in files.items():
-            os.makedirs(os.path.dirname(os.path.join(staging, rel)), exist_ok=True)
-            with open(os.path.join(staging, rel), "wb") as f:
-                f.write(content)
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_bytes(content)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    old = f"{target}.{os.getpid()}.old"
-    if os.path.exists(target):
-        os.rename(target, old)
-    os.rename(staging, target)
+    old = target.with_name(f"{target.name}.{os.getpid()}.old")
+    if target.exists():
+        target.rename(old)
+    staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
 
 
-def matches(data: StrPath, out: StrPath) -> bool:
+def matches(data: str | Path, out: str | Path) -> bool:
     """Was the snapshot in `out` built from the data in `data` as it is now (and by this version)?"""
     return paths.read_stamp(out) == paths.stamp(data)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -40,7 +41,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flashtune.errors import DataError, position
 from flashtune.fileio import read_text
-from flashtune.pathnames import StrPath
 from flashtune.paths import compiled, data_path
 
 MAX_DEPTH = 64  # data files and test plans are 4-8 levels deep
@@ -373,7 +373,7 @@ def parse_yaml(text: str, filename: str = "<string>") -> Any:
     return to_tree(compose(text, filename, schema="core"), filename)
 
 
-def load_yaml(path: StrPath) -> Any:
+def load_yaml(path: str | Path) -> Any:
     """Read and parse a YAML file (core schema); every failure is a DataError naming file:line.
 
     A data file is read from its compiled form in the data snapshot while it is in use (flashtune.paths):

@@ -79,7 +79,7 @@ def test_the_wheel_carries_a_fresh_data_snapshot_and_the_license(wheel: Path) ->
         # the build checked the catalog, the profiles and the data package, and wrote what they yield
         for name, make in CHECKED.items():
             written = json.loads(z.read(f"flashtune/_data/checked/{name}"))
-            assert written == json.loads(json.dumps(make(str(REPO / "data"), "data"))), name
+            assert written == json.loads(json.dumps(make(REPO / "data", "data"))), name
         shipped = {n.removeprefix("flashtune/_data/") for n in names if n.startswith("flashtune/_data/")}
         assert shipped == {*stamp["sources"], "index.json", *(f"checked/{n}" for n in CHECKED)}
 

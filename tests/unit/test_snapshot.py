@@ -29,13 +29,13 @@ from flashtune.snapshot import CHECKED, build, compile_file, encode, matches
 from flashtune.yamlio import YDict, YList, decode, line_of, load_data, load_yaml, parse_yaml
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE_DATA, SNAPSHOT_DIR = Path(paths.SOURCE_DATA), Path(paths.SNAPSHOT_DIR)
+SOURCE_DATA, SNAPSHOT_DIR = paths.SOURCE_DATA, paths.SNAPSHOT_DIR
 
 
 def test_the_checkout_snapshot_is_a_fresh_build_of_data() -> None:
     assert matches(SOURCE_DATA, SNAPSHOT_DIR), "the snapshot is stale: make snapshot"
-    assert data_dir() == str(SOURCE_DATA) and snapshot_dir() == str(SNAPSHOT_DIR)
-    assert compiled(SOURCE_DATA / "knobs" / "ceph.yaml") == str(SNAPSHOT_DIR / "knobs" / "ceph.yaml")
+    assert data_dir() == SOURCE_DATA and snapshot_dir() == SNAPSHOT_DIR
+    assert compiled(SOURCE_DATA / "knobs" / "ceph.yaml") == SNAPSHOT_DIR / "knobs" / "ceph.yaml"
     stamp = json.loads((SNAPSHOT_DIR / paths.STAMP).read_text(encoding="utf-8"))
     assert set(stamp) == {"flashtune", "sources"}  # the one stamp: version and data CRCs, nothing else
     for path in sorted(p for p in SOURCE_DATA.rglob("*") if p.is_file()):
@@ -45,7 +45,7 @@ def test_the_checkout_snapshot_is_a_fresh_build_of_data() -> None:
             assert (SNAPSHOT_DIR / rel).read_text(encoding="utf-8").count("\n") == 0, rel
     for name, make in CHECKED.items():
         on_disk = json.loads((SNAPSHOT_DIR / paths.CHECKED / name).read_text(encoding="utf-8"))
-        assert on_disk == json.loads(json.dumps(make(str(SOURCE_DATA), "data"))), name
+        assert on_disk == json.loads(json.dumps(make(SOURCE_DATA, "data"))), name
     written = {p.relative_to(SNAPSHOT_DIR).as_posix() for p in SNAPSHOT_DIR.rglob("*") if p.is_file()}
     assert written == set(stamp["sources"]) | {paths.STAMP} | {f"{paths.CHECKED}/{n}" for n in CHECKED}
 
@@ -130,7 +130,7 @@ def test_a_snapshot_built_from_other_data_or_by_another_version_is_not_used(
     ):
         (snap / paths.STAMP).write_text(json.dumps(changed), encoding="utf-8")
         assert not matches(SOURCE_DATA, snap)
-    monkeypatch.setattr(paths, "SNAPSHOT_DIR", str(snap))
+    monkeypatch.setattr(paths, "SNAPSHOT_DIR", snap)
     paths._checkout_snapshot_matches.cache_clear()
     try:
         assert snapshot_dir() is None and compiled(SOURCE_DATA / "tiers" / "iops.yaml") is None
@@ -249,7 +249,7 @@ def test_the_catalog_is_the_checked_one_every_knob_as_the_yaml_gives_it() -> Non
         ]
         assert catalog.names_with_dependencies(domain) == eager.names_with_dependencies(domain)
     written = json.loads((SNAPSHOT_DIR / paths.CHECKED / KNOBS).read_text(encoding="utf-8"))
-    assert written == json.loads(json.dumps(checked_knobs(str(SOURCE_DATA), "data")))
+    assert written == json.loads(json.dumps(checked_knobs(SOURCE_DATA, "data")))
 
 
 def _with_file(k: Any, source_file: str) -> Any:
@@ -270,4 +270,4 @@ def test_the_checked_profiles_are_each_profile_as_reading_and_checking_its_file_
 
 def test_the_checked_evidence_is_the_data_package_as_checked() -> None:
     written = json.loads((SNAPSHOT_DIR / paths.CHECKED / EVIDENCE).read_text(encoding="utf-8"))
-    assert written == checked_evidence(str(SOURCE_DATA), "data") and "sources" in written
+    assert written == checked_evidence(SOURCE_DATA, "data") and "sources" in written

@@ -23,12 +23,12 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from flashtune.catalog import vocab
 from flashtune.catalog.values import canon_value
 from flashtune.errors import DataError
-from flashtune.pathnames import StrPath
 
 # The vocabulary of dependency facts lives in data/knobs/knob.schema.json (one meaning per value).
 KINDS = vocab.meanings("deadWhen.kind")
@@ -122,7 +122,7 @@ class DeadWhen:
         return " and ".join(parts)
 
 
-def parse(raw: Any, name: str, path: StrPath, line: int | None) -> tuple[DeadWhen, ...]:
+def parse(raw: Any, name: str, path: str | Path, line: int | None) -> tuple[DeadWhen, ...]:
     """The `dead_when:` list of one knob (validated: unknown fields, kinds, facts and formulas are errors)."""
     if raw is None:
         return ()

@@ -3,11 +3,9 @@ behind "unknown option" and "removed after <release>", for names the knob catalo
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 from flashtune.fileio import read_text
-from flashtune.pathnames import stems
 from flashtune.paths import data_path
 
 FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
@@ -17,7 +15,7 @@ FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
 def option_names(domain: str, release: str) -> frozenset[str] | None:
     """All option names of a Ceph release / MySQL flavour, or None where flashtune has no list (e.g. jewel)."""
     path = data_path(f"{FOLDERS[domain]}/{release}.txt")
-    if not os.path.isfile(path):
+    if not path.is_file():
         return None
     return frozenset({s for s in map(str.strip, read_text(path).splitlines()) if s and s[0] != "#"})
 
@@ -35,7 +33,7 @@ def mysql_option_minimums(flavour: str) -> dict[str, int]:
     """name -> the smallest value the server takes (data/mysql-option-minimums/; a lower one it raises, with a
     warning); empty where flashtune has no list for the flavour."""
     path = data_path(f"mysql-option-minimums/{flavour}.txt")
-    if not os.path.isfile(path):
+    if not path.is_file():
         return {}
     rows = (ln.split() for ln in read_text(path).splitlines() if ln.strip() and ln[0] != "#")
     return {name: int(low) for name, low in rows}
@@ -45,7 +43,7 @@ def mysql_option_minimums(flavour: str) -> dict[str, int]:
 def all_ceph_option_names() -> frozenset[str]:
     """Names any listed Ceph release knows."""
     out: set[str] = set()
-    for release in stems(data_path(FOLDERS["ceph"]), ".txt"):
+    for release in sorted(p.stem for p in data_path(FOLDERS["ceph"]).glob("*.txt")):
         out |= option_names("ceph", release) or frozenset()
     return frozenset(out)
 

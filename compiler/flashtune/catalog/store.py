@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.catalog import deps, spelling, vocab
@@ -14,7 +15,6 @@ from flashtune.catalog.knob import DOMAINS, EFFECT, SAFETY, TYPES, Knob, Locatio
 from flashtune.catalog.status import OBJECTSTORE_KNOB, Status, component_status, knob_status
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
-from flashtune.pathnames import StrPath, join, stems
 from flashtune.paths import data_dir, read_checked
 from flashtune.releases import CEPH_RELEASES, MYSQL_FLAVOURS
 from flashtune.yamlio import line_of, load_yaml, parse_yaml
@@ -327,10 +327,10 @@ def _load(docs: Iterable[tuple[str, Any]]) -> Catalog:
     return catalog
 
 
-def load_from(directory: StrPath) -> Catalog:
+def load_from(directory: str | Path) -> Catalog:
     """The catalog of a folder of knob YAML files (tests and tools; the CLIs use load_catalog)."""
-    paths = [join(directory, f"{name}.yaml") for name in stems(directory, ".yaml")]
-    return _load((path, load_yaml(path)) for path in paths)
+    paths = sorted(Path(directory).glob("*.yaml"))
+    return _load((str(path), load_yaml(path)) for path in paths)
 
 
 # --- the checked catalog in the data snapshot ----------------------------------------------------------
@@ -373,13 +373,13 @@ def _dead_when(d: dict[str, Any]) -> deps.DeadWhen:
     )
 
 
-def checked_knobs(folder: str, label: str) -> list[dict[str, Any]]:
+def checked_knobs(folder: Path, label: str) -> list[dict[str, Any]]:
     """Every knob of <folder>/knobs/*.yaml, checked as a whole catalog, as JSON (knob_json): what the data
     snapshot's build writes to checked/knobs.json. `label`: how messages name the folder."""
     docs = []
-    for name in stems(join(folder, "knobs"), ".yaml"):
-        where = f"{label}/knobs/{name}.yaml"
-        docs.append((where, parse_yaml(read_text(join(folder, "knobs", f"{name}.yaml")), where)))
+    for path in sorted(Path(folder, "knobs").glob("*.yaml")):
+        where = f"{label}/knobs/{path.name}"
+        docs.append((where, parse_yaml(read_text(path), where)))
     out = []
     for k in _load(docs):
         d = knob_json(k)

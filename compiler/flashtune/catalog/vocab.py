@@ -9,7 +9,6 @@ enumerated value is written in the schema as `oneOf: [{const: VALUE, description
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from typing import Any
 
@@ -20,7 +19,7 @@ SCHEMA_FILE = "knob.schema.json"
 
 @cache
 def schema() -> dict[str, Any]:
-    with open(os.path.join(knobs_dir(), SCHEMA_FILE), encoding="utf-8") as f:
+    with open(knobs_dir() / SCHEMA_FILE, encoding="utf-8") as f:
         data: dict[str, Any] = json.loads(f.read())
     return data
 

@@ -9,10 +9,10 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from flashtune.errors import FlashtuneError
-from flashtune.pathnames import clean
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
@@ -49,9 +49,8 @@ def bounded_float(lo: float, hi: float) -> Callable[[str], float]:
     return parse
 
 
-def path_arg(text: str) -> str:
-    """An argparse type for file and folder names: an empty string is not the current folder. The name is
-    spelt as str(Path(text)) (see flashtune.pathnames: compile-config does without pathlib)."""
+def path_arg(text: str) -> Path:
+    """An argparse type for file and folder names: an empty string is not the current folder."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name is not a path")
     if text == "-":
@@ -59,10 +58,10 @@ def path_arg(text: str) -> str:
             "'-' (standard input or output) is not taken here; pass a file or folder name "
             "(a file named - is ./-)"
         )
-    return clean(text)
+    return Path(text)
 
 
-def output_arg(text: str) -> str:
+def output_arg(text: str) -> str | Path:
     """path_arg for an output file that may also be standard output: `-` stays `-`."""
     return text if text == "-" else path_arg(text)
 

@@ -20,7 +20,6 @@ from flashtune.errors import UsageError
 from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
-from flashtune.pathnames import name, stem
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,
@@ -157,13 +156,13 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
+def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
     if args.fleet:
         groups = fleet.load_fleet(Path(args.fleet))
     else:
         groups = fleet.groups_from_hardware([Path(p) for p in args.hardware])
     f = fleet.compile_fleet(groups, args.workload, args.ceph_release, **_request_options(args))
-    label = stem(args.fleet) if args.fleet else "fleet"
+    label = args.fleet.stem if args.fleet else "fleet"
     inputs = {
         "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
         "workload": args.workload,
@@ -173,7 +172,7 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, str]:
     files = fleet.outputs(f, inputs, encrypted=args.encrypted)
     report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
     args.read += [str(g.hardware_file) for g in groups if g.hardware_file is not None]
-    return files, report, args.out or f"flashtune-{label}-{args.workload}-{args.ceph_release}"
+    return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -210,15 +209,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     report = ""
     if args.against is not None:
         report = against(bundle, args.against)
-    label = stem(args.hardware) if args.hardware else req.tier
-    out: str = args.out or f"flashtune-{label}-{req.workload}-{req.ceph_release}"
+    label = args.hardware.stem if args.hardware else req.tier
+    out: Path = args.out or Path(f"flashtune-{label}-{req.workload}-{req.ceph_release}")
     return _write(args, bundle.files, report, out, bundle.files.get("manifest.json"))
 
 
 def _write(
-    args: argparse.Namespace, files: dict[str, str], report: str, out: str, manifest: str | None
+    args: argparse.Namespace, files: dict[str, str], report: str, out: Path, manifest: str | None
 ) -> int:
-    written = write_folder(out, files, force=args.force, inputs=args.read)
+    written = [str(p) for p in write_folder(out, files, force=args.force, inputs=args.read)]
     if args.format == "json":
         print(
             json.dumps(
@@ -252,7 +251,7 @@ def _plan_files(files: dict[str, str], config: CentralConfig, path: str, inputs:
     files["ceph-config-delta.sh"] = cephcentral.script(
         plan.delta_commands(p),
         {**inputs, "against": str(path)},
-        f"Only what differs from {name(path)}: run it to reach the compiled state.",
+        f"Only what differs from {Path(path).name}: run it to reach the compiled state.",
     )
     return files["plan.txt"]
 

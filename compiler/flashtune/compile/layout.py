@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
@@ -18,7 +19,7 @@ from flashtune.yamlio import load_yaml
 GiB = 1 << 30
 
 
-def layout_file() -> str:
+def layout_file() -> Path:
     return data_path("layout/layout.yaml")
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from flashtune.compile.central import canonical, key_type
 from flashtune.emit.cephcentral import ordered, rm_command, set_command
 from flashtune.fileio import read_text
 from flashtune.model import CentralConfig, CentralValue
 from flashtune.parse import parse_text
-from flashtune.pathnames import StrPath
 
 KINDS = ("add", "change", "remove", "same")
 _JSON_LIST = re.compile(r"\s*\[\s*[{\]]")  # a dump starts `[{` (or is `[]`); a ceph.conf starts `[global]`
@@ -68,7 +68,7 @@ class Plan:
         return [c for c in self.changes if c.kind != "same"]
 
 
-def read_live(path: StrPath) -> list[LiveValue]:
+def read_live(path: str | Path) -> list[LiveValue]:
     """Live values from a `ceph config dump --format json` file or a ceph.conf (the project's parsers:
     flashtune.parse.cephjson and flashtune.parse.cephconf; the last of repeated keys wins, as in Ceph)."""
     text = read_text(path)

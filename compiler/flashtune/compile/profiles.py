@@ -13,11 +13,11 @@ import json
 import os
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
-from flashtune.pathnames import StrPath, join, stems
 from flashtune.paths import data_dir, data_label, read_checked
 from flashtune.yamlio import line_of, load_yaml, parse_yaml
 
@@ -59,7 +59,7 @@ class Profile:
 
 
 def _layer(
-    node: Any, path: StrPath, what: str, lines: dict[tuple[str, str, str], int] | None = None
+    node: Any, path: str | Path, what: str, lines: dict[tuple[str, str, str], int] | None = None
 ) -> Layer:
     if node is None:
         return {}
@@ -88,7 +88,7 @@ def _layer(
     return out
 
 
-def read_profile(name: str, directory: StrPath | None = None) -> Profile:
+def read_profile(name: str, directory: str | Path | None = None) -> Profile:
     """A profile of the shipped data (or of `directory`, a folder of profile YAML files)."""
     return _read_profile(name, None if directory is None else os.fspath(directory))
 
@@ -104,12 +104,13 @@ def _read_profile(name: str, d: str | None) -> Profile:
                 suggestion=f"known profiles: {', '.join(sorted(shipped))}",
             )
         return shipped[name]
-    path = join(d, f"{name}.yaml")
-    if not os.path.exists(path):
+    path = Path(d, f"{name}.yaml")
+    if not path.exists():
+        known = sorted(p.stem for p in Path(d).glob("*.yaml"))
         raise DataError(
-            f"no profile {name!r}", file=path, suggestion=f"known profiles: {', '.join(stems(d, '.yaml'))}"
+            f"no profile {name!r}", file=str(path), suggestion=f"known profiles: {', '.join(known)}"
         )
-    return _profile(name, path, load_yaml(path))
+    return _profile(name, str(path), load_yaml(path))
 
 
 def _profile(name: str, path: str, doc: Any) -> Profile:
@@ -214,22 +215,22 @@ def _rebuilt(d: dict[str, Any]) -> Profile:
     )
 
 
-def checked_profiles(folder: str, label: str) -> dict[str, Any]:
+def checked_profiles(folder: Path, label: str) -> dict[str, Any]:
     """Every profile of <folder>/profiles, checked, as JSON (name -> _digest): what the data snapshot's build
     writes to checked/profiles.json. A bad profile raises DataError naming <label>/profiles/<name>.yaml and
     the line."""
     out: dict[str, Any] = {}
-    for name in stems(join(folder, "profiles"), ".yaml"):
-        where = f"{label}/profiles/{name}.yaml"
-        prof = _profile(name, where, parse_yaml(read_text(join(folder, "profiles", f"{name}.yaml")), where))
+    for path in sorted(Path(folder, "profiles").glob("*.yaml")):
+        where = f"{label}/profiles/{path.name}"
+        prof = _profile(path.stem, where, parse_yaml(read_text(path), where))
         digest = _digest(prof)
         if _rebuilt(json.loads(json.dumps(digest))) != prof:  # a value JSON cannot hold as it is
             raise DataError(
-                f"profile {name!r} does not read back the same from JSON",
+                f"profile {path.stem!r} does not read back the same from JSON",
                 file=where,
                 suggestion="write its values as plain strings, numbers, lists and mappings",
             )
-        out[name] = digest
+        out[path.stem] = digest
     return out
 
 
@@ -239,7 +240,7 @@ def _shipped(root: str) -> dict[str, Profile]:
     return {name: _rebuilt(d) for name, d in read_checked(PROFILES, checked_profiles).items()}
 
 
-def resolve(name: str, directory: StrPath | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
+def resolve(name: str, directory: str | Path | None = None, _seen: tuple[str, ...] = ()) -> list[Profile]:
     """The chain of layers for a profile, outermost include first."""
     if name in _seen:
         raise DataError(
@@ -254,7 +255,7 @@ def resolve(name: str, directory: StrPath | None = None, _seen: tuple[str, ...] 
     return chain
 
 
-def compose(names: list[str], directory: StrPath | None = None) -> list[Profile]:
+def compose(names: list[str], directory: str | Path | None = None) -> list[Profile]:
     """Resolve several profiles into one chain; a layer included twice counts once (first place)."""
     seen: set[str] = set()
     chain: list[Profile] = []

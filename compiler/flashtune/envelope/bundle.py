@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from flashtune import pathnames
 from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
@@ -99,7 +99,7 @@ def for_bundle(
     k = constants()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():
-        stem = pathnames.stem(file)
+        stem = Path(file).stem
         stem = stem.split("-", 1)[-1] if file.startswith("cbt/") else stem
         rows = []
         size = plan_replication(doc)

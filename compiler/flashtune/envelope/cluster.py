@@ -9,15 +9,14 @@ FileStore node without db_devices keeps its journals on the data drives.
 
 from __future__ import annotations
 
-import os
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.envelope.ceilings import Cluster, Drives
 from flashtune.errors import DataError
 from flashtune.hardware import DRIVE_FIGURES, NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
-from flashtune.pathnames import StrPath, stems
 from flashtune.paths import data_path
 from flashtune.yamlio import line_of, load_yaml
 
@@ -25,13 +24,13 @@ DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
 DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default
 
 
-def envelope_dir() -> str:
+def envelope_dir() -> Path:
     return data_path("envelope")
 
 
 @cache
 def device_defaults() -> dict[str, dict[str, Any]]:
-    path = os.path.join(envelope_dir(), "devices.yaml")
+    path = envelope_dir() / "devices.yaml"
     doc = load_yaml(path)
     types = doc.get("types") if isinstance(doc, dict) else None
     if not isinstance(types, dict):
@@ -46,7 +45,7 @@ def device_defaults() -> dict[str, dict[str, Any]]:
 @cache
 def filestore_journal_writes() -> float:
     """constants.yaml's filestore_journal_writes: a co-located FileStore journal's write multiple."""
-    path = os.path.join(envelope_dir(), "constants.yaml")
+    path = envelope_dir() / "constants.yaml"
     doc = load_yaml(path)
     entry = doc.get("filestore_journal_writes") if isinstance(doc, dict) else None
     value = entry.get("value") if isinstance(entry, dict) else None
@@ -119,7 +118,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
     )
 
 
-def load_cluster(path: StrPath) -> Cluster:
+def load_cluster(path: str | Path) -> Cluster:
     """A hardware file -> Cluster (DataError with file:line on bad input)."""
     return cluster_from(read_hardware(load_yaml(path), path))
 
@@ -130,14 +129,14 @@ def tier_cluster(name: str) -> Cluster:
     return cluster_from(read_hardware(doc, path, tier=True))
 
 
-def setups_dir() -> str:
-    return os.path.join(envelope_dir(), "setups")
+def setups_dir() -> Path:
+    return envelope_dir() / "setups"
 
 
 @cache
 def load_setup(name: str) -> Cluster:
-    path = os.path.join(setups_dir(), f"{name}.yaml")
-    if not os.path.exists(path):
-        known = ", ".join(stems(setups_dir(), ".yaml"))
+    path = setups_dir() / f"{name}.yaml"
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in setups_dir().glob("*.yaml")))
         raise DataError(f"unknown published setup {name!r}", suggestion=f"one of: {known}")
     return load_cluster(path)

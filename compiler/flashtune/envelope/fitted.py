@@ -7,7 +7,6 @@ or validated range that differs from what the data gives)."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, replace
 from functools import cache
@@ -93,7 +92,7 @@ def fitted_document() -> str:
 
 def main() -> int:
     """`python -m flashtune.envelope.fitted`: store the shipped data's fit (data/envelope/fitted.json)."""
-    with open(os.path.join(SOURCE_DATA, FITTED), "w", encoding="utf-8") as f:
+    with open(SOURCE_DATA / FITTED, "w", encoding="utf-8") as f:
         f.write(fitted_document())
     print(f"wrote data/{FITTED}")
     return 0

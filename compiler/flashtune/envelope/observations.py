@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune import datapackage
@@ -115,7 +115,7 @@ def _busy(
 
 @cache
 def headlines() -> tuple[Headline, ...]:
-    path = os.path.join(envelope_dir(), "headlines.yaml")
+    path = envelope_dir() / "headlines.yaml"
     doc = load_yaml(path)
     items = doc.get("headlines") if isinstance(doc, Mapping) else None
     if not isinstance(items, list):
@@ -130,7 +130,7 @@ def headlines() -> tuple[Headline, ...]:
     return tuple(out)
 
 
-def _headline(h: Any, cal: Mapping[str, Any], path: str, copy: int) -> Headline:
+def _headline(h: Any, cal: Mapping[str, Any], path: str | Path, copy: int) -> Headline:
     where = f"{path}:{line_of(h)}"
     m, c = h.get("measured") or {}, h.get("case") or {}
     if m.get("unit") not in UNITS:
@@ -194,7 +194,7 @@ def _headline(h: Any, cal: Mapping[str, Any], path: str, copy: int) -> Headline:
 
 @cache
 def constants_doc() -> dict[str, Any]:
-    path = os.path.join(envelope_dir(), "constants.yaml")
+    path = envelope_dir() / "constants.yaml"
     doc = load_yaml(path)
     if not isinstance(doc, Mapping) or "message_overhead_bytes" not in doc:
         raise DataError(
@@ -222,13 +222,13 @@ def claim_value(ref: str, use: str, where: str) -> tuple[float, str]:
 def fixed_constants() -> dict[str, tuple[float, str, str]]:
     """constants.yaml's sourced BlueStore-era constants: name -> (value, study of its source, claim)."""
     doc = constants_doc()
-    path = os.path.join(envelope_dir(), "constants.yaml")
+    path = envelope_dir() / "constants.yaml"
     out = {}
     for name in ("osd_max_cores", "node_op_ceiling", "rgw_put_round_trips"):
         entry = doc.get(name)
         if not isinstance(entry, Mapping) or "claim" not in entry:
             raise DataError(
-                f"constants.yaml needs {name}: {{claim, use}}", file=path, line=line_of(doc, name) or 1
+                f"constants.yaml needs {name}: {{claim, use}}", file=str(path), line=line_of(doc, name) or 1
             )
         value, study = claim_value(
             str(entry["claim"]), str(entry.get("use", "value")), f"{path}:{line_of(entry)}"
@@ -253,7 +253,7 @@ def claim_observations() -> tuple[ClaimObservation, ...]:
     from flashtune.envelope.cluster import load_setup
 
     doc = constants_doc()
-    path = os.path.join(envelope_dir(), "constants.yaml")
+    path = envelope_dir() / "constants.yaml"
     out = []
     for entry in doc.get("cpu_from_claims") or []:
         where = f"{path}:{line_of(entry)}"

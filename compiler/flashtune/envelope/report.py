@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from flashtune.envelope.calibrate import cluster_for
@@ -19,7 +20,6 @@ from flashtune.envelope.ceilings import (
 from flashtune.envelope.fitted import constants
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import table
-from flashtune.pathnames import StrPath
 
 NOTE = (
     "media and network ceilings are hard bounds (data-sheet drive figures, line rates); CPU and the per-node "
@@ -191,7 +191,7 @@ def _refuse_impossible(df: Any, csv: str) -> None:
         )
 
 
-def results_records(c: Cluster, csv: StrPath) -> list[dict[str, Any]]:
+def results_records(c: Cluster, csv: str | Path) -> list[dict[str, Any]]:
     import pandas as pd
 
     from flashtune.envelope.results import compare, measured_cases
