@@ -247,3 +247,72 @@ def test_mariadb_switches_the_query_cache_on_when_given_a_size_so_legacy_mode_dr
         CompileRequest(workload="mysql", ceph_release="jewel", mysql_flavour="mysql-5.7")
     )
     assert "query_cache_size = 16M" in seed_server.files["my.cnf"]  # 5.7 keeps the cache OFF: as published
+
+
+@pytest.mark.mariadb
+@pytest.mark.slow
+@pytest.mark.parametrize("db_ram_gib", [6, 16, 32])
+def test_the_db_host_drop_in_allows_what_mariadb_asks_for_at_the_compiled_max_connections(
+    tmp_path: Path, db_ram_gib: int
+) -> None:
+    """Start the real MariaDB 10.11 with the compiled max_connections under a 1024-descriptor limit: the
+    request it logs ("Could not increase number of max_open_files ... (request: N)") is what the compiler
+    predicts, the drop-in's LimitNOFILE covers it, and at 2000 connections it is above Debian's 32768."""
+    import shutil
+    import time
+
+    from flashtune.emit import dbhost
+
+    b = compile_bundle(CompileRequest(workload="mysql", tier="iops", db_ram_gib=db_ram_gib))
+    mycnf = b.files["my.cnf"]
+    m = re.search(r"^max_connections = (\d+)$", mycnf, re.M)
+    assert m and "table_open_cache" not in mycnf
+    conns = int(m[1])
+    dropin = b.files.get(dbhost.PATH, f"LimitNOFILE={dbhost.DEBIAN_UNIT_LIMIT}\n")  # absent: Debian's unit
+    found = re.search(r"^LimitNOFILE=(\d+)$", dropin, re.M)
+    assert found
+    limit = int(found[1])
+    d = tmp_path
+    (d / "my.cnf").write_text(
+        f"[mysqld]\ndatadir={d}/data\nsocket={d}/sock\npid-file={d}/pid\nport=0\nskip-networking\n"
+        f"log-error={d}/error.log\ninnodb_buffer_pool_size=128M\nmax_connections={conns}\n"
+        f"[client]\nsocket={d}/sock\n"
+    )
+    subprocess.run(
+        [
+            "mariadb-install-db",
+            f"--defaults-file={d}/my.cnf",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    if shutil.which("prlimit") is None:
+        pytest.skip("prlimit (util-linux) is not installed")
+    # the warning goes to stderr: MariaDB checks the limit before it opens its error log
+    with (d / "stderr.txt").open("w") as err:
+        proc = subprocess.Popen(
+            ["prlimit", "--nofile=1024:1024", "mariadbd", f"--defaults-file={d}/my.cnf", "--user=root"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            log = d / "error.log"
+            while not (log.exists() and "ready for connections" in log.read_text(errors="replace")):
+                assert proc.poll() is None and time.monotonic() < deadline, "mariadbd did not start"
+                time.sleep(0.2)
+        finally:
+            subprocess.run(["mariadb-admin", f"--defaults-file={d}/my.cnf", "-uroot", "shutdown"], timeout=60)
+            proc.wait(timeout=60)
+    text = (d / "stderr.txt").read_text(errors="replace")
+    asked = re.search(
+        r"Could not increase number of max_open_files to more than 1024 \(request: (\d+)\)", text
+    )
+    assert asked, text[-2000:]
+    assert int(asked[1]) == dbhost.wanted_files(conns)
+    assert limit >= int(asked[1]) and limit % 1024 == 0
+    if conns == 2000:
+        assert int(asked[1]) > dbhost.DEBIAN_UNIT_LIMIT  # why the drop-in exists

@@ -379,6 +379,24 @@ def test_replicated_pools_without_a_spare_host_warn_as_ec_does(
     assert all(w in manifest["warnings"] and w in b.files["explain.md"] for w in warned)
 
 
+@settings(max_examples=20, deadline=None)
+@given(db_ram=st.integers(2, 1024), tier=st.sampled_from(["iops", "standard", "tco"]))
+def test_the_db_host_limit_covers_mariadbs_request_at_every_max_connections(db_ram: int, tier: str) -> None:
+    from flashtune.emit import dbhost
+
+    b = compile_bundle(CompileRequest(workload="mysql", tier=tier, db_ram_gib=db_ram))
+    conns = next((int(s.value) for s in b.settings if s.file == "my.cnf" and s.key == "max_connections"), 151)
+    if dbhost.wanted_files(conns) <= dbhost.DEBIAN_UNIT_LIMIT:  # Debian's unit already allows it: no file
+        assert dbhost.PATH not in b.files
+        return
+    text = b.files[dbhost.PATH]
+    limit = int(text.split("LimitNOFILE=")[1])
+    assert limit >= dbhost.wanted_files(conns) and limit > dbhost.DEBIAN_UNIT_LIMIT and limit % 1024 == 0
+    other = compile_bundle(CompileRequest(workload="mysql", tier=tier, mysql_flavour="mysql-8.4"))
+    assert dbhost.PATH not in other.files  # measured for MariaDB only
+    assert dbhost.PATH not in compile_bundle(CompileRequest(workload="block", tier=tier)).files
+
+
 def test_pools_follow_the_protection() -> None:
     b = compile_bundle(CompileRequest(workload="block", tier="tco", replication=4))
     assert [(p["name"], p["type"], p["size"]) for p in b.shape["pools"]] == [("rbd", "replicated", 4)]

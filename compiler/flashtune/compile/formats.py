@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashtune.compile import deploy
-from flashtune.emit import cbt, cephconf, explain, manifest, mycnf, pools, sysctl, systemd, tuned, udev
+from flashtune.emit import (
+    cbt,
+    cephconf,
+    dbhost,
+    explain,
+    manifest,
+    mycnf,
+    pools,
+    sysctl,
+    systemd,
+    tuned,
+    udev,
+)
 from flashtune.model import Bundle, Setting
 
 # An emitter call: the bundle, the settings of this format, the inputs to echo -> one text (written to the row's
@@ -50,6 +62,11 @@ def _has_settings(_b: Bundle, s: Sequence[Setting]) -> bool:
 
 def _numa(b: Bundle, s: Sequence[Setting]) -> bool:
     return bool(s) and b.hardware.sockets > 1
+
+
+def _max_connections(b: Bundle) -> int:
+    """The compiled my.cnf's max_connections (0 without a my.cnf)."""
+    return next((int(x.value) for x in b.settings if x.file == "my.cnf" and x.key == "max_connections"), 0)
 
 
 def _numa_files(b: Bundle, s: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
@@ -222,6 +239,23 @@ FORMATS: tuple[OutputFormat, ...] = (
         lambda b, s, i: deploy.rook_cluster(b, _ceph_settings(b), i),
         _modern,
         "Rook CephCluster snippet (cephConfig, OSD resources from the memory budget, storage)",
+    ),
+    OutputFormat(
+        "db-host-limits",
+        dbhost.PATH,
+        None,
+        None,
+        "db-host",
+        None,
+        "config",
+        lambda b, s, i: dbhost.emit(_max_connections(b), i),
+        # only where MariaDB asks for more than Debian's unit already allows (else the file would change nothing)
+        lambda b, s: (
+            b.request.mysql_flavour == "mariadb-10.11"
+            and not b.legacy
+            and dbhost.wanted_files(_max_connections(b)) > dbhost.DEBIAN_UNIT_LIMIT
+        ),
+        "systemd drop-in for the database host: LimitNOFILE for what MariaDB asks at max_connections",
     ),
     OutputFormat(
         "explain.md",
