@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from flashtune.parse import ConfSyntaxError, render_text
-from flashtune.parse.cephconf import parse, parse_pyparsing
+from flashtune.parse.cephconf import parse
 from support.conf_samples import CEPH_CONF_CORPUS
+from support.grammars import cephconf_pyparsing
 
 
 @pytest.mark.ceph
@@ -79,7 +80,7 @@ def test_key_of_only_an_escaped_blank_is_accepted_like_ceph_conf(tmp_path: Path)
         ("global", "", "1"),
         ("global", "foo", "2"),
     ]
-    assert parse_pyparsing(text) == [("global", "", "1"), ("global", "foo", "2")]
+    assert cephconf_pyparsing(text) == [("global", "", "1"), ("global", "foo", "2")]
 
 
 def _ours(text: str) -> dict[str, dict[str, str]] | None:

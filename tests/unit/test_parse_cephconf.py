@@ -7,8 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashtune.parse import ConfSyntaxError, parse_text, render_text
-from flashtune.parse.cephconf import parse, parse_pyparsing
+from flashtune.parse.cephconf import parse
 from support.conf_samples import CEPH_CONF_CORPUS
+from support.grammars import cephconf_pyparsing
 
 
 @pytest.mark.parametrize(("name", "text"), CEPH_CONF_CORPUS, ids=[c[0] for c in CEPH_CONF_CORPUS])
@@ -18,7 +19,7 @@ def test_scanner_matches_pyparsing_grammar(name: str, text: str) -> None:
     except ConfSyntaxError:
         fast = None
     try:
-        ref: list[tuple[str, str, str | None]] | None = list(parse_pyparsing(text))
+        ref: list[tuple[str, str, str | None]] | None = list(cephconf_pyparsing(text))
     except ConfSyntaxError:
         ref = None
     assert fast == ref
@@ -96,7 +97,7 @@ def test_fuzz_grammar_chars_scanner_and_pyparsing_agree(text: str) -> None:
     except ConfSyntaxError:
         fast = None
     try:
-        ref: list[tuple[str, str, str | None]] | None = list(parse_pyparsing(text))
+        ref: list[tuple[str, str, str | None]] | None = list(cephconf_pyparsing(text))
     except ConfSyntaxError:
         ref = None
     assert fast == ref, repr(text)

@@ -57,14 +57,15 @@ def test_fuzz_never_crashes(data: bytes) -> None:
 
 
 def _both(text: str) -> tuple[object, object]:
-    from flashtune.parse.mycnf import parse, parse_pyparsing
+    from flashtune.parse.mycnf import parse
+    from support.grammars import mycnf_pyparsing
 
     try:
         fast: object = [(e.section, e.raw_key, e.value) for e in parse(text).entries]
     except ConfSyntaxError:
         fast = None
     try:
-        ref: object = parse_pyparsing(text)
+        ref: object = mycnf_pyparsing(text)
     except ConfSyntaxError:
         ref = None
     return fast, ref

@@ -7,8 +7,8 @@ Rules (see the reference notes; each was probed with ceph-conf 16.2.15):
 - `[section]` headings start in column 1; repeated sections merge; the last duplicate key wins.
 - every line ends with a newline; a single `key = value` first line without any heading is `[global]`.
 - non-ASCII text outside comments makes Ceph 16.2 abort (an assertion in its parser), so it is an error here.
-The scanner below is a hand-written equivalent of the pyparsing grammar in `parse_pyparsing` (slow, kept
-as the readable reference; tests check both agree): linting 100k lines must stay well under a second.
+The scanner below is hand-written (linting 100k lines must stay well under a second); the tests hold the same
+rules as a pyparsing grammar (tests/support/grammars.py) and require both to agree.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 from flashtune.parse.confdoc import ConfDoc, ConfSyntaxError, Entry, Section
 
@@ -532,84 +530,3 @@ def render(doc: ConfDoc) -> str:
             k = e.key.replace("\\", "\\\\").replace("#", "\\#").replace(";", "\\;")
             lines.append(f"{k} = {v}")
     return "".join(line + "\n" for line in lines)
-
-
-def parse_pyparsing(text: str, filename: str = "<string>") -> list[tuple[str, str, str]]:
-    """The reference grammar in pyparsing: returns (section, key, value) triples or raises ConfSyntaxError.
-
-    Slower than `parse`; tests run both over the same corpus and require the same result.
-    """
-    import pyparsing as pp
-
-    try:
-        res: Any = _grammar().parse_string(text, parse_all=True)
-    except pp.ParseBaseException as e:
-        raise ConfSyntaxError(f"parse error: {e.msg}", file=filename, line=e.lineno, column=e.col) from None
-
-    def unescape(s: str) -> str:
-        out: list[str] = []
-        i = 0
-        while i < len(s):
-            if s[i] == "\\" and i + 1 < len(s):
-                if s[i + 1] != "\n":
-                    out.append(s[i + 1])
-                i += 2
-            else:
-                out.append(s[i])
-                i += 1
-        return "".join(out)
-
-    def item(g: Any, sec: str) -> tuple[str, str, str]:
-        key = normalize_key(unescape(str(g["key"])))
-        v = unescape(str(g["q"])[1:-1]) if "q" in g else unescape(str(g.get("u", ""))).strip(_BLANK)
-        return (sec, key, v)
-
-    triples: list[tuple[str, str, str]] = []
-    if "headerless" in res:
-        triples.append(item(res["headerless"][0], "global"))
-    for sec in res.get("sections", []):
-        name = unescape(str(sec["name"]))
-        for g in sec["body"]:
-            if isinstance(g, pp.ParseResults) and "key" in g:
-                triples.append(item(g, name))
-    return triples
-
-
-@lru_cache(maxsize=1)
-def _grammar() -> Any:
-    import pyparsing as pp
-
-    pp.ParserElement.set_default_whitespace_chars(" \t\r\f\v")
-    try:
-        esc = pp.Regex(r"\\(\n|.)")
-        cont = pp.Regex(r"\\\n").suppress()
-        comment = pp.Regex(r"[#;][^\n]*").suppress()
-        nl = pp.Literal("\n").suppress()
-        # a whole-line comment may end the file without a newline; nothing else may
-        empty_line = (pp.Optional(comment) + nl) | (comment + pp.StringEnd().leave_whitespace())
-        # before the first heading Ceph takes empty or comment lines, not blank-only ones
-        pre_line = (
-            pp.Regex(r"([ \t\r\f\v]*[#;][^\n]*)?\n|[ \t\r\f\v]*[#;][^\n]*\Z").leave_whitespace().suppress()
-        )
-        sec_text = pp.Combine(pp.OneOrMore(esc | pp.Regex(r"[^\\\]\n#;\[]+")))
-        heading = (
-            pp.LineStart()
-            + pp.Suppress(pp.Literal("[").leave_whitespace())
-            - sec_text("name")
-            - pp.Suppress("]")
-            - (pp.Optional(comment) + nl)
-        )
-        key_text = pp.Combine(pp.OneOrMore(cont | esc | pp.Regex(r"[^=\\\n#;\[]+")))
-        qval = pp.Regex(r'"((?:\\[^\n]|[^"\\\n#;])*)"|\'((?:\\[^\n]|[^\'\\\n#;])*)\'')
-        uval = pp.Combine(pp.ZeroOrMore(cont | esc | pp.Regex(r"[^\\\n#;]+")))
-        value = qval("q") | (~pp.Char("\"'") + uval("u"))
-        key_line = pp.Group(
-            ~pp.Literal("[") + key_text("key") + pp.Suppress("=") - value + pp.Optional(comment) + nl
-        )
-        section = pp.Group(heading + pp.Group(pp.ZeroOrMore(key_line | empty_line))("body"))
-        conf = (
-            pp.Group(key_line)("headerless") + pp.ZeroOrMore(empty_line) + pp.StringEnd().leave_whitespace()
-        ) | (pp.ZeroOrMore(pre_line) + pp.ZeroOrMore(section)("sections") + pp.StringEnd().leave_whitespace())
-        return conf.parse_with_tabs()  # pyparsing would otherwise expand tabs inside values
-    finally:
-        pp.ParserElement.set_default_whitespace_chars(" \n\t\r")

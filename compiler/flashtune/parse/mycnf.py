@@ -7,14 +7,11 @@
 - dashes and underscores in names are the same option; `loose-` makes an unknown option a warning only.
 - `!include FILE` / `!includedir DIR` are recorded (a missing dir is fatal for MySQL; the linter says so).
 - an option before any group is fatal ("Found option without preceding group").
-`parse` is a hand-written scanner; `parse_pyparsing` states the same rules as a pyparsing grammar and
-tests require both to agree (and `parse` to agree with the real my_print_defaults).
+`parse` is a hand-written scanner; the tests state the same rules as a pyparsing grammar
+(tests/support/grammars.py) and require both to agree (and `parse` to agree with the real my_print_defaults).
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
-from typing import Any
 
 from flashtune.catalog.spelling import mysql_key
 from flashtune.parse.confdoc import BLANKS, ConfDoc, ConfSyntaxError, Entry, Section, content_lines
@@ -167,56 +164,3 @@ def render(doc: ConfDoc) -> str:
     for inc in doc.includes:
         out.append(f"{inc.key} {inc.value}")
     return "".join(line + "\n" for line in out)
-
-
-@lru_cache(maxsize=1)
-def _grammar() -> Any:
-    """The same rules as `parse` in pyparsing, one line at a time (MySQL reads option files line by line)."""
-    import pyparsing as pp
-
-    pp.ParserElement.set_default_whitespace_chars(" \t\r\f\v")
-    try:
-        rest = pp.Regex(r".*")
-        skip = pp.Regex(r"[#;].*") | pp.StringEnd()
-        group = (
-            pp.Suppress("[")
-            + pp.Regex(r"[^\]]*").leave_whitespace()("group")
-            + pp.Suppress("]")
-            + rest.suppress()
-        )
-        directive = pp.Regex(r"!include(dir)?(?=\s|$)")("directive") + rest("arg")
-        other_directive = pp.Regex(r"!.*").suppress()
-        value = pp.Regex(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^#"'])*(?:["'].*)?""")("value")
-        option = pp.Regex(r"[^=]*?(?=[ \t\r\f\v]*=)")("key") + pp.Suppress("=") + value + rest.suppress()
-        bare = pp.Regex(r".+")("bare")
-        line = skip | group | directive | other_directive | option | bare
-        return line.parse_with_tabs()  # pyparsing would otherwise expand tabs inside values
-    finally:
-        pp.ParserElement.set_default_whitespace_chars(" \n\t\r")
-
-
-def parse_pyparsing(text: str, filename: str = "<string>") -> list[tuple[str, str, str | None]]:
-    """Reference grammar: (group, raw key, value) triples, or ConfSyntaxError; tests require it to agree with `parse`."""
-    grammar = _grammar()
-    group: str | None = None
-    out: list[tuple[str, str, str | None]] = []
-    for no, line in enumerate(text.split("\n"), 1):
-        body = line.strip(_WS)
-        res = grammar.parse_string(body)
-        if body[:1] == "[" and "group" not in res:
-            raise ConfSyntaxError("wrong group definition", file=filename, line=no)
-        if "group" in res:
-            group = str(res["group"]).rstrip(_WS).lower()
-            continue
-        if not ("key" in res or "bare" in res):
-            continue  # comment, blank line or directive
-        if group is None:
-            raise ConfSyntaxError("option without a preceding [group]", file=filename, line=no)
-        if "bare" in res:
-            out.append((group, str(res["bare"]), None))
-            continue
-        v = str(res["value"]).rstrip(_WS)
-        if len(v) >= 2 and v[0] in "\"'" and v[-1] == v[0]:
-            v = v[1:-1]
-        out.append((group, str(res["key"]).rstrip(_WS), _unescape(v)))
-    return out
