@@ -120,7 +120,6 @@ def validate_bundle(bundle: Bundle) -> None:
     """Re-parse and lint every emitted file for its release, with the RAM of the host it is for; collect
     the findings for the manifest."""
     from flashtune.lint import lint_text
-    from flashtune.parse.cbtplan import from_plan
 
     req = bundle.request
     allowed = {s.key for s in bundle.settings if s.unsafe_opt_in}
@@ -135,8 +134,6 @@ def validate_bundle(bundle: Bundle) -> None:
             "ram_bytes": int(_host_ram_gib(bundle, fmt.host) * GiB),
             "failure_domains": bundle.shape["nodes"],
         }
-        plan = bundle.plans.get(name) if fmt.lint_kind == "cbt.yaml" else None
-        doc = from_plan(plan, text, name) if plan is not None else None  # no YAML parser at start-up
         findings = lint_text(
             text,
             fmt.lint_kind,
@@ -144,7 +141,6 @@ def validate_bundle(bundle: Bundle) -> None:
             ceph_release=req.ceph_release,
             mysql_flavour=req.mysql_flavour,
             context=ctx,
-            doc=doc,
         )
         errors = [f for f in findings if f.severity == "error" and f.key not in allowed]
         if errors and not bundle.legacy:

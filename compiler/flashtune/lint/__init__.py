@@ -50,11 +50,8 @@ def lint_text(
     ceph_release: str = DEFAULT_CEPH_RELEASE,
     mysql_flavour: str | None = None,
     context: Mapping[str, Any] | None = None,
-    doc: ConfDoc | None = None,
 ) -> list[Finding]:
-    """mysql_flavour None: MariaDB 10.11 unless the file uses options only MySQL 8 has (then an FT003 note).
-    `doc`: the text's parsed form where the caller has it already (compile-config's CBT plans), which
-    saves parsing the text again."""
+    """mysql_flavour None: MariaDB 10.11 unless the file uses options only MySQL 8 has (then an FT003 note)."""
     from flashtune.lint import cbt
     from flashtune.lint.common import Context
 
@@ -70,8 +67,7 @@ def lint_text(
         )
     ctx = Context(filename, ceph_release, mysql_flavour, dict(context or {}))
     try:
-        if doc is None:
-            doc = parse_text(text, kind, filename, recover=True)
+        doc = parse_text(text, kind, filename, recover=True)
     except ConfSyntaxError as e:
         if kind == "cbt.yaml":
             cbt.lint_broken(text, e, ctx)
