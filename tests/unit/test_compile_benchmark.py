@@ -213,3 +213,22 @@ def test_plan_text_reads_back_as_the_document() -> None:
     for file, doc in b.plans.items():
         assert parse_text(b.files[file], "cbt.yaml", file).data == doc
     assert math.isfinite(float(b.plans["cbt.yaml"]["cluster"]["iterations"]))
+
+
+def test_lint_config_sizes_a_users_plan_against_the_hardware_it_is_told(tmp_path: Path) -> None:
+    """FT709 takes the OSDs' osd_memory_target and the client's RAM from the command line: the compiled plan
+    passes for its own hardware and fails for OSDs and clients with far more memory."""
+    from support.linting import lint_cli
+
+    b = compile_bundle(CompileRequest(workload="mysql", tier="iops"))
+    plan = tmp_path / "cbt.yaml"
+    plan.write_text(b.files["cbt.yaml"])
+    own = [
+        "--osd-memory-target",
+        str(b.shape["osd_memory_target"] / GiB),
+        "--ram",
+        str(b.shape["client_ram_gib"]),
+    ]
+    assert "FT709" not in lint_cli(plan, *own).stdout
+    big = lint_cli(plan, "--osd-memory-target", "64", "--ram", "512").stdout
+    assert "FT709" in big and "20 OSDs x 64.0 GiB" in big and "512.0 GiB of RAM" in big
