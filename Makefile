@@ -19,6 +19,7 @@ check: $(VENV)/.installed
 	$(BIN)/ruff check compiler tests bench scripts
 	$(BIN)/ruff format --check compiler tests bench scripts notebooks
 	$(BIN)/mypy
+	$(BIN)/python -m flashtune.snapshot  # data/ may have changed since (a pull): the tests check the snapshot
 	$(BIN)/pytest tests/unit
 
 system-deps:
