@@ -11,7 +11,7 @@ run: $(VENV)/.installed
 	$(BIN)/compile-config --tier iops --workload mysql --out $(OUT) --force
 
 # 2. Everything the tests need (Debian packages for the real-component tests + Python), then the whole suite.
-test: system-deps $(VENV)/.installed
+test: system-deps $(VENV)/.installed book/web/node_modules/.installed
 	bash scripts/run-tests.sh
 
 # 3. What a developer runs often: static checks and the unit tier (no daemons, browser or notebooks).
@@ -58,8 +58,13 @@ typecheck: $(VENV)/.installed
 	$(BIN)/mypy
 
 # The Jupyter Book (1.x, offline): generated reference pages + executed notebooks -> book/_build/html.
-book: $(VENV)/.installed
+# The compile page runs the compiler in Pyodide, from the npm registry (book/web/package-lock.json).
+book: $(VENV)/.installed book/web/node_modules/.installed
 	$(BIN)/python scripts/build_book.py
+
+book/web/node_modules/.installed: book/web/package.json book/web/package-lock.json
+	npm ci --prefix book/web --ignore-scripts --no-audit --no-fund
+	touch $@
 
 # JupyterLab on the notebooks. Run as root (a container, a fresh VM), jupyter refuses to start without
 # --allow-root: the target adds it then, and only then.
@@ -67,4 +72,4 @@ lab: $(VENV)/.installed
 	$(BIN)/jupyter lab notebooks/ $$([ "$$(id -u)" -eq 0 ] && echo --allow-root)
 
 clean:
-	rm -rf out dist build book/_build book/_generated .pytest_cache .mypy_cache .ruff_cache compiler/flashtune/_data
+	rm -rf out dist build book/_build book/_generated book/web/node_modules .pytest_cache .mypy_cache .ruff_cache compiler/flashtune/_data

@@ -11,6 +11,12 @@ afresh (stale pages of removed documents would otherwise linger); only notebook 
 failing notebook cell fails the build, and the result is checked for anything that would load from
 the network. Prints the build time and the page count; exit 0 on success, 1 on a failed build,
 2 on bad input.
+
+The "Compile a config" page (book/compile.md) runs compile-config in the browser: Pyodide (from the npm
+registry, installed by `npm ci --prefix book/web`, which `make book` runs) is copied into
+_static/pyodide/, and flashtune (the installed package's Python files, the data snapshot of ROOT/data and
+PyYAML's pure-Python modules) into _static/compile/flashtune-web.zip. The whole book must stay under
+BOOK_BUDGET_MB and the compile page's downloads under PAGE_BUDGET_MB (both checked here).
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,6 +41,19 @@ _LINK_FETCHED = re.compile(r"""\brel\s*=\s*["']?[^"'>]*\b(stylesheet|preload|ico
 _INLINE_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.I | re.S)
 _SCRIPT_URL = re.compile(r"""["'`]((?:https?:)?//[^"'`\s]+)""")
 _NON_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+# What the compile page loads: Pyodide's runtime (its npm package minus what a browser does not need) ...
+PYODIDE_DIR = Path("book") / "web" / "node_modules" / "pyodide"
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+# ... and the size budgets: the book as a whole, and what the compile page downloads (Pyodide ~13.5 MB,
+# flashtune ~0.8 MB) before its first compile.
+BOOK_BUDGET_MB = 60
+PAGE_BUDGET_MB = 16
 
 
 def generate(root: Path) -> list[Path]:
@@ -69,6 +90,67 @@ def remote_assets(html_dir: Path) -> list[str]:
             urls += _SCRIPT_URL.findall(body.group(1))
         found += [f"{page.relative_to(html_dir)}: {u}" for u in urls]
     return found
+
+
+def web_bundle(root: Path, target: Path) -> None:
+    """flashtune for Pyodide as one zip: the package's Python files, the data snapshot of root/data (as the
+    wheel build makes it) and PyYAML's pure-Python modules (its C extension cannot load in Pyodide, and
+    PyYAML falls back to Python without it)."""
+    import yaml
+
+    import flashtune
+    from flashtune import snapshot
+
+    package = Path(flashtune.__file__).parent
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "_data"
+        snapshot.build(root / "data", data)
+        members: list[tuple[str, Path]] = [
+            (f"flashtune/{p.relative_to(package).as_posix()}", p)
+            for p in sorted(package.rglob("*"))
+            if p.is_file() and p.suffix in (".py", ".typed") and "_data" not in p.relative_to(package).parts
+        ]
+        members += [(f"flashtune/_data/{p.relative_to(data).as_posix()}", p) for p in sorted(data.rglob("*"))]
+        yaml_dir = Path(yaml.__file__).parent
+        members += [(f"yaml/{p.name}", p) for p in sorted(yaml_dir.glob("*.py"))]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, path in members:
+                if path.is_file():
+                    z.writestr(
+                        zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)),
+                        path.read_bytes(),
+                        zipfile.ZIP_DEFLATED,
+                    )
+
+
+def copy_web(root: Path, html_dir: Path) -> None:
+    """Pyodide and the flashtune bundle into the built book (_static/pyodide, _static/compile)."""
+    source = root / PYODIDE_DIR
+    out = html_dir / "_static" / "pyodide"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        shutil.copyfile(source / name, out / name)
+    web_bundle(root, html_dir / "_static" / "compile" / "flashtune-web.zip")
+
+
+def size_mb(paths: list[Path]) -> float:
+    return sum(p.stat().st_size for p in paths if p.is_file()) / 1e6
+
+
+def over_budget(html_dir: Path) -> list[str]:
+    """The size budgets the book breaks (empty: none)."""
+    problems = []
+    book = size_mb(list(html_dir.rglob("*")))
+    if book > BOOK_BUDGET_MB:
+        problems.append(f"the book is {book:.1f} MB, over its budget of {BOOK_BUDGET_MB} MB")
+    page = size_mb(
+        [html_dir / "_static" / "pyodide" / n for n in PYODIDE_FILES]
+        + [html_dir / "_static" / "compile" / "flashtune-web.zip"]
+    )
+    if page > PAGE_BUDGET_MB:
+        problems.append(f"the compile page downloads {page:.1f} MB, over its budget of {PAGE_BUDGET_MB} MB")
+    return problems
 
 
 def content_pages(html_dir: Path) -> list[Path]:
@@ -126,6 +208,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{root / need}: error: missing\n  hint: --root must be a flashtune checkout", file=sys.stderr
             )
             return 2
+    if not (root / PYODIDE_DIR / "pyodide.asm.wasm").is_file():
+        print(
+            f"{root / PYODIDE_DIR}: error: Pyodide is not installed\n"
+            f"  hint: run 'npm ci --prefix {root / 'book' / 'web'}' (make book does)",
+            file=sys.stderr,
+        )
+        return 2
     if not any((root / "notebooks").glob("*.ipynb")):
         print(
             f"{root / 'notebooks'}: error: no notebooks to publish\n  hint: the book needs notebooks/*.ipynb",
@@ -158,9 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         for r in remote:
             print(f"  {r}", file=sys.stderr)
         return 1
+    copy_web(root, html)
+    too_big = over_budget(html)
+    if too_big:
+        print("build_book: " + "; ".join(too_big), file=sys.stderr)
+        return 1
     pages = content_pages(html)
     print(
-        f"build_book: {len(pages)} pages ({len(generated)} generated) in {seconds:.1f} s -> {html}/index.html"
+        f"build_book: {len(pages)} pages ({len(generated)} generated) in {seconds:.1f} s, "
+        f"{size_mb(list(html.rglob('*'))):.1f} MB (budget {BOOK_BUDGET_MB} MB) -> {html}/index.html"
     )
     return 0
 

@@ -11,6 +11,7 @@ PKGS=(
   fio sysbench                                           # real benchmark output for ingest
   tuned                                                  # tuned profiles for comparison / validation
   chromium                                               # the book's browser test
+  nodejs                                                 # npm: Pyodide for the book's compile page (make book)
   fonts-dejavu-core                                      # the font the book's SVG charts are measured and drawn in
   uuid-runtime iproute2 util-linux procps kmod curl      # uuidgen, ip netns, losetup, sysctl
   python3-venv python3-pip make git
