@@ -12,6 +12,9 @@ Source format (the jupytext "percent" convention, parsed here to avoid another d
     # %% [markdown]            a markdown cell; each line starts with "# " (or is "#")
     # %% tags=["parameters"]   a code cell with cell tags
     # %%                       a plain code cell
+
+A code cell that draws an Altair chart gets the `hide-input` tag: the book shows the chart and collapses its
+code behind a "show code" toggle (Jupyter Book 1), so a page reads question -> chart -> what it means -> knobs.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ _REIMPLEMENTS = re.compile(
     r"\.(exists_in|misspelling_of|renamed_to|applies_to|unsafe_values|removed_values|matches)\b"
     r"|\bcanon_value\b|\bruledata\b|option-names|\bknob\.(added|removed|default)\b"
 )
+_CHART = re.compile(r"\balt\.(Chart|layer|hconcat|vconcat|concat)\b")
 _MARKER = re.compile(r"^# %%(?P<md> \[markdown\])?(?:\s+tags=(?P<tags>\[.*\]))?\s*$")
 
 
@@ -52,8 +56,11 @@ def _cells(source: str, origin: str) -> list[nbformat.NotebookNode]:
             return
         new = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
         cell = new(body)
-        if tags:
-            cell.metadata["tags"] = list(tags)
+        cell_tags = list(tags)
+        if kind == "code" and _CHART.search(body) and "hide-input" not in cell_tags:
+            cell_tags.append("hide-input")  # the chart shows; its code folds away
+        if cell_tags:
+            cell.metadata["tags"] = cell_tags
         cells.append(cell)
 
     for n, line in enumerate(source.splitlines(), 1):

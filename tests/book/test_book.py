@@ -7,16 +7,11 @@ on 127.0.0.1 and opens every page in Debian's Chromium through Playwright: any r
 
 from __future__ import annotations
 
-import functools
 import html
-import http.server
 import json
 import re
 import shutil
-import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -25,20 +20,7 @@ import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "build_book.py"
 ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-# The flags that keep Debian's Chromium quiet and local on a machine with no outside network.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SEARCH_TERM = "osd_memory_target"
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -46,16 +28,7 @@ import build_book  # noqa: E402
 from bookgen import changes, config_pages, dataset_pages, knob_pages, myst, toc  # noqa: E402
 from flashtune import datapackage  # noqa: E402
 from flashtune.catalog import load_catalog  # noqa: E402
-
-
-def run_build(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), "--root", str(root), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        check=False,
-    )
+from support.bookserve import CHROMIUM, CHROMIUM_ARGS, run_build  # noqa: E402
 
 
 def mini_root(tmp: Path, cells: list[str]) -> Path:
@@ -237,25 +210,15 @@ def test_cdn_output_fails_the_build(tmp_path: Path) -> None:
     assert "cdn.jsdelivr.net" in proc.stderr and "offline" in proc.stderr
 
 
-@pytest.fixture(scope="module")
-def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real book (this repository's notebooks, catalog, data and configs), built once for the module."""
-    out = tmp_path_factory.mktemp("book")
-    proc = run_build(REPO, out)
-    if proc.returncode != 0:
-        pytest.fail(
-            f"book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-        )
-    assert "pages" in proc.stdout
-    return out / "_build" / "html"
-
-
 @pytest.mark.slow
 def test_book_has_every_notebook_and_reference_page(book: Path) -> None:
     for nb in sorted((REPO / "notebooks").glob("*.ipynb")):
         page = book / "notebooks" / f"{nb.stem}.html"
         assert page.is_file(), f"{nb.name} is not in the book"
-        assert "cell_output" in page.read_text(), f"{nb.name} was published without outputs"
+        text = page.read_text()
+        assert "cell_output" in text, f"{nb.name} was published without outputs"
+        # chart code is folded behind a "show code" toggle (the hide-input tag build_notebooks.py adds)
+        assert "tag_hide-input" in text, f"{nb.name}: its chart code is not collapsed"
     catalog = load_catalog()
     for domain in {k.domain for k in catalog}:
         text = (book / "book" / "_generated" / "knobs" / f"{domain}.html").read_text()
@@ -266,6 +229,8 @@ def test_book_has_every_notebook_and_reference_page(book: Path) -> None:
     for folder in (p for p in (REPO / "configs").iterdir() if p.is_dir()):
         assert (book / "book" / "_generated" / "configs" / f"{myst.label(folder.name)}.html").is_file()
     assert (book / "book" / "compiler-guide.html").is_file()
+    assert 'href="compile.html' in (book / "book" / "intro.html").read_text(), "intro does not link the page"
+    assert build_book.over_budget(book) == []
     lint_codes = (book / "book" / "_generated" / "lint-codes.html").read_text()
     assert 'id="lint-ft101"' in lint_codes and "unknown-key" in lint_codes
     assert build_book.remote_assets(book) == []
@@ -299,25 +264,6 @@ def test_book_has_no_dangling_links(book: Path) -> None:
 
 
 # --- the browser ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def served(book: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(book))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 # Every chart a page shows: static SVG images (altair's svg renderer) and live SVG/canvas (vega-embed).

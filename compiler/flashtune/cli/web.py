@@ -19,6 +19,7 @@ import re
 import shutil
 import tempfile
 import zipfile
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ HARDWARE_FIELDS: dict[str, tuple[str | int, ...]] = {
 _TEXT_FIELDS = {"data-device-type", "db-device-type", "nic-role"}
 # options whose value is the control's text, in the command's order; the rest are flags or special
 _VALUE_OPTIONS = ("workload", "ceph-release", "mysql", "db-ram-gib", "db-bind-address", "osds-per-device")
+_MYSQL_ONLY = {"mysql", "db-ram-gib", "db-bind-address"}
 _OPTION = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
 _AT_LINE = re.compile(r"^(?P<file>[^\n:]+):(?P<line>\d+)(?::\d+)?: error:")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -188,6 +190,17 @@ def hardware_yaml(form: dict[str, Any], base: dict[str, Any] | None) -> str:
     return text
 
 
+@cache
+def _defaults() -> dict[str, str]:
+    """compile-config's default of each option, as text."""
+    return {
+        flag[2:]: str(action.default)
+        for action in build_parser()._actions
+        for flag in action.option_strings
+        if flag.startswith("--") and isinstance(action.default, (str, int, float))
+    }
+
+
 def argv_of(form: dict[str, Any]) -> list[str]:
     """compile-config's arguments for the form (an empty control leaves its option out: the default)."""
     argv: list[str] = []
@@ -195,15 +208,12 @@ def argv_of(form: dict[str, Any]) -> list[str]:
         argv += ["--hardware", safe_name(str(form.get("hardware") or DEFAULT_HARDWARE_NAME))]
     elif form.get("tier"):
         argv += ["--tier", str(form["tier"])]
+    defaults = _defaults()
     for option in _VALUE_OPTIONS:
         value = str(form.get(option, "")).strip()
-        if option == "mysql" and form.get("workload") != "mysql":
+        if option in _MYSQL_ONLY and form.get("workload") != "mysql":
             continue
-        if option == "db-ram-gib" and form.get("workload") != "mysql":
-            continue
-        if option == "db-bind-address" and (form.get("workload") != "mysql" or value == "127.0.0.1"):
-            continue
-        if value:
+        if value and value != defaults.get(option):  # the command's default is left implicit
             argv += [f"--{option}", value]
     if form.get("use") != "hardware":
         for option in ("nodes", "clients"):
@@ -217,7 +227,7 @@ def argv_of(form: dict[str, Any]) -> list[str]:
         argv += ["--ec", str(form["ec"]).strip()]
     if form.get("encrypted"):
         argv.append("--encrypted")
-    if form.get("bench-scale") and form["bench-scale"] != "full":
+    if form.get("bench-scale") and form["bench-scale"] != defaults.get("bench-scale"):
         argv += ["--bench-scale", str(form["bench-scale"])]
     unsafe = form.get("allow-unsafe") or []
     for knob in [unsafe] if isinstance(unsafe, str) else unsafe:
