@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from flashtune.compile.hardware import tier_names
 from flashtune.compile.pipeline import WORKLOADS
+from flashtune.hardware import tier_names
 from support.bookserve import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -13,8 +13,7 @@ import pytest
 
 from flashtune.cli import web
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.hardware import tier_names
-from flashtune.hardware_file import tier_doc
+from flashtune.hardware import tier_doc, tier_names
 from flashtune.yamlio import parse_yaml
 
 
@@ -50,9 +49,20 @@ def test_empty_fields_keep_the_defaults_and_others_become_options() -> None:
         "allow-unsafe": ["ms_crc_data"],
     }
     assert web.argv_of(form) == [
-        "--tier", "iops", "--workload", "block", "--osds-per-device", "2", "--nodes", "7",
-        "--ec", "4+2", "--encrypted", "--allow-unsafe", "ms_crc_data",
-    ]  # fmt: skip
+        "--tier",
+        "iops",
+        "--workload",
+        "block",
+        "--osds-per-device",
+        "2",
+        "--nodes",
+        "7",
+        "--ec",
+        "4+2",
+        "--encrypted",
+        "--allow-unsafe",
+        "ms_crc_data",
+    ]
 
 
 def test_an_option_error_is_the_commands_message_beside_its_field() -> None:

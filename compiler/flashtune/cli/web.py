@@ -28,7 +28,7 @@ import yaml
 from flashtune.catalog import load_catalog
 from flashtune.cli.compile import build_parser, main
 from flashtune.errors import FlashtuneError
-from flashtune.hardware_file import DEVICE_TYPES, NIC_ROLES, tier_doc
+from flashtune.hardware import DEVICE_TYPES, NIC_ROLES, tier_doc
 from flashtune.yamlio import compose, parse_yaml
 
 DEFAULT_HARDWARE_NAME = "hardware.yaml"
