@@ -276,7 +276,9 @@ class CentralConfig:
 # flashtune.compile.pipeline.cluster_shape. A plain mapping so profiles can name any of it by key.
 Shape = dict[str, Any]
 
-# Facts of the shape that explain.md and manifest.json show, in this order.
+# Facts of the shape that explain.md and manifest.json show, in this order. (Not the shape's pg_num: that is
+# the benchmark pool's, sized for one pool; the pools pools.sh makes have their own, in the pools table, and
+# two numbers for one pool's PG count left readers guessing which one holds.)
 SHAPE_FACTS = (
     "nodes",
     "clients",
@@ -287,7 +289,6 @@ SHAPE_FACTS = (
     "protection_reason",
     "pool_size",
     "pool_min_size",
-    "pg_num",
     "osd_memory_target",
     "db_ram_gib",
     "device_type",

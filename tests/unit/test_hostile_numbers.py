@@ -151,3 +151,23 @@ def test_sysbench_1_1_report_is_read_with_its_own_numbers(tmp_path: Path) -> Non
     assert got[("total", "latency", "p95")] == 30.26
     assert got[("total", "latency", "mean")] == 18.70
     assert {r["threads"] for r in rows} == {"8"}
+
+
+@pytest.mark.parametrize(
+    "args", [("--workload", "rgw", "--ec", "4+2", "--nodes", "8"), ("--workload", "block")]
+)
+def test_explain_gives_one_pg_count_per_pool(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """explain.md's cluster facts said `pg_num 128` beside a pools table with 256 and 512 (EC): the PG counts
+    are now only the pools table's, which is what pools.sh creates."""
+    import json
+    import re
+
+    out = tmp_path / "o"
+    check(run("flashtune.cli.compile", "--tier", "iops", *args, "--out", out, cwd=tmp_path), rc=0)
+    explain = (out / "explain.md").read_text()
+    assert not re.search(r"^\| pg_num \|", explain, re.M)
+    pools = (out / "pools.sh").read_text()
+    table = dict(re.findall(r"^\| (\S+) \| (?:replicated|erasure)[^|]*\| (\d+) \|", explain, re.M))
+    created = dict(re.findall(r"^ceph osd pool create (\S+) (\d+) ", pools, re.M))
+    assert table and table == created, (table, created)
+    assert "pg_num" not in json.loads((out / "manifest.json").read_text())["cluster"]
