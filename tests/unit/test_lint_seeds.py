@@ -44,6 +44,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str]]] = {
         ("journal_queue_max_bytes", "FT102"),
         ("rgw_socket_path", "FT102"),  # FastCGI socket, gone with FastCGI
         ("rgw_frontends", "FT104"),  # civetweb: removed in Quincy, RGW starts without a listener
+        ("ms_dispatch_throttle_bytes", "FT607"),  # 1000 MiB + the 500 MiB client cap: 37 % of a 4 GiB target
     ],
     ("000-sample-ceph.conf", "jewel"): [
         *AUTH_NONE,

@@ -12,6 +12,7 @@ from flashtune.lint.common import Context
 from flashtune.lint.mycnf import is_server_group
 from flashtune.lint.values import ceph_value, mysql_value
 from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.releases import CEPH_RELEASES, ceph_index
 
 
 def _num(e: Entry | None, type_: str = "float") -> float | None:
@@ -22,6 +23,37 @@ def _num(e: Entry | None, type_: str = "float") -> float | None:
     except ValueError:
         return None  # reported as wrong-type elsewhere
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _message_budget(keys: dict[str, Entry], mb: dict[str, Any], ctx: Context) -> None:
+    """FT607: the message throttles a file sets take more than a quarter of osd_memory_target."""
+    names: list[str] = list(mb["keys"])
+    release = ctx.ceph_release
+    if release in CEPH_RELEASES and ceph_index(release) < ceph_index("luminous"):
+        return  # FileStore era: no osd_memory_target, no cache autotuner to take it from
+    if not any(keys.get(k) is not None for k in names):
+        return
+    defaults: dict[str, float] = {k: float(v) for k, v in mb["defaults"].items()}
+    vals = {k: _num(keys.get(k), "size") for k in [*names, "osd_memory_target"]}
+    eff = {k: v if v is not None else defaults[k] for k, v in vals.items()}
+    target, share = eff["osd_memory_target"], float(mb["share_of_target"])
+    total = sum(eff[k] for k in names)
+    if total <= share * target:
+        return
+    worst = max((k for k in names if vals[k] is not None), key=lambda k: eff[k])
+    at = keys[worst]
+    mib = 1 << 20
+    ctx.add(
+        at,
+        "warning",
+        "FT607",
+        at.key,
+        f"messages an OSD may hold ({' + '.join(f'{k} {eff[k] / mib:g} MiB' for k in names)} = "
+        f"{total / mib:g} MiB) are more than {share:.0%} of osd_memory_target ({target / mib:g} MiB): they come "
+        "out of the caches",
+        f"keep them within {share * target / mib:g} MiB (e.g. ms_dispatch_throttle_bytes = 1/16 of the target)",
+        on_value=True,
+    )
 
 
 def ceph(doc: ConfDoc, ctx: Context) -> None:
@@ -85,6 +117,7 @@ def ceph(doc: ConfDoc, ctx: Context) -> None:
                 "use 3 (or 2 with min_size 2)",
                 on_value=True,
             )
+    _message_budget(keys, rules["message_budget"], ctx)
     ec = keys.get("osd_pool_default_erasure_code_profile")
     domains = ctx.extra.get("failure_domains")
     if ec is not None and ec.value and domains:
