@@ -415,7 +415,6 @@ REGISTRY: dict[str, Callable[[Shape], Derived]] = {
         "one less than size for replicas (writes continue with one copy missing); k+1 for erasure coding",
         {},
     ),
-    "ec_stripe_unit": lambda c: ec_stripe_unit(bool(c["ec"] and c["ec"].value.stripe_unit)),
     "read_ahead_kb": lambda c: read_ahead_kb(c["device_type"], c["workload"]),
     "io_scheduler": lambda c: io_scheduler(c["device_type"]),
 }

@@ -56,6 +56,34 @@ def _message_budget(keys: dict[str, Entry], mb: dict[str, Any], ctx: Context) ->
     )
 
 
+def _stripe_unit(keys: dict[str, Entry], ctx: Context) -> None:
+    """FT608: an EC stripe unit above the 4 KiB default where the file does not turn Tentacle's EC
+    optimisations on for new pools: without them a partial write rewrites the whole (larger) stripe."""
+    unit_e = keys.get("osd_pool_erasure_code_stripe_unit")
+    unit = _num(unit_e, "size")
+    profile = keys.get("osd_pool_default_erasure_code_profile")
+    m = re.search(r"\bstripe_unit=(\d+)\b", profile.value or "") if profile is not None else None
+    at, value = (profile, float(m[1])) if m and profile is not None else (unit_e, unit)
+    if at is None or value is None or value <= 4096:
+        return
+    flag = keys.get("osd_pool_default_flag_ec_optimizations")
+    release = ctx.ceph_release
+    modern = release not in CEPH_RELEASES or ceph_index(release) >= ceph_index("tentacle")
+    if modern and flag is not None and (flag.value or "").strip().lower() in ("true", "1", "yes", "on"):
+        return
+    ctx.add(
+        at,
+        "warning",
+        "FT608",
+        at.key,
+        f"a {value / 1024:g} KiB EC stripe unit without EC optimisations on new pools"
+        f"{'' if modern else f' ({release} has none)'}: every partial write rewrites the whole stripe and small "
+        "objects are padded to it",
+        "leave the 4 KiB default, or on Tentacle set osd_pool_default_flag_ec_optimizations = true with it",
+        on_value=True,
+    )
+
+
 def ceph(doc: ConfDoc, ctx: Context) -> None:
     rules: dict[str, Any] = ruledata.rules()["ceph"]
     keys = merged(doc)
@@ -118,6 +146,7 @@ def ceph(doc: ConfDoc, ctx: Context) -> None:
                 on_value=True,
             )
     _message_budget(keys, rules["message_budget"], ctx)
+    _stripe_unit(keys, ctx)
     ec = keys.get("osd_pool_default_erasure_code_profile")
     domains = ctx.extra.get("failure_domains")
     if ec is not None and ec.value and domains:
