@@ -279,7 +279,6 @@ def report_rows(
     glob_opts = {str(k): str(v) for k, v in (doc.get("global options") or {}).items()}
     plus = False
     rows: list[dict[str, Any]] = []
-    labels = job_labels(jobs)
     # how many entries each job has on its server: more than one are numjobs clones reported one by one
     entries = Counter(_job_key(j) for j in jobs if isinstance(j, dict))
     servers = {
@@ -292,101 +291,128 @@ def report_rows(
         for j in jobs
         if isinstance(j, dict) and not _all_clients(j)
     }
-    for job, label in zip(jobs, labels, strict=True):
+    for job, label in zip(jobs, job_labels(jobs), strict=True):
         if not isinstance(job, dict):
             continue
         opts = dict(glob_opts)
         opts.update({str(k): str(v) for k, v in (job.get("job options") or {}).items()})
-        # Only what the report states: with no options at all nothing is known about the job (its
-        # workload, engine and depth are NA); with options, fio's documented defaults fill the gaps.
-        known = bool(opts)
-        engine = opts.get("ioengine", "psync" if known else None)
-        depth = (1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)) if known else None
-        # group_reporting: a flag (fio prints "1", "" or, given on the command line, nothing); one report
-        # entry for a job with numjobs > 1 can only be the group's sum
-        numjobs = as_int(opts.get("numjobs")) or 1
-        grouped = opts.get("group_reporting", "0") != "0" or (numjobs > 1 and entries[_job_key(job)] == 1)
         did = [
             d
             for d in REPORT_DDIRS
             if isinstance(job.get(d), dict)
             and (as_int(job[d].get("total_ios")) or as_int(job[d].get("io_bytes")))
         ]
-        workload = opts.get("rw", opts.get("readwrite", "read" if known else None))
-        threads = (numjobs if grouped else 1) if known else None
+        base = _job_row(job, label, opts, did, path, alone=entries[_job_key(job)] == 1, servers=len(servers))
         if _all_clients(job):
             # the sum over every server's jobs: one pattern only if they all ran the same; the job count
             # is in the normal output's header (`jobs=N`), which the normal reader passes as numjobs
-            workload = str(next(iter(workloads))) if len(workloads) == 1 and None not in workloads else None
-            threads = as_int((job.get("job options") or {}).get("numjobs"))
-        elif workload is None and {"read", "write"} <= set(did):
-            workload = "rw"  # both directions did I/O: a mixed job, pattern unknown
-        base = {
-            "tool": "fio",
-            "test": label,
-            "workload": workload,
-            "interface": engine,
-            "iodepth": depth,
-            "threads": threads,
-            "clients": (len(servers) if _all_clients(job) else 1) if job.get("hostname") else None,
-            "source": str(path),
-        }
-        for ddir in did:
-            st = job[ddir]
-            row0 = dict(base, op=ddir, block_size_bytes=_ddir_bs(opts.get("bs", opts.get("blocksize")), ddir))
-
-            def add(metric: str, stat: str, value: float | None, **extra: Any) -> None:
-                if value is not None:
-                    rows.append(dict(row0, metric=metric, stat=stat, value=value, **extra))  # noqa: B023
-
-            bw_bytes = as_float(st.get("bw_bytes"))
-            add("bandwidth", "mean", bw_bytes / MiB if bw_bytes is not None else _kib(st.get("bw")))
-            for stat, key in (("min", "bw_min"), ("max", "bw_max"), ("stddev", "bw_dev")):
-                add("bandwidth", stat, _kib(st.get(key)))
-            add("iops", "mean", as_float(st.get("iops")))
-            for stat, key in (("min", "iops_min"), ("max", "iops_max"), ("stddev", "iops_stddev")):
-                add("iops", stat, as_float(st.get(key)))
-            io_bytes = as_float(st.get("io_bytes"))
-            add(
-                "io", "sum", io_bytes * io_factor / MiB if io_bytes is not None else None, unit_basis=io_basis
+            base["workload"] = (
+                str(next(iter(workloads))) if len(workloads) == 1 and None not in workloads else None
             )
-            runtime = as_float(st.get("runtime"))
-            add("runtime", "value", runtime / 1000 if runtime is not None else None)
-            for metric, key_ns, key_us in (
-                ("latency", "lat_ns", "lat"),
-                ("clat", "clat_ns", "clat"),
-                ("slat", "slat_ns", "slat"),
-            ):
-                block, scale = _lat_block(st, key_ns, key_us)
-                if block is None or not as_int(block.get("N", 1)):
-                    continue
-                basis = (
-                    lat_basis
-                    if lat_basis
-                    else "stated: *_ns keys (fio 3)"
-                    if scale == 1e-6
-                    else f"stated: fio-{version[0]}.{version[1]} (µs)"
-                    if version
-                    else "inferred: no *_ns keys (fio 2.x, µs)"
-                )
-                for stat in ("mean", "min", "max", "stddev"):
-                    v = as_float(block.get(stat))
-                    add(metric, stat, v * scale if v is not None else None, unit_basis=basis)
-                for pkey, pval in (block.get("percentile") or {}).items():
-                    p, v = as_float(pkey), as_float(pval)
-                    if p is not None and v is not None:
-                        add(metric, percentile_stat(p), v * scale, unit_basis=basis)
-                bins = block.get("bins")
-                if isinstance(bins, dict):
-                    plus = True
-                    for bkey, count in bins.items():
-                        b, c = as_float(bkey), as_float(count)
-                        if b is not None and c:
-                            add(f"{metric}_histogram", "count", c, bucket_ms=b * scale)
+            base["threads"] = as_int((job.get("job options") or {}).get("numjobs"))
+        for ddir in did:
+            row0 = dict(base, op=ddir, block_size_bytes=_ddir_bs(opts.get("bs", opts.get("blocksize")), ddir))
+            got, hist = _ddir_rows(row0, job[ddir], (io_factor, io_basis), lat_basis or "", version)
+            rows += got
+            plus = plus or hist
         for metric, key in (("cpu_usr", "usr_cpu"), ("cpu_sys", "sys_cpu")):
             v = as_float(job.get(key))
             if v is not None and did:
                 rows.append(dict(base, op="total", metric=metric, stat="mean", value=v))
+    return rows, plus
+
+
+def _job_row(
+    job: dict[str, Any],
+    label: str,
+    opts: dict[str, str],
+    did: list[str],
+    path: Path,
+    *,
+    alone: bool,
+    servers: int,
+) -> dict[str, Any]:
+    """The columns every row of one job shares: what ran, how, and where."""
+    # Only what the report states: with no options at all nothing is known about the job (its
+    # workload, engine and depth are NA); with options, fio's documented defaults fill the gaps.
+    known = bool(opts)
+    engine = opts.get("ioengine", "psync" if known else None)
+    depth = (1 if engine in SYNC_ENGINES else (as_int(opts.get("iodepth")) or 1)) if known else None
+    # group_reporting: a flag (fio prints "1", "" or, given on the command line, nothing); one report
+    # entry for a job with numjobs > 1 can only be the group's sum
+    numjobs = as_int(opts.get("numjobs")) or 1
+    grouped = opts.get("group_reporting", "0") != "0" or (numjobs > 1 and alone)
+    workload = opts.get("rw", opts.get("readwrite", "read" if known else None))
+    if workload is None and not _all_clients(job) and {"read", "write"} <= set(did):
+        workload = "rw"  # both directions did I/O: a mixed job, pattern unknown
+    return {
+        "tool": "fio",
+        "test": label,
+        "workload": workload,
+        "interface": engine,
+        "iodepth": depth,
+        "threads": (numjobs if grouped else 1) if known else None,
+        "clients": (servers if _all_clients(job) else 1) if job.get("hostname") else None,
+        "source": str(path),
+    }
+
+
+def _ddir_rows(
+    row0: dict[str, Any],
+    st: dict[str, Any],
+    io_unit: tuple[float, str],
+    lat_basis: str,
+    version: tuple[int, int] | None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """The rows of one direction (read, write, trim, mixed) of a job, and whether it held histogram bins."""
+    rows: list[dict[str, Any]] = []
+
+    def add(metric: str, stat: str, value: float | None, **extra: Any) -> None:
+        if value is not None:
+            rows.append(dict(row0, metric=metric, stat=stat, value=value, **extra))
+
+    bw_bytes = as_float(st.get("bw_bytes"))
+    add("bandwidth", "mean", bw_bytes / MiB if bw_bytes is not None else _kib(st.get("bw")))
+    for stat, key in (("min", "bw_min"), ("max", "bw_max"), ("stddev", "bw_dev")):
+        add("bandwidth", stat, _kib(st.get(key)))
+    add("iops", "mean", as_float(st.get("iops")))
+    for stat, key in (("min", "iops_min"), ("max", "iops_max"), ("stddev", "iops_stddev")):
+        add("iops", stat, as_float(st.get(key)))
+    io_bytes = as_float(st.get("io_bytes"))
+    io_factor, io_basis = io_unit
+    add("io", "sum", io_bytes * io_factor / MiB if io_bytes is not None else None, unit_basis=io_basis)
+    runtime = as_float(st.get("runtime"))
+    add("runtime", "value", runtime / 1000 if runtime is not None else None)
+    plus = False
+    for metric, key_ns, key_us in (
+        ("latency", "lat_ns", "lat"),
+        ("clat", "clat_ns", "clat"),
+        ("slat", "slat_ns", "slat"),
+    ):
+        block, scale = _lat_block(st, key_ns, key_us)
+        if block is None or not as_int(block.get("N", 1)):
+            continue
+        basis = lat_basis or (
+            "stated: *_ns keys (fio 3)"
+            if scale == 1e-6
+            else f"stated: fio-{version[0]}.{version[1]} (µs)"
+            if version
+            else "inferred: no *_ns keys (fio 2.x, µs)"
+        )
+        for stat in ("mean", "min", "max", "stddev"):
+            v = as_float(block.get(stat))
+            add(metric, stat, v * scale if v is not None else None, unit_basis=basis)
+        for pkey, pval in (block.get("percentile") or {}).items():
+            p, v = as_float(pkey), as_float(pval)
+            if p is not None and v is not None:
+                add(metric, percentile_stat(p), v * scale, unit_basis=basis)
+        bins = block.get("bins")
+        if isinstance(bins, dict):
+            plus = True
+            for bkey, count in bins.items():
+                b, c = as_float(bkey), as_float(count)
+                if b is not None and c:
+                    add(f"{metric}_histogram", "count", c, bucket_ms=b * scale)
     return rows, plus
 
 
