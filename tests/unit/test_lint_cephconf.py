@@ -82,7 +82,7 @@ def test_debug_subsystems_after_pacific_are_a_note_not_an_error() -> None:
     """Ceph makes debug_<subsystem> options from src/common/subsys.h, and flashtune's lists for Quincy on carry
     Pacific's subsystems only: `debug rgw_notification` (a later subsystem) must not be called an error there.
     On Pacific, whose list is ceph-conf's own, it is one (ceph-conf 16.2.15: 'option not found')."""
-    text = "[client.rgw.a]\ndebug rgw_notification = 20\ndebug rgw = 20\n"
+    text = "[client.rgw.a]\ndebug rgw_notification = 5\ndebug rgw = 5\n"
     assert codes_at(text, "ceph.conf", ceph_release="tentacle") == [
         (2, "debug_rgw_notification", "FT101", "info")
     ]

@@ -86,9 +86,11 @@ def lint_text(
             from flashtune.lint.ceph import only_set
 
             doc = only_set(doc)
-        from flashtune.lint.placeholders import check_placeholders
+        from flashtune.lint.placeholders import check_debug_levels, check_placeholders
 
         check_placeholders(doc, ctx)
+        if kind in ("ceph.conf", "ceph-config.json"):
+            check_debug_levels(doc, ctx)
         for rule in linters()[kind]:
             rule(doc, ctx)
     placeholders = {(f.line, f.key) for f in ctx.findings if f.code == "FT205"}
