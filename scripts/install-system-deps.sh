@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(
   ceph ceph-mon ceph-osd ceph-mgr ceph-common radosgw   # real Ceph daemons and ceph-conf
   ceph-mds                                               # CephFS for the scratch workload's real-Ceph test
+  ceph-fuse fuse                                         # flashtune prove mounts CephFS for the scratch probes (fusermount)
   python3-ceph-common python3-yaml                       # cephadm's ServiceSpec/DriveGroupSpec, to validate the OSD spec
   python3-lxml sudo psmisc                               # the real CBT the tests run: its imports, sudo, killall
   mariadb-server mariadb-client                          # real MariaDB for my.cnf checks

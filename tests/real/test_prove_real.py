@@ -8,7 +8,9 @@
 - HEALTH_ERR refuses (made with `ceph osd set-full-ratio 0.99`: OSD_OUT_OF_ORDER_FULL, harmless and undone),
   HEALTH_WARN refuses unless --allow-warn;
 - a setting the release lacks (osd_op_threads, gone since Luminous) is reported and never set; a setting read
-  only at daemon start is left out with a note.
+  only at daemon start is left out with a note;
+- the scratch workload's probes run fio (psync and libaio) on a file of the lab's CephFS mounted with ceph-fuse,
+  mounted per arm and always unmounted, its folder removed, also after a SIGINT.
 Durations are short (2-3 s samples): these prove the mechanism, not a tuning result.
 """
 
@@ -29,6 +31,8 @@ from pathlib import Path
 import pytest
 
 from flashtune.ingest import load
+from flashtune.prove import cephfs
+from flashtune.prove.cluster import Cluster
 from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
@@ -353,3 +357,94 @@ def test_a_start_time_setting_is_proved_with_consent_to_restart(
     assert dump_text(ceph_lab) == before
     assert ceph_lab.daemon("osd.0", "config", "get", "osd_op_num_shards") == {"osd_op_num_shards": "0"}
     assert "restarted once more after the restore" in report
+
+
+def _fs_root(lab: CephLab, tmp_path: Path) -> list[str]:
+    """What the root of the lab's CephFS holds, seen through a ceph-fuse mount of our own."""
+    point = tmp_path / "check-mnt"
+    cephfs.mount(Cluster(conf=str(lab.conf_path)), point, "labfs")
+    try:
+        return sorted(x.name for x in point.iterdir())
+    finally:
+        cephfs.unmount(point)
+
+
+def _mounts() -> str:
+    return Path("/proc/self/mounts").read_text()
+
+
+def test_scratch_probes_run_fio_on_cephfs_mounted_with_ceph_fuse(
+    ceph_lab: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    before = dump_text(ceph_lab)
+    out = tmp_path / "prove"
+    args = ["--out", str(out), "--compiled", str(compiled), "--workload", "scratch", "--file-mib", "32"]
+    p = prove(
+        *args,
+        *("--repeat", "3", "--seconds", "2", "--warmup", "0"),
+        *("--probe", "cephfs-read-1m", "--probe", "cephfs-randwrite-4k"),
+        conf=ceph_lab.conf_path,
+    )
+    code, stdout, stderr = finish(p, timeout=900)
+    assert code == 0, stderr[-3000:]
+    assert "mounts CephFS 'labfs' with ceph-fuse" in stdout
+    # every sample is fio's own JSON from a file on the ceph-fuse mount, read back with the ingest parsers
+    for case, op, engine in (("cephfs-read-1m", "read", "psync"), ("cephfs-randwrite-4k", "write", "libaio")):
+        for arm in "AB":
+            files = sorted((out / "raw" / case).glob(f"{arm}*.json"))
+            assert len(files) == 3, files
+            for f in files:
+                doc = json.loads(f.read_text())
+                options = doc["jobs"][0]["job options"]
+                assert options["ioengine"] == engine and options["directory"].startswith(
+                    "/tmp/flashtune-prove-mnt-"
+                )
+                df = load(f)
+                assert (
+                    float(
+                        df[
+                            (df.metric == "iops") & (df.stat == "mean") & df.time_s.isna() & (df.op == op)
+                        ].value.iloc[0]
+                    )
+                    > 0
+                )
+    ops = journal(out)
+    # mounted for the prefill, afresh in each arm (after the arm's settings are set) and by the restore to remove
+    # the run's folder; every mount unmounted
+    names = [e["op"] for e in ops]
+    assert names.count("mount") == 1 + 6 + 1 == names.count("unmounted")
+    assert names.index("folder-removed") > names.index("restore-begin")
+    point = next(str(e["path"]) for e in ops if e["op"] == "mount")
+    assert point not in _mounts() and not Path(point).exists()
+    assert (out / "config-after.json").read_bytes() == (out / "config-before.json").read_bytes()
+    assert dump_text(ceph_lab) == before
+    assert not [x for x in _fs_root(ceph_lab, tmp_path) if x.startswith("flashtune-prove-")]
+    report = (out / "report.md").read_text()
+    assert "ceph-fuse afresh in each arm" in report and "| cephfs-randwrite-4k | " in report
+
+
+def test_sigint_unmounts_the_cephfs_and_removes_its_folder(
+    ceph_lab: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    before = dump_text(ceph_lab)
+    out = tmp_path / "prove"
+    p = prove(
+        *("--out", str(out), "--compiled", str(compiled), "--workload", "scratch", "--file-mib", "32"),
+        *("--repeat", "3", "--seconds", "20", "--warmup", "0", "--probe", "cephfs-write-1m"),
+        conf=ceph_lab.conf_path,
+    )
+    wait_for(
+        "arm B's measurement in the journal",
+        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
+    )
+    assert p.poll() is None, p.communicate()
+    point = next(str(e["path"]) for e in journal(out) if e["op"] == "mount")
+    time.sleep(1)  # fio is writing to the mounted file system now
+    assert point in _mounts()
+    p.send_signal(signal.SIGINT)
+    code, _, stderr = finish(p)
+    assert code == 130, stderr
+    assert "the CephFS test folder removed and ceph-fuse unmounted" in stderr
+    assert point not in _mounts() and not Path(point).exists()
+    assert dump_text(ceph_lab) == before
+    assert not [x for x in _fs_root(ceph_lab, tmp_path) if x.startswith("flashtune-prove-")]

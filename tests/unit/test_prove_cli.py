@@ -15,6 +15,8 @@ import pytest
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.deploy import central_config
 from flashtune.emit.cephcentral import ordered, set_command
+from flashtune.errors import FlashtuneError
+from flashtune.prove import cephfs
 from flashtune.prove.arms import read_script
 from flashtune.prove.journal import Journal, dump_entries
 from flashtune.prove.predict import predicted
@@ -83,6 +85,7 @@ def test_chart_is_well_formed_svg() -> None:
         (["--out", "o", "--repeat", "2"], "at least 3 samples per arm"),
         (["--repeat", "3"], "--out DIR is required"),
         (["--out", "o", "--probe", "nope"], "unknown probe 'nope'"),
+        (["--out", "o", "--file-mib", "0"], "--file-mib 0: at least 1"),
         (["--restore", "empty"], "no saved config dump"),
         (["--out", "o", "--conf", "missing.conf", "--dry-run"], "error:"),
     ],
@@ -132,3 +135,21 @@ def test_restore_names_a_damaged_saved_dump(dump: str, message: str, tmp_path: P
     r = flashtune("prove", "--restore", "run1", cwd=tmp_path)
     assert r.returncode == 2, r
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_scratch_is_probed_with_fio_on_the_mounted_cephfs(tmp_path: Path) -> None:
+    scratch = probes_for("scratch")
+    assert scratch and all(p.needs_file and p.tool == "fio-cephfs" for p in scratch)
+    assert {p.engine for p in scratch} == {"psync", "libaio"}  # the plain and the asynchronous file path
+    assert not any(p.needs_file for p in probes_for("block") + probes_for("mysql"))
+    # the journal names every mount, so a restore after a crash knows what to unmount and remove
+    j = Journal(tmp_path)
+    j.append("mount", path="/tmp/flashtune-prove-mnt-x", fs="labfs", dir="flashtune-prove-abc")
+    j.append("unmounted", path="/tmp/flashtune-prove-mnt-x")
+    assert [e["dir"] for e in j.mounts()] == ["flashtune-prove-abc"]
+    # the restore removes only a folder prove named, never another path on the user's file system
+    (tmp_path / "home").mkdir()
+    for name in ("home", "flashtune-prove-x/../home", ".."):
+        with pytest.raises(FlashtuneError, match="prove only removes the folders it named"):
+            cephfs.remove_folder(tmp_path, name)
+    assert (tmp_path / "home").is_dir()

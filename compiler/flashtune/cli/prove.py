@@ -31,7 +31,7 @@ from flashtune.prove.arms import read_script
 from flashtune.prove.cluster import Cluster
 from flashtune.prove.journal import restore
 from flashtune.prove.predict import predicted
-from flashtune.prove.probes import PROBES
+from flashtune.prove.probes import PROBES, probes_for
 from flashtune.prove.run import Options, execute, plan_text, prepare
 from flashtune.prove.stats import format_gain
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
@@ -93,6 +93,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--image-mib", type=int, default=2048, help="RBD image size for the fio probes (default 2048)"
     )
+    p.add_argument(
+        "--file-mib", type=int, default=1024, help="CephFS file size for the scratch probes (default 1024)"
+    )
+    p.add_argument("--fs", metavar="NAME", help="CephFS the scratch probes mount (default: the first listed)")
     p.add_argument("--pg-num", type=int, default=32, help="PGs of the test pool (default 32)")
     p.add_argument(
         "--probe", action="append", default=[], metavar="NAME", help="run only these probes (repeatable)"
@@ -130,6 +134,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--repeat {args.repeat}: at least 3 samples per arm", suggestion="--repeat 3")
     if args.seconds < 1 or args.warmup < 0:
         raise UsageError("--seconds must be at least 1 and --warmup at least 0")
+    if args.file_mib < 1:
+        raise UsageError(f"--file-mib {args.file_mib}: at least 1", suggestion="--file-mib 1024")
     out = Path(args.out)
     if out.exists() and any(out.iterdir()) and not args.force:
         raise UsageError(
@@ -205,16 +211,20 @@ def run(args: argparse.Namespace) -> int:
     if args.restore:
         result = restore(Cluster(args.conf, args.keyring, args.name), Path(args.restore))
         print(result.summary())
-        return 0 if result.identical else 1
+        return 0 if result.clean else 1
     if args.lab:
-        missing = missing_tools(rgw=False, mds=False)
+        # the CephFS probes need an MDS and a file system: the lab boots them only then (they cost boot time)
+        mds = any(p.needs_file for p in probes_for(args.workload, args.probe or None))
+        missing = missing_tools(rgw=False, mds=mds)
         if missing:
             raise FlashtuneError(
                 "--lab needs the Ceph daemons: " + ", ".join(missing) + " not found",
-                suggestion="install ceph-mon ceph-osd ceph-mgr ceph-common (Debian/Ubuntu packages)",
+                suggestion="install ceph-mon ceph-osd ceph-mgr ceph-common"
+                + (" ceph-mds" if mds else "")
+                + " (Debian/Ubuntu packages)",
             )
         print("booting the lab cluster (single node, loopback; about 30 s) ...", file=sys.stderr)
-        with ceph_cluster(rgw=False, mds=False, ports=_lab_ports(args.lab_ports)) as lab:
+        with ceph_cluster(rgw=False, mds=mds, ports=_lab_ports(args.lab_ports)) as lab:
             hook = (lambda: lab.restart_with("", daemons=("osd",))) if args.lab_restart else None
             return _prove(args, Cluster(conf=str(lab.conf_path)), hook)
     return _prove(args, Cluster(args.conf, args.keyring, args.name))
@@ -229,6 +239,8 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
         warmup=args.warmup,
         prefill_seconds=args.prefill_seconds,
         image_mib=args.image_mib,
+        file_mib=args.file_mib,
+        fs=args.fs,
         pg_num=args.pg_num,
         allow_warn=args.allow_warn,
         restart_command=args.restart_command,
@@ -255,4 +267,4 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
     if prove_run.interrupted:
         print(prove_run.interrupted, file=sys.stderr)
         return 130
-    return 0 if restored is not None and restored.identical else 1
+    return 0 if restored is not None and restored.clean else 1

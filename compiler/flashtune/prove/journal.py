@@ -2,9 +2,10 @@
 
 Before prove changes anything it saves `ceph config dump -f json` (config-before.json) and opens journal.jsonl
 in the output folder; every change is appended (and fsynced) *before* it is made: a `ceph config set`, a pool
-it creates, a config key it needs for its own clean-up. Whatever ends the run (success, a failure, Ctrl-C, a
-crash followed by `flashtune prove --restore DIR`), the restore deletes the pools the journal names and puts
-back every key it touched: the saved value where the dump had one, `ceph config rm` where it had none. Then it
+it creates, a config key it needs for its own clean-up, a ceph-fuse mount of the CephFS. Whatever ends the run
+(success, a failure, Ctrl-C, a crash followed by `flashtune prove --restore DIR`), the restore removes the
+run's CephFS folder and unmounts the file system, deletes the pools the journal names and puts back every key
+it touched: the saved value where the dump had one, `ceph config rm` where it had none. Then it
 dumps the config database again and compares it with the saved dump byte for byte. Keys prove never touched
 are left alone: a difference there is someone else's change during the run, reported, not overwritten.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 from flashtune import userjson
 from flashtune.errors import FlashtuneError
+from flashtune.prove import cephfs
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 
 DUMP_NAME = "config-before.json"
@@ -99,6 +101,9 @@ class Journal:
     def pools(self) -> list[str]:
         return list(dict.fromkeys(e["name"] for e in self.entries() if e["op"] == "pool"))
 
+    def mounts(self) -> list[dict[str, Any]]:
+        return [e for e in self.entries() if e["op"] == "mount"]
+
 
 def save_dump(cluster: Cluster, folder: Path) -> str:
     text = cluster.config_dump_text()
@@ -154,23 +159,61 @@ class Restored:
     differences: list[str] = field(default_factory=list)  # (target key: before -> after) when not identical
     after_text: str = ""
     restarted_with: str = ""  # a crashed run's restart command: --restore cannot know it is safe to run it
+    removed_folders: list[str] = field(default_factory=list)  # CephFS folders of the run, removed
+    cleanup_errors: list[str] = field(default_factory=list)  # what could not be cleaned up (CephFS)
+    unmounted: list[str] = field(default_factory=list)  # ceph-fuse mount points, unmounted
+
+    @property
+    def clean(self) -> bool:
+        """The config database is as saved and everything the run made is gone."""
+        return self.identical and not self.cleanup_errors
 
     def summary(self) -> str:
+        left = (
+            "; NOT cleaned up: " + "; ".join(self.cleanup_errors) + " (run --restore again once fixed)"
+            if self.cleanup_errors
+            else ""
+        )
         restarts = (
             f"; the run restarted daemons ({self.restarted_with}): restart them again so that they read the "
             "restored start-time settings"
             if self.restarted_with
             else ""
         )
-        return self._summary() + restarts
+        return self._summary() + left + restarts
 
     def _summary(self) -> str:
+        fs = ", the CephFS test folder removed and ceph-fuse unmounted" if self.unmounted else ""
         if self.identical:
             return (
                 f"config database byte-identical to the saved dump ({len(self.put_back)} keys put back, "
-                f"{len(self.removed_pools)} test pools removed)"
+                f"{len(self.removed_pools)} test pools removed{fs})"
             )
         return "config database DIFFERS from the saved dump: " + "; ".join(self.differences)
+
+
+def clean_cephfs(cluster: Cluster, journal: Journal) -> tuple[list[str], list[str]]:
+    """Remove the run's CephFS folder (mounting again if a crash left it unmounted), then unmount every
+    mount point the journal names. Returns (folders removed, mount points unmounted)."""
+    mounts = journal.mounts()
+    if not mounts:
+        return [], []
+    done = {e.get("dir") for e in journal.entries() if e["op"] == "folder-removed"}
+    last = mounts[-1]
+    path, name = Path(str(last["path"])), str(last["dir"])
+    removed = []
+    if name not in done:
+        if not cephfs.mounted(path):
+            journal.append("mount", path=str(path), fs=last["fs"], dir=name)
+            cephfs.mount(cluster, path, str(last["fs"]))
+        cephfs.remove_folder(path, name)
+        journal.append("folder-removed", dir=name)
+        removed.append(name)
+    points = list(dict.fromkeys(str(e["path"]) for e in mounts))
+    for point in points:
+        cephfs.unmount(Path(point))
+        journal.append("unmounted", path=point)
+    return removed, points
 
 
 def restore(cluster: Cluster, folder: Path) -> Restored:
@@ -186,13 +229,27 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
     saved = dump_entries(saved_text, str(dump_path))
     journal = Journal(folder)
     journal.append("restore-begin")
+    errors: list[str] = []
+    try:
+        folders, unmounted = clean_cephfs(cluster, journal)
+    except FlashtuneError as e:  # the config database and the pools are restored all the same
+        folders, unmounted = [], []
+        errors.append(f"the CephFS test folder or mount: {e.message}")
     pools = journal.pools()
     for pool in pools:
         delete_pool(cluster, journal, saved, pool)
     keys = journal.touched()  # after the pool deletes: they may have touched mon_allow_pool_delete
     put_back(cluster, saved, keys)
     after = cluster.config_dump_text()
-    result = Restored(after == saved_text, pools, keys, after_text=after)
+    result = Restored(
+        after == saved_text,
+        pools,
+        keys,
+        after_text=after,
+        removed_folders=folders,
+        unmounted=unmounted,
+        cleanup_errors=errors,
+    )
     ops = [e["op"] for e in journal.entries()]
     last = {op: i for i, op in enumerate(ops)}
     if last.get("restart", -1) > last.get("daemons-restarted", -1):

@@ -18,7 +18,7 @@ LARGE = 1 << 20  # a streaming case from 1 MiB blocks up
 
 
 def case_of(probe: Probe) -> Case:
-    sequential = probe.mode in ("write", "seq") and probe.block_size >= LARGE
+    sequential = probe.mode in ("write", "seq", "read") and probe.block_size >= LARGE
     return Case(probe.name, probe.block_size, probe.read_fraction, sequential=sequential)
 
 

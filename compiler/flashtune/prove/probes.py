@@ -1,9 +1,10 @@
-"""The built-in short probes: one or two per workload, for clusters without CBT.
+"""The built-in short probes: one or a few per workload, for clusters without CBT.
 
-Each probe is a real benchmark program run against the cluster (`rados bench`, fio with its rbd engine), its
-whole stdout kept under raw/ and read back with flashtune's ingest parsers: the figure compared is the one the
-tool printed, not a number prove computed. Both arms read and write the same data: the objects and the RBD
-image are written once, before the first sample, and a write probe's own objects are removed after each sample.
+Each probe is a real benchmark program run against the cluster (`rados bench`, fio with its rbd engine, fio on
+files of the CephFS mounted with ceph-fuse), its whole stdout kept under raw/ and read back with flashtune's
+ingest parsers: the figure compared is the one the tool printed, not a number prove computed. Both arms read
+and write the same data: the objects, the RBD image and the CephFS file are written once, before the first
+sample, and a rados write probe's own objects are removed after each sample.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ DATA_RUN = "flashtune-prove-data"  # rados bench --run-name of the objects the r
 @dataclass(frozen=True)
 class Probe:
     name: str
-    tool: str  # rados-bench | fio-rbd
+    tool: str  # rados-bench | fio-rbd | fio-cephfs
     mode: str  # rados bench write|rand|seq; fio rw=
     block_size: int
     depth: int  # rados bench -t / fio iodepth
     note: str
+    engine: str = ""  # fio-cephfs: fio's ioengine on the mounted file system (psync, libaio)
 
     @property
     def read_fraction(self) -> float:
@@ -37,6 +39,11 @@ class Probe:
     @property
     def needs_image(self) -> bool:
         return self.tool == "fio-rbd"
+
+    @property
+    def needs_file(self) -> bool:
+        """A fio probe on a file of the CephFS, mounted with ceph-fuse (flashtune.prove.cephfs)."""
+        return self.tool == "fio-cephfs"
 
     @property
     def needs_objects(self) -> bool:
@@ -99,17 +106,48 @@ PROBES: dict[str, Probe] = {
             1,
             "fio rbd engine, 16 KiB random reads, QD 1",
         ),
+        Probe(
+            "cephfs-write-1m",
+            "fio-cephfs",
+            "write",
+            1024 * KIB,
+            1,
+            "fio on a ceph-fuse mount, 1 MiB sequential writes to one file (psync, O_DIRECT)",
+            "psync",
+        ),
+        Probe(
+            "cephfs-read-1m",
+            "fio-cephfs",
+            "read",
+            1024 * KIB,
+            1,
+            "fio on a ceph-fuse mount, 1 MiB sequential reads of the prefilled file (psync, O_DIRECT)",
+            "psync",
+        ),
+        Probe(
+            "cephfs-randwrite-4k",
+            "fio-cephfs",
+            "randwrite",
+            4 * KIB,
+            16,
+            "fio on a ceph-fuse mount, 4 KiB random writes, QD 16 (libaio, O_DIRECT)",
+            "libaio",
+        ),
     )
 }
 
-# Per compiled workload: the probes that stand in for its CBT cases. rgw (S3) and scratch (CephFS) have no
-# built-in S3 or file-system probe yet; RADOS with large objects is the nearest layer they share.
+# Per compiled workload: the probes that stand in for its CBT cases. rgw (S3) has no built-in S3 probe yet;
+# RADOS with large objects, the layer under the gateway, stands in.
 WORKLOAD_PROBES: dict[str, tuple[str, ...]] = {
     "block": ("rbd-randwrite-4k", "rbd-randread-4k", "rados-write-4k"),
     "mysql": ("rbd-randwrite-16k-qd1", "rbd-randread-16k-qd1"),
     "rgw": ("rados-write-4m", "rados-read-4m"),
-    "scratch": ("rados-write-4m", "rados-read-4m"),
+    "scratch": ("cephfs-write-1m", "cephfs-read-1m", "cephfs-randwrite-4k"),
 }
+
+FILE_NAME = (
+    "data"  # the one file the CephFS probes read and write, in the run's own folder of the file system
+)
 
 
 def probes_for(workload: str, names: Sequence[str] | None = None) -> list[Probe]:
@@ -161,10 +199,48 @@ def prefill_image(cluster: Cluster, pool: str, image: str, size_mib: int) -> Non
     )
 
 
+def prefill_file(cluster: Cluster, directory: Path, size_mib: int) -> None:
+    """Write the CephFS probes' file once end to end, so that reads read data the OSDs hold."""
+    cluster.tool(
+        "fio",
+        [
+            "--name=prefill",
+            f"--directory={directory}",
+            f"--filename={FILE_NAME}",
+            "--ioengine=psync",
+            "--rw=write",
+            "--bs=1M",
+            "--direct=1",
+            "--end_fsync=1",
+            f"--size={size_mib}M",
+        ],
+        timeout=600,
+    )
+
+
+def _fio_file_args(probe: Probe, directory: Path, size_mib: int) -> list[str]:
+    return [
+        f"--directory={directory}",
+        f"--filename={FILE_NAME}",
+        f"--ioengine={probe.engine}",
+        f"--size={size_mib}M",
+    ]
+
+
 def run(
-    cluster: Cluster, probe: Probe, pool: str, image: str, seconds: int, out: Path | None, tag: str
+    cluster: Cluster,
+    probe: Probe,
+    pool: str,
+    image: str,
+    seconds: int,
+    out: Path | None,
+    tag: str,
+    *,
+    directory: Path | None = None,
+    file_mib: int = 0,
 ) -> str:
-    """One sample (or, with out=None, a warm-up whose output is dropped); returns the tool's stdout."""
+    """One sample (or, with out=None, a warm-up whose output is dropped); returns the tool's stdout.
+    The CephFS probes need `directory` (the run's folder on the mounted file system) and the file's size."""
     if probe.tool == "rados-bench":
         run_name = f"{DATA_RUN}-{probe.block_size}" if probe.needs_objects else f"flashtune-prove-{tag}"
         args = [
@@ -186,12 +262,20 @@ def run(
         if probe.mode == "write":  # the next sample writes to the same, empty, pool
             cluster.tool("rados", ["-p", pool, "cleanup", "--run-name", run_name], timeout=300)
     else:
+        if probe.needs_file:
+            if directory is None:
+                raise ValueError(f"{probe.name} runs on a mounted file system: give its directory")
+            target = _fio_file_args(probe, directory, file_mib)
+        else:
+            target = [
+                "--ioengine=rbd",
+                f"--clientname={cluster.client_id}",
+                f"--pool={pool}",
+                f"--rbdname={image}",
+            ]
         args = [
             f"--name={probe.name}",
-            "--ioengine=rbd",
-            f"--clientname={cluster.client_id}",
-            f"--pool={pool}",
-            f"--rbdname={image}",
+            *target,
             f"--rw={probe.mode}",
             f"--bs={probe.block_size}",
             f"--iodepth={probe.depth}",

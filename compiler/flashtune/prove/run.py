@@ -2,7 +2,8 @@
 
     prepare()  health check, config dump saved, arm B classified, plan printed (--dry-run stops here)
     execute()  pool + data written once; per round: arm A (the cluster as it was), arm B (compiled values set);
-               in each arm every case gets the same warm-up, then one sample
+               in each arm every case gets the same warm-up, then one sample (the CephFS probes: the file
+               system is mounted with ceph-fuse for the arm, after its settings are set, and unmounted after)
     finally    restore (journal.restore): pools deleted, touched keys put back, dump compared byte for byte
 
 SIGINT and SIGTERM end the benchmark where it is (the running tool is killed), then the restore runs with
@@ -27,7 +28,7 @@ from typing import Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
-from flashtune.prove import arms, probes
+from flashtune.prove import arms, cephfs, probes
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
@@ -55,6 +56,8 @@ class Options:
     warmup: int = 3
     prefill_seconds: int = 10
     image_mib: int = 2048
+    file_mib: int = 1024  # the CephFS probes' file
+    fs: str | None = None  # the CephFS to mount (default: the first `ceph fs ls` lists)
     pg_num: int = 32
     allow_warn: bool = False
     restart_command: str | None = None
@@ -92,6 +95,8 @@ class Run:
     pool: str
     image: str
     compiled_from: str
+    fs: str = ""  # the CephFS the file probes mount ("" when no probe needs it)
+    mountpoint: str = ""
     predicted: dict[str, dict[str, Any]] = field(default_factory=dict)  # case -> envelope case_dict
     envelope_cluster: str = ""
     envelope_notes: list[str] = field(default_factory=list)
@@ -110,6 +115,15 @@ class Run:
         return self.options.restarts_allowed
 
     @property
+    def needs_file(self) -> bool:
+        return any(p.needs_file for p in self.cases)
+
+    @property
+    def fs_dir(self) -> str:
+        """The run's own folder at the root of the mounted CephFS (the pool's name: unique per run)."""
+        return self.pool
+
+    @property
     def applied(self) -> list[arms.ArmSetting]:
         return [
             s
@@ -123,6 +137,8 @@ class Run:
         prefill = self.options.prefill_seconds * sum(p.needs_objects for p in self.cases) + (
             30 if any(p.needs_image for p in self.cases) else 0
         )
+        if self.needs_file:  # the prefill, and a mount and unmount per arm
+            prefill += 30 + 2 * self.options.repeat * 2
         return n * per_sample + 2 * self.options.repeat * SETTLE_S + prefill
 
 
@@ -175,13 +191,14 @@ def prepare(
         source=str(options.out / "config-before.json"),
     )
     tag = secrets.token_hex(3)
+    cases = probes.probes_for(options.workload, options.probe_names or None)
     run = Run(
         options=options,
         version=cluster.version(),
         health=health,
         settings=settings,
         shadow_notes=notes,
-        cases=probes.probes_for(options.workload, options.probe_names or None),
+        cases=cases,
         pool=f"{POOL_PREFIX}{tag}",
         image=f"flashtune-prove-{tag}",
         compiled_from=compiled_from,
@@ -189,10 +206,16 @@ def prepare(
     run.method_notes.append(
         "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove"
     )
-    if options.workload in ("rgw", "scratch") and not options.probe_names:
+    if options.workload == "rgw" and not options.probe_names:
         run.method_notes.append(
-            f"no built-in {'S3' if options.workload == 'rgw' else 'CephFS'} probe yet: RADOS with 4 MiB objects, "
-            "the layer under it, stands in"
+            "no built-in S3 probe yet: RADOS with 4 MiB objects, the layer under the gateway, stands in"
+        )
+    if run.needs_file:
+        run.fs = cephfs.choose(cluster, options.fs)
+        run.method_notes.append(
+            f"the CephFS probes run fio on one {options.file_mib} MiB file in {run.fs_dir}/ of CephFS "
+            f"{run.fs!r}, mounted with ceph-fuse afresh in each arm (a client reads its settings when it "
+            "starts) and unmounted after it"
         )
     lines = [s.line for s in run.applied]
     write_text(
@@ -218,6 +241,14 @@ def plan_text(run: Run) -> str:
             else ""
         )
         + "; both are deleted at the end",
+        *(
+            [
+                f"mounts CephFS {run.fs!r} with ceph-fuse (a temporary folder) in each arm; writes one "
+                f"{o.file_mib} MiB file in {run.fs_dir}/, removed at the end"
+            ]
+            if run.needs_file
+            else []
+        ),
         f"saved: {o.out / 'config-before.json'} (the config database now), {o.out / 'pools-before.json'}; "
         f"journal: {o.out / 'journal.jsonl'}",
         f"arm B sets {len(run.applied)} keys, restored to the saved dump between arms and at the end:",
@@ -342,6 +373,19 @@ def _set_arm(
             journal.append("running", arm=arm, values=arms.running_values(cluster, started))
 
 
+def _mount(run: Run, cluster: Cluster, journal: Journal) -> Path:
+    """Mount the CephFS for an arm (journaled first: the restore unmounts it whatever happens)."""
+    point = Path(run.mountpoint)
+    journal.append("mount", path=run.mountpoint, fs=run.fs, dir=run.fs_dir)
+    cephfs.mount(cluster, point, run.fs)
+    return point / run.fs_dir
+
+
+def _unmount(run: Run, journal: Journal) -> None:
+    cephfs.unmount(Path(run.mountpoint))
+    journal.append("unmounted", path=run.mountpoint)
+
+
 def execute(
     run: Run,
     cluster: Cluster,
@@ -369,27 +413,56 @@ def execute(
                 probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
             for p in {p.block_size: p for p in run.cases if p.needs_objects}.values():
                 probes.prefill_objects(cluster, run.pool, p, o.prefill_seconds)
+            directory: Path | None = None
+            if run.needs_file:
+                run.mountpoint = str(cephfs.new_mountpoint())
+                directory = _mount(run, cluster, journal)
+                directory.mkdir()
+                probes.prefill_file(cluster, directory, o.file_mib)
+                _unmount(run, journal)
             for index in range(1, o.repeat + 1):
                 for arm in ("A", "B"):
                     _set_arm(run, cluster, journal, saved, arm)
                     if arm == "B" and index == 1:
                         run.shadow_notes += arms.overridden(cluster, run.applied)
+                    if run.needs_file:
+                        directory = _mount(run, cluster, journal)
                     journal.append("measure", arm=arm, index=index)
                     for probe in run.cases:
                         progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
                         if o.warmup:
-                            probes.run(cluster, probe, run.pool, run.image, o.warmup, None, f"w{arm}{index}")
+                            probes.run(
+                                cluster,
+                                probe,
+                                run.pool,
+                                run.image,
+                                o.warmup,
+                                None,
+                                f"w{arm}{index}",
+                                directory=directory,
+                                file_mib=o.file_mib,
+                            )
                         progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}")
                         rel = f"raw/{probes.file_name(probe, arm, index)}"
                         t0 = time.time()
                         probes.run(
-                            cluster, probe, run.pool, run.image, o.seconds, o.out / rel, f"{arm}{index}"
+                            cluster,
+                            probe,
+                            run.pool,
+                            run.image,
+                            o.seconds,
+                            o.out / rel,
+                            f"{arm}{index}",
+                            directory=directory,
+                            file_mib=o.file_mib,
                         )
                         sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
                         run.samples.append(sample)
                         journal.append("sample", case=probe.name, arm=arm, index=index, file=rel)
                         if on_sample:
                             on_sample(sample)
+                    if run.needs_file:
+                        _unmount(run, journal)
     except KeyboardInterrupt as e:
         run.interrupted = f"interrupted ({e or 'SIGINT'}) after {len(run.samples)} samples"
     except FlashtuneError as e:
@@ -398,7 +471,12 @@ def execute(
     finally:
         progress.done()
         with signals_ignored():
-            print("restoring the config database and removing the test pool ...", file=sys.stderr)
+            print(
+                "restoring the config database and removing the test pool"
+                + (" and CephFS folder (then unmounting)" if run.needs_file else "")
+                + " ...",
+                file=sys.stderr,
+            )
             run.restored = restore(cluster, o.out)
             if any(e["op"] == "restart" for e in journal.entries()):
                 # the daemons still run with arm B's start-time values: one more restart reads the restored ones
