@@ -369,6 +369,10 @@ def _fs_root(lab: CephLab, tmp_path: Path) -> list[str]:
         cephfs.unmount(point)
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _mounts() -> str:
     return Path("/proc/self/mounts").read_text()
 
@@ -432,6 +436,7 @@ def test_sigint_unmounts_the_cephfs_and_removes_its_folder(
         *("--out", str(out), "--compiled", str(compiled), "--workload", "scratch", "--file-mib", "32"),
         *("--repeat", "3", "--seconds", "20", "--warmup", "0", "--probe", "cephfs-write-1m"),
         conf=ceph_lab.conf_path,
+        preexec_fn=_sigint_default,  # a test run started in the background inherits SIGINT ignored
     )
     wait_for(
         "arm B's measurement in the journal",
