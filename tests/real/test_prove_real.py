@@ -56,7 +56,14 @@ def prove(*args: str, conf: Path | None = None, **kw: object) -> subprocess.Pope
     env.pop("CEPH_ARGS", None)
     if conf is not None:
         env["CEPH_CONF"] = str(conf)
-    options: dict[str, object] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kw}
+    # a test run started in the background (as CI may start it) hands SIGINT down ignored: the child gets
+    # the default back, or the SIGINT tests would wait for a run that never hears them
+    options: dict[str, object] = {
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "preexec_fn": _sigint_default,
+        **kw,
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "flashtune.cli.main", "prove", *args],
         env=env,
@@ -436,7 +443,6 @@ def test_sigint_unmounts_the_cephfs_and_removes_its_folder(
         *("--out", str(out), "--compiled", str(compiled), "--workload", "scratch", "--file-mib", "32"),
         *("--repeat", "3", "--seconds", "20", "--warmup", "0", "--probe", "cephfs-write-1m"),
         conf=ceph_lab.conf_path,
-        preexec_fn=_sigint_default,  # a test run started in the background inherits SIGINT ignored
     )
     wait_for(
         "arm B's measurement in the journal",
