@@ -40,7 +40,8 @@ class Progress:
 
     def __enter__(self) -> Progress:
         global _current
-        self.start = self.last = time.monotonic()
+        self.start = time.monotonic()
+        self.last = self.start - EVERY  # the first line comes as soon as AFTER has passed
         self.previous = _current
         _current = self
         return self
