@@ -56,7 +56,7 @@ def test_knob_pages_cover_every_knob_with_its_facts(tmp_path: Path) -> None:
         page = texts[knob.domain]
         section = page.split(f"({knob_pages.knob_label(knob)})=", 1)[1].split("\n(knob-", 1)[0]
         assert f"## {myst.code(knob.name)}" in section
-        assert myst.code(knob.type) in section and f"**{knob.safety}**" in section
+        assert myst.code(knob.type) in section and f"**{knob.safety_shown}**" in section
         assert knob.rationale.split()[0] in section
         for ref in knob.evidence:
             assert ref in section
