@@ -248,15 +248,10 @@ def test_fleet_class_and_host_masks_reach_the_right_osds(config_db: CephLab, tmp
         run_script(lab, emit_fleet.files(f, {})[cephcentral.SCRIPT_NAME], tmp_path / "fleet.sh")
         unmasked = [v for v in f.config.values if not v.mask]
         mem = {v.target: v for v in f.config.values if v.key == "osd_memory_target"}
-        assert_daemons_see(
-            lab,
-            unmasked,
-            {
-                ("osd.0", "osd_memory_target"): mem["osd/class:hdd"],
-                ("osd.1", "osd_memory_target"): mem["osd/class:hdd"],
-                ("osd.2", "osd_memory_target"): mem["osd"],
-            },
-        )
+        # every key the hdd class gets its own value of (osd_memory_target and what derives from it, such as
+        # ms_dispatch_throttle_bytes) wins on osd.0 and osd.1; osd.2 keeps the plain osd value
+        hdd = {(o, v.key): v for v in f.config.values if v.mask == "class:hdd" for o in ("osd.0", "osd.1")}
+        assert_daemons_see(lab, unmasked, {**hdd, ("osd.2", "osd_memory_target"): mem["osd"]})
         assert plan_of(lab, f.config, tmp_path / "a.json").delta == []
         # the lab's host gets hardware of its own (less RAM): a host mask, reaching all three OSDs there
         small = REPO / "data" / "tiers" / "iops.yaml"
