@@ -20,7 +20,7 @@ check: $(VENV)/.installed
 	$(BIN)/ruff format --check compiler tests bench scripts notebooks
 	$(BIN)/mypy
 	$(BIN)/python -m flashtune.snapshot  # data/ may have changed since (a pull): the tests check the snapshot
-	$(BIN)/pytest tests/unit
+	$(BIN)/pytest tests/unit -n 2  # pytest-xdist: the unit tests are independent, and these machines have 2 cores
 
 system-deps:
 	bash scripts/install-system-deps.sh
