@@ -15,9 +15,10 @@ and reports:
 - the same compile as a `compile-config` child process (CPython), measured in the same run, as the baseline
   the page's ratio is given against, and the machine's load average.
 
-Goals (issue 28): first compile under 10 s, later ones under 2 s. The exit status is 1 when the first compile's
-CPU time or the later compiles' median wall time misses its goal (the first compile's wall time is reported
-beside it); it is reported, never checked by a timed test.
+Goals (issue 28): first compile under 10 s, later ones under 2 s, both as a reader waits for them (wall time).
+The exit status is 1 when either misses its goal. The CPU figure is reported beside them, not judged: the
+rusage of reaped children misses Chromium processes that are not waited for (2 s of CPU against 28-43 s of
+wall time at load 11 on 2 cores was seen), so it undercounts. It is reported, never checked by a timed test.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     r = measure(args.html, args.later)
-    ok = r["first_compile_cpu_s"] < GOAL_FIRST_S and (r["later_median_s"] or 0) < GOAL_LATER_S
+    ok = r["first_compile_s"] < GOAL_FIRST_S and (r["later_median_s"] or 0) < GOAL_LATER_S
     if args.json:
         print(json.dumps(r, indent=1))
     else:
