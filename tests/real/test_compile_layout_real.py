@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.lab import ceph_cluster, free_ports
 from support.cephlab import CephLab
 
 
@@ -31,11 +33,178 @@ HARDWARE = _one_nvme_nodes("small", 7)
 LAB_SIZED = _one_nvme_nodes("lab", 3)  # as many OSDs as the test lab runs
 
 
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's python3-cephfs (libcephfs) lives there, not in the venv
+
+WRITE_CEPHFS = """
+import os, sys, cephfs
+fs = cephfs.LibCephFS(conffile=os.environ["CEPH_CONF"])
+fs.mount(filesystem_name=sys.argv[1].encode())
+path = sys.argv[2].encode() + b"/probe"
+fd = fs.open(path, "w", 0o644)
+fs.write(fd, b"x" * 1048576, 0)
+fs.fsync(fd, 0)
+fs.close(fd)
+print(fs.getxattr(path, "ceph.file.layout.pool").decode())
+fs.unmount()
+"""
+
+
+def _s3(port: int, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    """One S3 request signed with AWS signature version 2 (RGW accepts it), with the stdlib only."""
+    import base64
+    import hashlib
+    import hmac
+    import urllib.error
+    import urllib.request
+    from email.utils import formatdate
+
+    date = formatdate(usegmt=True)
+    ctype = "application/octet-stream" if method == "PUT" else ""
+    mac = hmac.new(b"FTSECRET", f"{method}\n\n{ctype}\n{date}\n{path}".encode(), hashlib.sha1)
+    headers = {"Date": date, "Authorization": f"AWS FTACCESS:{base64.b64encode(mac.digest()).decode()}"}
+    if ctype:
+        headers["Content-Type"] = ctype
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=body if method == "PUT" else None,
+        method=method,
+        headers=headers,
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return int(r.status), r.read()
+    except urllib.error.HTTPError as e:
+        return int(e.code), e.read()
+
+
+@pytest.mark.ceph
+@pytest.mark.slow
+# first in this file, rgw first of all: the tests below create and delete pools of the same names, and
+# on the 3-OSD lab a gateway writing into a pool made again while the OSDs still remove its predecessor's
+# PGs timed out (seen twice, and in a run of this file alone)
+@pytest.mark.parametrize("workload", ["rgw", "scratch", "block"])
+def test_real_pools_sh_makes_a_working_store_whose_data_lands_in_the_ec_pool(
+    ceph_lab: CephLab, tmp_path: Path, workload: str
+) -> None:
+    """Run twice, pools.sh makes the file system / RBD pool pair / RGW pools, and a file, an image and an object
+    written through the result land in the EC pool (which is why the autoscaler gives it the PGs)."""
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(LAB_SIZED)
+    bundle = compile_bundle(
+        CompileRequest(workload=workload, hardware_file=hw, ceph_release="pacific", ec=(2, 1))
+    )
+    text = bundle.files["pools.sh"]
+    # the lab is one host with three OSDs: the compiled host failure domain becomes the OSD, nothing else
+    assert "crush-failure-domain=host" in text
+    script = tmp_path / "pools.sh"
+    script.write_text(text.replace("crush-failure-domain=host", "crush-failure-domain=osd"))
+    ec = bundle.shape["ec"].value
+    pools = bundle.shape["pools"]
+    ec_pool = next(p["name"] for p in pools if p["type"] == "erasure")
+    before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+    assert not before & {p["name"] for p in pools}, before  # the lab's own pools have other names
+    ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")
+    if workload == "scratch":
+        ceph_lab.start_mds("b")  # the lab's MDS serves its own file system; the new one takes this standby
+    try:
+        for attempt in (1, 2):  # the second run finds everything made and changes nothing
+            r = ceph_lab.run("sh", str(script), check=False, timeout=600)
+            assert r.returncode == 0, (attempt, r.stdout, r.stderr)
+        detail = {p["pool_name"]: p for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
+        assert detail[ec_pool]["erasure_code_profile"] == ec.profile_name
+        # no lab-wide wait_clean: other tests' pools may still be merging PGs; the writes below wait for ours
+        if workload == "scratch":
+            fs = ceph_lab.ceph("fs", "get", "scratch")["mdsmap"]
+            ids = {detail[n]["pool_id"]: n for n in detail}
+            assert ids[fs["metadata_pool"]] == "cephfs_metadata"
+            assert [ids[i] for i in fs["data_pools"]] == ["cephfs_data", ec_pool]  # default pool replicated
+            path = ceph_lab.run("ceph", "fs", "subvolume", "getpath", "scratch", "scratch").stdout.strip()
+            assert f"(files land in {ec_pool}): {path}" in r.stdout
+            w = ceph_lab.run(SYSTEM_PYTHON, "-c", WRITE_CEPHFS, "scratch", path, timeout=120)
+            assert w.stdout.strip() == ec_pool  # the file's layout names the EC pool
+        elif workload == "block":
+            ceph_lab.run(
+                "rbd", "create", "--size", "64M", "rbd/ft-probe"
+            )  # no --data-pool: the pool's default
+            assert f"data_pool: {ec_pool}" in ceph_lab.run("rbd", "info", "rbd/ft-probe").stdout
+            ceph_lab.run(
+                "rbd",
+                "bench",
+                "--io-type",
+                "write",
+                "--io-size",
+                "4M",
+                "--io-total",
+                "16M",
+                "rbd/ft-probe",
+                timeout=120,
+            )
+        else:
+            ceph_lab.run(
+                "radosgw-admin",
+                "user",
+                "create",
+                "--uid",
+                "ft-probe",
+                "--display-name",
+                "ft-probe",
+                "--access-key",
+                "FTACCESS",
+                "--secret",
+                "FTSECRET",
+            )
+            assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe")[0] == 200
+            assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe/object", b"hello" * 1000)[0] == 200
+            assert _s3(ceph_lab.rgw_port, "GET", "/ft-probe/object") == (200, b"hello" * 1000)
+        # the data is in the EC pool, not in the replicated pool beside it
+        objects = ceph_lab.run("rados", "-p", ec_pool, "ls").stdout.split()
+        assert objects, f"nothing was written to {ec_pool}"
+        if workload == "block":
+            assert any(o.startswith("rbd_data.") for o in objects), objects
+            replicated = ceph_lab.run("rados", "-p", "rbd", "ls").stdout.split()
+            assert not [o for o in replicated if o.startswith("rbd_data.")], replicated
+    finally:
+        if workload == "scratch":
+            ceph_lab.run("ceph", "fs", "subvolume", "rm", "scratch", "scratch", check=False, timeout=120)
+            ceph_lab.run("ceph", "fs", "fail", "scratch", check=False)
+            ceph_lab.run("ceph", "fs", "rm", "scratch", "--yes-i-really-mean-it", check=False)
+        if workload == "block":
+            ceph_lab.run("rbd", "rm", "rbd/ft-probe", check=False, timeout=120)
+        if workload == "rgw":
+            ceph_lab.run(
+                "radosgw-admin", "bucket", "rm", "--bucket", "ft-probe", "--purge-objects", check=False
+            )
+            ceph_lab.run("radosgw-admin", "user", "rm", "--uid", "ft-probe", check=False)
+        for p in pools:
+            if p["name"] not in before:
+                ceph_lab.run(
+                    "ceph",
+                    "osd",
+                    "pool",
+                    "delete",
+                    p["name"],
+                    p["name"],
+                    "--yes-i-really-really-mean-it",
+                    check=False,
+                )
+        ceph_lab.run("ceph", "osd", "erasure-code-profile", "rm", ec.profile_name, check=False)
+        ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)
+
+
+@pytest.fixture
+def own_lab() -> Iterator[CephLab]:
+    """A throwaway cluster of this test's own: it creates the RGW pools under the names the shared lab's gateway
+    uses, and on the shared lab either its leftovers or its deletions broke the working-store test."""
+    with ceph_cluster(rgw=False, mds=False, ports=free_ports()) as lab:
+        yield lab
+
+
 @pytest.mark.ceph
 @pytest.mark.slow
 def test_real_ceph_accepts_the_compiled_ec_profile_and_pool_commands(
-    ceph_lab: CephLab, tmp_path: Path
+    own_lab: CephLab, tmp_path: Path
 ) -> None:
+    ceph_lab = own_lab
     # 7 one-OSD nodes: 4+2 with a spare host, and PG counts a 3-OSD lab can hold once its limit is raised
     hw = tmp_path / "hw.yaml"
     hw.write_text(HARDWARE)
@@ -166,156 +335,3 @@ def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
 
 
 # ---- pools.sh makes a working store, and data lands in the EC pool ------------------------------------------
-SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's python3-cephfs (libcephfs) lives there, not in the venv
-
-WRITE_CEPHFS = """
-import os, sys, cephfs
-fs = cephfs.LibCephFS(conffile=os.environ["CEPH_CONF"])
-fs.mount(filesystem_name=sys.argv[1].encode())
-path = sys.argv[2].encode() + b"/probe"
-fd = fs.open(path, "w", 0o644)
-fs.write(fd, b"x" * 1048576, 0)
-fs.fsync(fd, 0)
-fs.close(fd)
-print(fs.getxattr(path, "ceph.file.layout.pool").decode())
-fs.unmount()
-"""
-
-
-def _s3(port: int, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
-    """One S3 request signed with AWS signature version 2 (RGW accepts it), with the stdlib only."""
-    import base64
-    import hashlib
-    import hmac
-    import urllib.error
-    import urllib.request
-    from email.utils import formatdate
-
-    date = formatdate(usegmt=True)
-    ctype = "application/octet-stream" if method == "PUT" else ""
-    mac = hmac.new(b"FTSECRET", f"{method}\n\n{ctype}\n{date}\n{path}".encode(), hashlib.sha1)
-    headers = {"Date": date, "Authorization": f"AWS FTACCESS:{base64.b64encode(mac.digest()).decode()}"}
-    if ctype:
-        headers["Content-Type"] = ctype
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
-        data=body if method == "PUT" else None,
-        method=method,
-        headers=headers,
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return int(r.status), r.read()
-    except urllib.error.HTTPError as e:
-        return int(e.code), e.read()
-
-
-@pytest.mark.ceph
-@pytest.mark.slow
-@pytest.mark.parametrize("workload", ["scratch", "block", "rgw"])
-def test_real_pools_sh_makes_a_working_store_whose_data_lands_in_the_ec_pool(
-    ceph_lab: CephLab, tmp_path: Path, workload: str
-) -> None:
-    """Run twice, pools.sh makes the file system / RBD pool pair / RGW pools, and a file, an image and an object
-    written through the result land in the EC pool (which is why the autoscaler gives it the PGs)."""
-    hw = tmp_path / "hw.yaml"
-    hw.write_text(LAB_SIZED)
-    bundle = compile_bundle(
-        CompileRequest(workload=workload, hardware_file=hw, ceph_release="pacific", ec=(2, 1))
-    )
-    text = bundle.files["pools.sh"]
-    # the lab is one host with three OSDs: the compiled host failure domain becomes the OSD, nothing else
-    assert "crush-failure-domain=host" in text
-    script = tmp_path / "pools.sh"
-    script.write_text(text.replace("crush-failure-domain=host", "crush-failure-domain=osd"))
-    ec = bundle.shape["ec"].value
-    pools = bundle.shape["pools"]
-    ec_pool = next(p["name"] for p in pools if p["type"] == "erasure")
-    before = {p["pool_name"] for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
-    assert not before & {p["name"] for p in pools}, before  # the lab's own pools have other names
-    ceph_lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "2000")
-    if workload == "scratch":
-        ceph_lab.start_mds("b")  # the lab's MDS serves its own file system; the new one takes this standby
-    try:
-        for attempt in (1, 2):  # the second run finds everything made and changes nothing
-            r = ceph_lab.run("sh", str(script), check=False, timeout=600)
-            assert r.returncode == 0, (attempt, r.stdout, r.stderr)
-        detail = {p["pool_name"]: p for p in ceph_lab.ceph("osd", "pool", "ls", "detail")}
-        assert detail[ec_pool]["erasure_code_profile"] == ec.profile_name
-        # no lab-wide wait_clean: other tests' pools may still be merging PGs; the writes below wait for ours
-        if workload == "scratch":
-            fs = ceph_lab.ceph("fs", "get", "scratch")["mdsmap"]
-            ids = {detail[n]["pool_id"]: n for n in detail}
-            assert ids[fs["metadata_pool"]] == "cephfs_metadata"
-            assert [ids[i] for i in fs["data_pools"]] == ["cephfs_data", ec_pool]  # default pool replicated
-            path = ceph_lab.run("ceph", "fs", "subvolume", "getpath", "scratch", "scratch").stdout.strip()
-            assert f"(files land in {ec_pool}): {path}" in r.stdout
-            w = ceph_lab.run(SYSTEM_PYTHON, "-c", WRITE_CEPHFS, "scratch", path, timeout=120)
-            assert w.stdout.strip() == ec_pool  # the file's layout names the EC pool
-        elif workload == "block":
-            ceph_lab.run(
-                "rbd", "create", "--size", "64M", "rbd/ft-probe"
-            )  # no --data-pool: the pool's default
-            assert f"data_pool: {ec_pool}" in ceph_lab.run("rbd", "info", "rbd/ft-probe").stdout
-            ceph_lab.run(
-                "rbd",
-                "bench",
-                "--io-type",
-                "write",
-                "--io-size",
-                "4M",
-                "--io-total",
-                "16M",
-                "rbd/ft-probe",
-                timeout=120,
-            )
-        else:
-            ceph_lab.run(
-                "radosgw-admin",
-                "user",
-                "create",
-                "--uid",
-                "ft-probe",
-                "--display-name",
-                "ft-probe",
-                "--access-key",
-                "FTACCESS",
-                "--secret",
-                "FTSECRET",
-            )
-            assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe")[0] == 200
-            assert _s3(ceph_lab.rgw_port, "PUT", "/ft-probe/object", b"hello" * 1000)[0] == 200
-            assert _s3(ceph_lab.rgw_port, "GET", "/ft-probe/object") == (200, b"hello" * 1000)
-        # the data is in the EC pool, not in the replicated pool beside it
-        objects = ceph_lab.run("rados", "-p", ec_pool, "ls").stdout.split()
-        assert objects, f"nothing was written to {ec_pool}"
-        if workload == "block":
-            assert any(o.startswith("rbd_data.") for o in objects), objects
-            replicated = ceph_lab.run("rados", "-p", "rbd", "ls").stdout.split()
-            assert not [o for o in replicated if o.startswith("rbd_data.")], replicated
-    finally:
-        if workload == "scratch":
-            ceph_lab.run("ceph", "fs", "subvolume", "rm", "scratch", "scratch", check=False, timeout=120)
-            ceph_lab.run("ceph", "fs", "fail", "scratch", check=False)
-            ceph_lab.run("ceph", "fs", "rm", "scratch", "--yes-i-really-mean-it", check=False)
-        if workload == "block":
-            ceph_lab.run("rbd", "rm", "rbd/ft-probe", check=False, timeout=120)
-        if workload == "rgw":
-            ceph_lab.run(
-                "radosgw-admin", "bucket", "rm", "--bucket", "ft-probe", "--purge-objects", check=False
-            )
-            ceph_lab.run("radosgw-admin", "user", "rm", "--uid", "ft-probe", check=False)
-        for p in pools:
-            if p["name"] not in before:
-                ceph_lab.run(
-                    "ceph",
-                    "osd",
-                    "pool",
-                    "delete",
-                    p["name"],
-                    p["name"],
-                    "--yes-i-really-really-mean-it",
-                    check=False,
-                )
-        ceph_lab.run("ceph", "osd", "erasure-code-profile", "rm", ec.profile_name, check=False)
-        ceph_lab.run("ceph", "config", "rm", "mon", "mon_max_pg_per_osd", check=False)
