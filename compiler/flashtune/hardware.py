@@ -43,26 +43,13 @@ from typing import Any
 from flashtune.errors import DataError
 from flashtune.model import DeviceGroup, Hardware, MediaLink, Nic, Protection
 from flashtune.paths import data_label, data_names, has_data
+from flashtune.releases import CEPH_RELEASES as RELEASES  # a hardware file may name any of them
 from flashtune.yamlio import line_of, load_data, load_yaml
 
 DEVICE_TYPES = ("hdd", "sata-ssd", "nvme")
 NIC_ROLES = ("both", "public", "cluster")
 SOFTWARE = ("ceph", "lustre")
 OBJECTSTORES = ("bluestore", "filestore")
-# Ceph releases a hardware file may name, oldest first (the envelope groups them into cost families)
-RELEASES = (
-    "jewel",
-    "kraken",
-    "luminous",
-    "mimic",
-    "nautilus",
-    "octopus",
-    "pacific",
-    "quincy",
-    "reef",
-    "squid",
-    "tentacle",
-)
 DRIVE_FIGURES = ("read_iops", "write_iops", "read_mb_s", "write_mb_s")
 # Upper bounds far beyond any real machine: a value past them is a typo or a unit mix-up (GB for TB, ...)
 LIMITS = {

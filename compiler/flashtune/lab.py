@@ -404,25 +404,16 @@ class CephLab:
         self.run("radosgw", "-n", "client.rgw.gw")
         self._wait("radosgw answering", self._rgw_answers, 120)
 
+    def _mds_keyring(self, name: str) -> str:
+        """The keyring of MDS `name`, with the capabilities Ceph's manual MDS deployment gives it."""
+        caps = ("mon", "allow profile mds", "osd", "allow rwx", "mds", "allow *", "mgr", "allow profile mds")
+        return self.run("ceph", "auth", "get-or-create", f"mds.{name}", *caps).stdout
+
     def start_cephfs(self) -> None:
         """An MDS plus a CephFS (LAB_FS, data + metadata pools), for the scratch workload. Its names are the lab's
         own, so a compiled pools.sh can make the scratch workload's file system beside it."""
         d = self.root
-        keyring = self.run(
-            "ceph",
-            "auth",
-            "get-or-create",
-            "mds.a",
-            "mon",
-            "allow profile mds",
-            "osd",
-            "allow rwx",
-            "mds",
-            "allow *",
-            "mgr",
-            "allow profile mds",
-        ).stdout
-        (d / "mds/ceph-a/keyring").write_text(keyring)
+        (d / "mds/ceph-a/keyring").write_text(self._mds_keyring("a"))
         if not self.mds:
             self.ceph("osd", "pool", "create", f"{LAB_FS}_meta", "8")
             self.ceph("osd", "pool", "create", f"{LAB_FS}_data", "16")
@@ -436,21 +427,7 @@ class CephLab:
         it with the others, by its pid file."""
         d = self.root / f"mds/ceph-{name}"
         d.mkdir(parents=True, exist_ok=True)
-        keyring = self.run(
-            "ceph",
-            "auth",
-            "get-or-create",
-            f"mds.{name}",
-            "mon",
-            "allow profile mds",
-            "osd",
-            "allow rwx",
-            "mds",
-            "allow *",
-            "mgr",
-            "allow profile mds",
-        ).stdout
-        (d / "keyring").write_text(keyring)
+        (d / "keyring").write_text(self._mds_keyring(name))
         if self._pid(f"mds.{name}") is None:
             self.run("ceph-mds", "-i", name)
 
