@@ -1,25 +1,25 @@
 """Run a real flashtune CLI as a child process under limits, and the contract every hostile case checks.
 
 The child gets RLIMIT_AS (memory), RLIMIT_CPU and optionally RLIMIT_FSIZE; the wall time and the child's own
-peak RSS (from wait4, not the maximum over every child the test process ever had) come back with its output.
+peak RSS come back with its output. The child is started by a small launcher (launch.py), which reports the peak:
+measured from the test process itself, it would include the pytest worker's own pages (see launch.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import resource
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+LAUNCHER = Path(__file__).with_name("launch.py")
 ERROR = re.compile(r"^(\S[^\n]*?: )?error:? ")
 MiB = 1 << 20
 
@@ -30,21 +30,6 @@ class Run:
 
     def message(self) -> str:
         return next((ln for ln in self.err.splitlines() if ERROR.match(ln)), "")
-
-
-class _Popen(subprocess.Popen[bytes]):
-    """Popen that reaps its child with wait4, keeping the child's own resource usage (peak RSS)."""
-
-    rusage: resource.struct_rusage | None = None
-
-    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
-        try:
-            pid, status, usage = os.wait4(self.pid, wait_flags)
-        except ChildProcessError:  # as Popen._try_wait: someone else reaped it
-            return self.pid, 0
-        if pid == self.pid:
-            self.rusage = usage
-        return pid, status
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -66,43 +51,43 @@ def run(
     close_stdout: bool = False,
     env: dict[str, str] | None = None,
     timeout: float = 120,
-    after_start: Callable[[_Popen], None] | None = None,
 ) -> Run:
     """The command in a child with RLIMIT_AS, RLIMIT_CPU (and RLIMIT_FSIZE); wall time and its peak RSS.
-    `stdout` may be a file (e.g. /dev/full) or subprocess.DEVNULL, or it is closed (close_stdout);
-    `after_start` runs once it is started."""
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (mem_mib * MiB, mem_mib * MiB))
-        resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-        if fsize is not None:
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        if umask is not None:
-            os.umask(umask)
-        if close_stdout:
-            os.close(1)  # started with standard output closed (`cmd >&-`)
-
+    `stdout` may be a file (e.g. /dev/full) or subprocess.DEVNULL, or it is closed (close_stdout)."""
+    rlimits = {"RLIMIT_AS": mem_mib * MiB, "RLIMIT_CPU": 60}
+    if fsize is not None:
+        rlimits["RLIMIT_FSIZE"] = fsize
+    spec = {
+        "rlimits": rlimits,
+        "ignore_sigxfsz": fsize is not None,
+        "umask": umask,
+        "close_stdout": close_stdout,
+    }
+    command = [sys.executable, "-m", module, *map(str, args)]
+    report_r, report_w = os.pipe()
     t0 = time.perf_counter()
-    p = _Popen(
-        [sys.executable, "-m", module, *map(str, args)],
-        cwd=cwd,
-        env=env or child_env(),
-        stdin=stdin,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        preexec_fn=limits,
-    )
-    if after_start is not None:
-        after_start(p)
     try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        pytest.fail(f"{module} {args} did not finish in {timeout} s (hung?)\n{err[-2000:]!r}")
-    seconds = time.perf_counter() - t0
-    peak = p.rusage.ru_maxrss / 1024 if p.rusage is not None else float("nan")
+        p = subprocess.Popen(
+            [sys.executable, "-S", str(LAUNCHER), json.dumps(spec), str(report_w), *command],
+            cwd=cwd,
+            env=env or child_env(),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            pass_fds=(report_w,),
+        )
+    finally:
+        os.close(report_w)
+    with os.fdopen(report_r, "rb") as report:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.terminate()  # the launcher passes it on to the command
+            out, err = p.communicate()
+            pytest.fail(f"{module} {args} did not finish in {timeout} s (hung?)\n{err[-2000:]!r}")
+        seconds = time.perf_counter() - t0
+        peak_kib = report.read()
+    peak = int(peak_kib) / 1024 if peak_kib else float("nan")
     text_out = (out or b"").decode("utf-8", "replace")
     return Run(p.returncode, text_out, err.decode("utf-8", "replace"), seconds, peak)
 

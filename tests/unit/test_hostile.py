@@ -12,13 +12,9 @@ from __future__ import annotations
 import io
 import os
 import re
-import resource
 import shutil
-import signal
 import stat
 import subprocess
-import sys
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -29,14 +25,12 @@ from hypothesis import strategies as st
 from flashtune.cli import compile as compile_cli
 from flashtune.cli import lint as lint_cli
 from flashtune.cli import main as flashtune_cli
+from support.hostile import ERROR, REPO, MiB, Run, check, no_temp_left, run, snapshot_of
 
-REPO = Path(__file__).resolve().parents[2]
 TIER = (REPO / "data" / "tiers" / "iops.yaml").read_text()
 GOOD_PLAN = (
     "cluster:\n  user: root\n  head: mon01\n  iterations: 1\nbenchmarks:\n  radosbench:\n    time: 60\n"
 )
-ERROR = re.compile(r"^(\S[^\n]*?: )?error:? ")
-MiB = 1 << 20
 
 
 def bomb(levels: int = 9) -> str:
@@ -44,82 +38,6 @@ def bomb(levels: int = 9) -> str:
     lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     lines += [f"l{i}: &l{i} [{','.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
     return "\n".join(lines) + "\n"
-
-
-class Run:
-    def __init__(self, rc: int, out: str, err: str, seconds: float, peak_mib: float) -> None:
-        self.rc, self.out, self.err, self.seconds, self.peak_mib = rc, out, err, seconds, peak_mib
-
-    def message(self) -> str:
-        return next((ln for ln in self.err.splitlines() if ERROR.match(ln)), "")
-
-
-def run(
-    module: str,
-    *args: str | Path,
-    cwd: Path,
-    mem_mib: int = 1024,
-    fsize: int | None = None,
-    umask: int | None = None,
-) -> Run:
-    """The command in a child with RLIMIT_AS, RLIMIT_CPU (and RLIMIT_FSIZE); wall time and peak RSS."""
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (mem_mib * MiB, mem_mib * MiB))
-        resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-        if fsize is not None:
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        if umask is not None:
-            os.umask(umask)
-
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "compiler")}
-    env.pop("FLASHTUNE_DATA", None)
-    t0 = time.perf_counter()
-    p = subprocess.Popen(
-        [sys.executable, "-m", module, *map(str, args)],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=limits,
-    )
-    try:
-        out, err = p.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        pytest.fail(f"{module} {args} did not finish in 120 s (hung?)\n{err[-2000:]}")
-    seconds = time.perf_counter() - t0
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return Run(p.returncode, out, err, seconds, usage.ru_maxrss / 1024)
-
-
-def check(r: Run, *, rc: int | tuple[int, ...] = 2, where: str | None = None, says: str = "") -> None:
-    """The contract: expected exit code, no traceback, one error line (with file:line) and hints only."""
-    codes = rc if isinstance(rc, tuple) else (rc,)
-    assert r.rc in codes, (r.rc, r.err[-3000:])
-    assert "Traceback" not in r.err and "Traceback" not in r.out, r.err[-3000:]
-    if r.rc == 2:
-        assert r.message(), r.err
-        if where is not None:
-            assert r.message().startswith(where), (where, r.err)
-        assert says in r.err, (says, r.err)
-    assert r.seconds < 60, r.seconds
-
-
-def no_temp_left(folder: Path) -> None:
-    assert not [
-        p
-        for p in folder.iterdir()
-        if p.name.startswith(".") and (".tmp" in p.name or p.name.endswith(".old"))
-    ]
-
-
-def snapshot_of(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # --- input files that are not files ----------------------------------------------------------------------

@@ -14,10 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, check, child_env, run
+from support.hostile import REPO, MiB, check, child_env, run
 
-MiB = 1 << 20
 CBT_RUN = REPO / "tests" / "corpus" / "cbt" / "cbt-2025-librbdfio" / "results" / "00000000" / "id-af9a4715"
+
+
+def test_the_peak_measured_is_the_commands_own_not_the_test_processes(tmp_path: Path) -> None:
+    """A child forked from a big process starts with its pages and Linux keeps that high-water mark across
+    exec: measured from here, `--version` would report this worker's size (CI saw 230-777 MiB)."""
+    ballast = bytearray(400 * MiB)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page so it is resident
+    r = run("flashtune.cli.compile", "--version", cwd=tmp_path, mem_mib=512)
+    check(r, rc=0)
+    assert 5 < r.peak_mib < 150, r.peak_mib
+    del ballast
 
 
 @pytest.fixture(scope="module")
