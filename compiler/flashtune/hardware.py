@@ -22,6 +22,7 @@ fails the same way (one line with file:line) everywhere.
       media_link: {read_mb_s, write_mb_s, read_iops}   # per node: HBA / enclosure limit (optional)
     cluster:
       nodes: 5, clients: 6, client_ram_gib: 32       # defaults 3, 1, 32
+      client_vcpus: 16                     # logical processors of a client / the database host (default 8)
       client_nic_gbps: 10                  # per client node (optional)
       gateways: {count, nic_gbps}          # object gateways between clients and OSDs (optional)
       colocated: {clients: true, gateways: 2}   # clients on the storage nodes; RGW daemons per node (optional)
@@ -62,6 +63,7 @@ LIMITS = {
     "nodes": 10_000,
     "clients": 10_000,
     "client_ram_gib": 65536,
+    "client_vcpus": 4096,
     "cpu_ghz": 100,
     "cpu_ghz_run": 100,
     "osds_per_device": 64,
@@ -76,7 +78,17 @@ LIMITS = {
     "write_mb_s": 1e7,
 }
 WHOLE = frozenset(
-    {"cores", "count", "sockets", "nodes", "clients", "replicated", "osds_per_device", "gateways"}
+    {
+        "cores",
+        "count",
+        "sockets",
+        "nodes",
+        "clients",
+        "client_vcpus",
+        "replicated",
+        "osds_per_device",
+        "gateways",
+    }
 )
 
 
@@ -364,6 +376,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
         nodes=int(_num(cluster, "nodes", path)) if "nodes" in cluster else 3,
         clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
         client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
+        client_vcpus=int(_num(cluster, "client_vcpus", path)) if "client_vcpus" in cluster else 8,
         layout=layout_override(doc.get("layout"), str(path)),
         tier=tier,
         cpu_ghz=_opt(node, "cpu_ghz", path),

@@ -96,6 +96,7 @@ class Hardware:
     nodes: int = 3
     clients: int = 1
     client_ram_gib: float = 32.0
+    client_vcpus: int = 8  # logical processors of a client node / the database host (sizes MySQL 8.4's redo)
     # the node's daemon layout (data/layout.yaml's defaults, overridden per tier or hardware file)
     layout: dict[str, Any] = field(default_factory=dict)
     tier: bool = False  # a shipped tier (data/tiers/), not the user's own file
@@ -177,6 +178,7 @@ class CompileRequest:
     replication: int | None = None
     ec: tuple[int, int] | None = None
     db_ram_gib: float | None = None  # RAM of the database host, its own machine (sizes my.cnf)
+    db_vcpus: int | None = None  # logical processors of the database host (MySQL 8.4 sizes redo from them)
     osds_per_device: int | None = None  # OSDs per data device (default: derived from cores and drives)
     encrypted: bool = False  # cephadm/Rook OSDs on dm-crypt
     db_bind_address: str = (
@@ -198,6 +200,7 @@ class CompileRequest:
             "replication": self.replication,
             "ec": f"{self.ec[0]}+{self.ec[1]}" if self.ec else None,
             "db_ram_gib": self.db_ram_gib,
+            "db_vcpus": self.db_vcpus,
             "osds_per_device": self.osds_per_device,
             "encrypted": True if self.encrypted else None,
             "db_bind_address": self.db_bind_address if self.workload == "mysql" else None,
@@ -291,6 +294,7 @@ SHAPE_FACTS = (
     "pool_min_size",
     "osd_memory_target",
     "db_ram_gib",
+    "db_vcpus",
     "device_type",
 )
 

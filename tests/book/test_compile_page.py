@@ -161,6 +161,7 @@ def test_every_tier_and_workload_gives_the_commands_files(compile_page: CompareP
         "clients",
         "mysql",
         "db-ram-gib",
+        "db-vcpus",
         "replication",
         "ec",
         "osds-per-device",

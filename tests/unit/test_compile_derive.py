@@ -242,6 +242,7 @@ def test_every_registered_derivation_gives_a_reason() -> None:
         "osds_per_node": 4,
         "osds": 20,
         "db_ram_gib": 32,
+        "db_vcpus": 16,
         "db_connection_bytes": 3 << 20,
         "pool_size": 3,
         "pool_min_size": 2,

@@ -92,10 +92,10 @@ def test_every_mysql_flavour_is_clean_and_sizes_redo_its_own_way(flavour: str) -
     assert "performance_schema" not in keys and "thread_cache_size" not in keys
     assert keys["bind_address"] == "127.0.0.1"
     pool = keys["innodb_buffer_pool_size"]
-    if flavour in ("mysql-8.0", "mysql-8.4"):
-        assert "innodb_log_file_size" not in keys and keys["innodb_redo_log_capacity"] == min(
-            4 * GiB, pool // 4
-        )
+    if flavour == "mysql-8.4":  # the tier's database host: 8 vCPUs / 2 GiB (dedicated-server sizing)
+        assert "innodb_log_file_size" not in keys and keys["innodb_redo_log_capacity"] == 4 * GiB
+    elif flavour == "mysql-8.0":  # 32 GiB of RAM: round(0.5625 x 32) GiB (dedicated-server sizing)
+        assert "innodb_log_file_size" not in keys and keys["innodb_redo_log_capacity"] == 18 * GiB
     elif flavour == "mysql-5.7":  # two files in the group: each half of the total
         assert keys["innodb_log_file_size"] * 2 == min(4 * GiB, pool // 4)
     else:
@@ -164,6 +164,59 @@ def test_bind_address_is_an_input_and_all_interfaces_needs_opt_in(tmp_path: Path
     assert lines == ["bind_address = 0.0.0.0"]
 
 
+def dedicated_pool(ram_gib: float) -> float:
+    """MySQL's innodb_dedicated_server buffer pool (refman 8.0/8.4, innodb-dedicated-server.html), in bytes."""
+    if ram_gib < 1:
+        return 128 * MiB
+    return ram_gib * GiB * (0.5 if ram_gib <= 4 else 0.75)
+
+
+def dedicated_redo(flavour: str, ram_gib: float, vcpus: int) -> int:
+    """The same pages' redo capacity, with the buffer pool configured explicitly (as my.cnf does):
+    8.4 from logical processors, 8.0 from memory bands; written from the tables, not from the compiler."""
+    if flavour == "mysql-8.4":
+        return min(16 * GiB, vcpus * GiB // 2)
+    half_up = lambda x: int(x + 0.5)  # noqa: E731
+    if ram_gib <= 2:
+        return 100 * MiB
+    if ram_gib <= 4:
+        return half_up(0.5 * ram_gib) * GiB // 2
+    if ram_gib <= 10.66 + 0.01:
+        return half_up(0.75 * ram_gib) * GiB // 2
+    if ram_gib <= 170.66 + 0.01:
+        return half_up(0.5625 * ram_gib) * GiB
+    return 128 * GiB
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    flavour=st.sampled_from(MYSQL_FLAVOURS),
+    ram=st.one_of(st.integers(1, 16), st.integers(16, 2048), st.sampled_from([2, 4, 10, 11, 170, 171, 192])),
+    vcpus=st.one_of(st.integers(1, 64), st.integers(64, 512)),
+)
+def test_database_sizing_follows_each_flavours_own_rule_at_every_size(
+    flavour: str, ram: int, vcpus: int
+) -> None:
+    b = compile_bundle(
+        CompileRequest(workload="mysql", tier="iops", mysql_flavour=flavour, db_ram_gib=ram, db_vcpus=vcpus)
+    )
+    keys = {s.key: int(s.value) for s in b.settings if s.file == "my.cnf" and str(s.value).isdigit()}
+    pool = keys["innodb_buffer_pool_size"]
+    # the pool: the dedicated-server share, rounded down to what the server keeps (128 MiB chunks; whole GiB
+    # for 5.7/8.0's 8 instances), never more than the rule gives
+    step = GiB if flavour in ("mysql-5.7", "mysql-8.0") and pool >= GiB else 128 * MiB
+    assert dedicated_pool(ram) - step < pool <= max(dedicated_pool(ram), 128 * MiB) and pool % step == 0
+    if flavour in ("mysql-8.0", "mysql-8.4"):
+        want = dedicated_redo(flavour, ram, vcpus)
+        assert keys.get("innodb_redo_log_capacity", 100 * MiB) == want, (flavour, ram, vcpus, keys)
+        assert "innodb_log_file_size" not in keys
+    else:  # no automatic sizing in MariaDB 10.11 or MySQL 5.7: a quarter of the pool, 4 GiB at most in all
+        files = 2 if flavour == "mysql-5.7" else 1
+        total = keys["innodb_log_file_size"] * files
+        assert total <= min(4 * GiB, max(64 * MiB, pool // 4)) and total >= min(4 * GiB, pool // 4) - 64 * MiB
+    assert keys.get("max_connections", 151) <= 2000
+
+
 hardware = st.fixed_dictionaries(
     {
         "drives": st.integers(1, 64),
@@ -176,6 +229,8 @@ hardware = st.fixed_dictionaries(
         "workload": st.sampled_from(WORKLOADS),
         "release": st.sampled_from(RELEASES),
         "flavour": st.sampled_from(MYSQL_FLAVOURS),
+        "db_ram": st.integers(1, 1024),
+        "db_vcpus": st.integers(1, 256),
     }
 )
 
@@ -194,7 +249,12 @@ def test_random_hardware_never_emits_a_dead_or_default_line(tmp_path: Path, hw: 
             "data_devices": [{"count": hw["drives"], "type": hw["type"], "size_gb": 4000}],
             "db_devices": [{"count": 1, "type": "nvme", "size_gb": 1600}] if hw["type"] == "hdd" else [],
         },
-        "cluster": {"nodes": hw["nodes"], "clients": 4, "client_ram_gib": 64},
+        "cluster": {
+            "nodes": hw["nodes"],
+            "clients": 4,
+            "client_ram_gib": hw["db_ram"],
+            "client_vcpus": hw["db_vcpus"],
+        },
     }
     path = tmp_path / "hw.yaml"
     path.write_text(yaml.safe_dump(doc))

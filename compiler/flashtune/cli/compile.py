@@ -71,7 +71,7 @@ def build_parser() -> Parser:
         choices=MYSQL_FLAVOURS,
         help="database flavour/version for my.cnf (mysql workload)",
     )
-    # --nodes/--clients/--db-ram-gib override hardware-file fields: the same bounds as the file's
+    # --nodes/--clients/--db-ram-gib/--db-vcpus override hardware-file fields: the same bounds as the file's
     p.add_argument(
         "--nodes",
         type=bounded_int(1, int(LIMITS["nodes"])),
@@ -96,6 +96,13 @@ def build_parser() -> Parser:
         metavar="GIB",
         help="RAM of the database host (its own machine) that sizes my.cnf (default: the tier's "
         "client_ram_gib)",
+    )
+    p.add_argument(
+        "--db-vcpus",
+        type=bounded_int(1, int(LIMITS["client_vcpus"])),
+        metavar="N",
+        help="logical processors of the database host; MySQL 8.4 sizes its redo log from them (default: the "
+        "tier's client_vcpus)",
     )
     p.add_argument(
         "--db-bind-address",
@@ -151,6 +158,7 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
         "replication": args.replication,
         "ec": _ec(args.ec) if args.ec else None,
         "db_ram_gib": args.db_ram_gib,
+        "db_vcpus": args.db_vcpus,
         "osds_per_device": args.osds_per_device,
         "encrypted": args.encrypted,
     }

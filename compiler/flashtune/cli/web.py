@@ -51,8 +51,16 @@ HARDWARE_FIELDS: dict[str, tuple[str | int, ...]] = {
 }
 _TEXT_FIELDS = {"data-device-type", "db-device-type", "nic-role"}
 # options whose value is the control's text, in the command's order; the rest are flags or special
-_VALUE_OPTIONS = ("workload", "ceph-release", "mysql", "db-ram-gib", "db-bind-address", "osds-per-device")
-_MYSQL_ONLY = {"mysql", "db-ram-gib", "db-bind-address"}
+_VALUE_OPTIONS = (
+    "workload",
+    "ceph-release",
+    "mysql",
+    "db-ram-gib",
+    "db-vcpus",
+    "db-bind-address",
+    "osds-per-device",
+)
+_MYSQL_ONLY = {"mysql", "db-ram-gib", "db-vcpus", "db-bind-address"}
 _OPTION = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
 _AT_LINE = re.compile(r"^(?P<file>[^\n:]+):(?P<line>\d+)(?::\d+)?: error:")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

@@ -107,20 +107,65 @@ def innodb_flush_neighbors(device_type: str) -> Derived:
     )
 
 
-# Redo log: a quarter of the buffer pool, in 64 MiB steps, within 64 MiB..4 GiB (a larger log absorbs write
-# bursts but lengthens crash recovery and is allocated in full on disk).
+# Redo log of the servers without an automatic sizing of their own (MariaDB, MySQL 5.7): a quarter of the
+# buffer pool, in 64 MiB steps, within 64 MiB..4 GiB (a larger log absorbs write bursts but lengthens crash
+# recovery and is allocated in full on disk).
 def redo_total(buffer_pool_bytes: int) -> int:
     return min(4 * GiB, max(64 * MiB, buffer_pool_bytes // 4 // (64 * MiB) * 64 * MiB))
 
 
-def innodb_redo_log_capacity(buffer_pool_bytes: int) -> Derived:
-    value = redo_total(buffer_pool_bytes)
+# MySQL's own sizing for a host that runs nothing else (innodb_dedicated_server), which the compile's
+# dedicated database host is; the buffer pool already follows it (derive.buffer_pool_share).
+# MySQL 8.4: (logical processors / 2) GiB of redo, at most 16 GiB
+# (https://dev.mysql.com/doc/refman/8.4/en/innodb-dedicated-server.html).
+REDO_PER_VCPU_8_4 = GiB // 2
+REDO_CAP_8_4 = 16 * GiB
+# MySQL 8.0.30+: from the host's memory, with the buffer pool configured explicitly
+# (https://dev.mysql.com/doc/refman/8.0/en/innodb-dedicated-server.html, "Automatically Configured Log File
+# Size"): (upper bound of the band in GiB of RAM, factor on RAM in GiB, GiB per rounded unit); above the last
+# band 128 GiB, the variable's maximum in 8.0.30-8.0.33. "round" is rounding half up.
+REDO_BANDS_8_0 = ((2.0, 0.0, 0.0), (4.0, 0.5, 0.5), (32 / 3, 0.75, 0.5), (512 / 3, 0.5625, 1.0))
+REDO_DEFAULT = 100 * MiB
+REDO_TOP_8_0 = 128 * GiB
+
+
+def _size(value: int) -> str:
+    return f"{value // MiB} MiB" if value < GiB else f"{value / GiB:g} GiB"
+
+
+def redo_8_0(ram_gib: float) -> tuple[int, str]:
+    """MySQL 8.0's dedicated-server redo capacity and the band's rule in words."""
+    for top, factor, unit in REDO_BANDS_8_0:
+        if ram_gib <= top:
+            if factor == 0.0:
+                return REDO_DEFAULT, "up to 2 GiB of RAM: the 100 MiB default"
+            n = math.floor(factor * ram_gib + 0.5)
+            value = max(REDO_DEFAULT, int(n * unit * GiB))
+            return value, f"round({factor:g} x {ram_gib:g} GiB of RAM) x {unit:g} GiB"
+    return REDO_TOP_8_0, "above 170.66 GiB of RAM: 128 GiB"
+
+
+def innodb_redo_log_capacity_8_0(ram_gib: float) -> Derived:
+    value, rule = redo_8_0(ram_gib)
+    if value == REDO_DEFAULT:
+        return Derived("", f"{rule}: MySQL 8.0's own sizing keeps the default", {"db_ram_gib": ram_gib})
     return Derived(
         value,
-        f"a quarter of the {buffer_pool_bytes / GiB:.2f} GiB buffer pool, within 64 MiB..4 GiB: "
-        f"{value // MiB} MiB of redo in total (MySQL 8.0.30+ sizes redo with this variable alone)",
-        {"innodb_buffer_pool_size": buffer_pool_bytes},
-        ("sources/guide-mycnf",),
+        f"MySQL 8.0's own sizing for a dedicated host (innodb_dedicated_server, 8.0.30+), {rule}: "
+        f"{_size(value)} of redo in total (a larger log absorbs longer write bursts before a checkpoint "
+        "must flush pages)",
+        {"db_ram_gib": ram_gib},
+    )
+
+
+def innodb_redo_log_capacity_8_4(vcpus: int) -> Derived:
+    value = min(REDO_CAP_8_4, vcpus * REDO_PER_VCPU_8_4)
+    return Derived(
+        value,
+        f"MySQL 8.4's own sizing for a dedicated host (innodb_dedicated_server): {vcpus} logical processors "
+        f"/ 2 GiB, at most 16 GiB: {_size(value)} of redo in total (more processors commit more "
+        "transactions at once; give the host's count with --db-vcpus or cluster.client_vcpus)",
+        {"db_vcpus": vcpus},
     )
 
 
@@ -256,7 +301,8 @@ REGISTRY: dict[str, Callable[[dict[str, Any]], Derived]] = {
     "innodb_io_capacity_8_4": lambda c: innodb_io_capacity_8_4(c["device_type"]),
     "innodb_io_capacity_max": lambda c: innodb_io_capacity_max(c["device_type"]),
     "innodb_flush_neighbors": lambda c: innodb_flush_neighbors(c["device_type"]),
-    "innodb_redo_log_capacity": lambda c: innodb_redo_log_capacity(_pool(c)),
+    "innodb_redo_log_capacity_8_0": lambda c: innodb_redo_log_capacity_8_0(c["db_ram_gib"]),
+    "innodb_redo_log_capacity_8_4": lambda c: innodb_redo_log_capacity_8_4(int(c["db_vcpus"])),
     "innodb_log_file_size": lambda c: innodb_log_file_size(_pool(c), 1),
     "innodb_log_file_size_two_files": lambda c: innodb_log_file_size(_pool(c), 2),
     "max_connections": lambda c: max_connections(c["db_ram_gib"], _pool(c), c["db_connection_bytes"]),

@@ -262,6 +262,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "clients": clients,
         "db_ram_gib": req.db_ram_gib or hw.client_ram_gib,
         "client_ram_gib": hw.client_ram_gib,
+        "db_vcpus": req.db_vcpus or hw.client_vcpus,
         "db_bind_address": req.db_bind_address,
         "mysql_flavour": req.mysql_flavour,
         "db_connection_bytes": connection_bytes(catalog, req.mysql_flavour),
