@@ -27,7 +27,7 @@ from flashtune.envelope.ceilings import (
 )
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
 from flashtune.envelope.observations import headlines
-from flashtune.envelope.validate import GOAL, validation
+from flashtune.envelope.validate import GOAL, era, validation
 from flashtune.paths import data_dir, data_path
 from flashtune.yamlio import load_yaml
 
@@ -204,9 +204,10 @@ def test_clock_under_load_cores_per_osd_and_the_per_node_op_wall(tmp_path: Path)
     # 4 OSDs x 5 cores = 20 of the 32 cores, at the clock under load
     assert ceilings(c, read, k)["cpu"] == pytest.approx(4 * 20 * 3.0e9 / 3e5)
     assert ceilings(c, read, replace(k, osd_max_cores=None))["cpu"] == pytest.approx(4 * 32 * 3.0e9 / 3e5)
-    # the wall counts OSD operations: 1 per read, 3 per replicated write
+    # the wall is stated in replicated reads (2 messages at the primary); a 3x write's primary also sends 2
+    # sub-ops (4 messages each: request and reply, sent by one OSD and received by another): 10 = 5 reads
     assert ceilings(c, read, k)["osd node"] == pytest.approx(4 * 100_000)
-    assert ceilings(c, write, k)["osd node"] == pytest.approx(4 * 100_000 / 3)
+    assert ceilings(c, write, k)["osd node"] == pytest.approx(4 * 100_000 / 5)
     assert envelope(c, read, k).limit == ("osd node",)
     # the 2014-2017 families have no wall (it is stated for BlueStore-era OSDs)
     assert ceilings(replace(c, release="jewel"), read, k)["osd node"] is None
@@ -234,6 +235,53 @@ def test_erasure_coded_paths_by_release() -> None:
     assert demand(replace(ec, ec_optimizations=True), True, 4096).osd_ops == 10
     assert demand(ec, True, 1 << 20) == demand(fast, True, 1 << 20)
     assert demand(ec, True, 1 << 20).cluster_out == pytest.approx(5 / 4 * (1 << 20))
+
+
+def test_the_per_node_wall_counts_the_messages_osds_handle() -> None:
+    """The wall is stated in replicated reads per node (Clyso: 400-600K); its causes (the async messenger,
+    thread wake-ups) are per message: 2 per read at the primary, 4 more per sub-operation it sends."""
+    from flashtune.envelope.ceilings import demand
+
+    rep = cluster(release="quincy")  # 3 copies
+    assert demand(rep, False, 4096).osd_messages == 2
+    assert demand(rep, True, 4096).osd_messages == 2 + 2 * 4
+    ec = cluster(protection=Protection("erasure", 1, 6, 2), release="squid")
+    # up to Squid a 4K read gathers the stripe: 5 strips from other OSDs
+    assert demand(ec, False, 4096).osd_messages == 2 + 5 * 4
+    # read-modify-write: 5 sub-reads and 7 sub-writes (the primary keeps one strip of each)
+    assert demand(ec, True, 4096).osd_messages == 2 + (5 + 7) * 4
+    # fast EC: the one strip, on another OSD 7 times in 8
+    fast = replace(ec, release="tentacle", ec_optimizations=True)
+    assert demand(fast, False, 4096).osd_messages == pytest.approx(2 + 4 * 7 / 8)
+    # an RGW PUT's index round trips are requests to the primary, replicated like the data
+    rgw = load_setup("mako-reef-rgw")
+    assert demand(rgw, True, 4096, "rgw", 3.0).osd_messages == 3 * (2 + 2 * 4)
+    k = replace(K, node_op_ceiling=500_000.0)
+    c = load_setup("clyso-63node-ec")
+    wall = ceilings(c, Case("r", 4096, 1.0), k)["osd node"]
+    assert wall == pytest.approx(63 * 500_000 * 2 / 22)
+    assert ceilings(replace(c, protection=Protection("replicated", 3)), Case("r", 4096, 1.0), k)[
+        "osd node"
+    ] == pytest.approx(63 * 500_000)
+
+
+def test_a_cost_no_other_study_measures_takes_the_tightest_upper_bound() -> None:
+    """Quincy's per-byte write cost is measured only by Mako's Reef 4MB writes; Clyso's network-bound 4MB
+    writes bound it from above (all the cycles there were). Out of Mako's study the tightest bound is used
+    and the constant is flagged a bound; with Mako in, the measurement wins over every bound."""
+    from flashtune.envelope.calibrate import solve
+
+    full, out = fit(), fit("mako_reef_freeze")
+    bounds = [
+        solve(h, out.constants) for h in headlines() if h.calibrates == "cpu.write_byte_quincy" and h.bound
+    ]
+    assert len(bounds) == 5
+    assert out.constants.cpu.write_byte_quincy == pytest.approx(min(bounds), rel=1e-6)
+    assert "cpu.write_byte_quincy" in out.constants.bounds
+    assert "cpu.write_byte_quincy" not in full.constants.bounds
+    mako = next(h for h in headlines() if h.id == "mako-reef-4m-write")
+    assert full.constants.cpu.write_byte_quincy == pytest.approx(solve(mako, full.constants), rel=1e-6)
+    assert full.constants.cpu.write_byte_quincy < min(bounds)  # consistent: the measured cost is below them
 
 
 def test_colocated_clients_and_gateways_match_the_published_transfer_counts() -> None:
@@ -503,22 +551,22 @@ TABLE = {
     "clyso-630osd-4k-randwrite": (-5.8, "cpu", "met", ()),
     "clyso-630osd-ec62-4m-read": (12.6, "public network", "met", ()),
     "clyso-630osd-ec62-4m-write": (-0.4, "public network", "met", ()),
-    "clyso-630osd-ec62-4k-randread": (54.4, "osd node", "missed", ("node_op_ceiling",)),
-    "clyso-630osd-ec62-4k-randwrite": (43.9, "cpu", "missed", ()),
+    "clyso-630osd-ec62-4k-randread": (-15.8, "osd node", "met", ("node_op_ceiling",)),
+    "clyso-630osd-ec62-4k-randwrite": (34.6, "osd node", "missed", ("node_op_ceiling",)),
     "mako-reef-4m-read": (65.7, "public network", "missed", ()),
     "mako-reef-4m-write": (-2.5, "public network", "met", ("net_efficiency_write",)),
     "mako-reef-4k-randread": (-4.3, "cpu", "met", ()),
-    "mako-reef-4k-randwrite": (-16.5, "cpu", "met", ("net_efficiency_write",)),
+    "mako-reef-4k-randwrite": (-11.7, "cpu", "met", ("net_efficiency_write",)),
     "mako-rgw-4m-get": (11.0, "public network", "met", ("cpu.rgw_read_op", "cpu.rgw_read_byte")),
     "mako-rgw-4m-put": (
-        -14.3,
-        "cpu",
-        "missed",
+        0.0,
+        "public network",
+        "met",
         ("net_efficiency_write", "cpu.rgw_write_op", "cpu.rgw_write_byte", "rgw_put_round_trips"),
     ),
     "mako-rgw-4k-get": (81.2, "cpu", "missed", ("cpu.rgw_read_op", "cpu.rgw_read_byte")),
     "mako-rgw-4k-put": (
-        -14.5,
+        -13.2,
         "cpu",
         "met",
         ("net_efficiency_write", "cpu.rgw_write_op", "cpu.rgw_write_byte", "rgw_put_round_trips"),
@@ -550,11 +598,33 @@ def test_the_validation_table_holds_row_by_row() -> None:
         if goal == "missed":
             assert h.missing and h.why_miss, f"{hid}: a miss names the fact its source does not give"
     # 2014-2017: 9 of 15 goal headlines; one of them (the SanDisk 4K CPU point) only with its own study's
-    # constant. BlueStore era (published_results): 25 of 38.
+    # constant.
     met = [hid for hid, t in TABLE.items() if t[2] == "met"]
     old = [hid for hid in met if not rows[hid].headline.evidence.startswith("published_results/")]
     assert len(old) == 9 and len([hid for hid in old if not TABLE[hid][3] or "network" in TABLE[hid][1]]) >= 7
-    assert len(met) - len(old) == 25
+
+
+# The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the issue's goal is
+# validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
+REACHED = {"all": (36, 53), "2018+": (27, 38)}
+
+
+def test_the_leave_one_study_out_share_does_not_fall() -> None:
+    from flashtune.envelope.validate import GOAL_SHARE, summary
+
+    rows = validation()
+    s = summary(rows)
+    for name, (met, total) in REACHED.items():
+        group = s[name]
+        assert isinstance(group, dict)
+        computed = sum(r.met for r in rows if r.headline.goal and (name == "all" or era(r.headline) == name))
+        assert group["met"] == computed and group["headlines"] >= total, name
+        assert group["share"] >= met / total, (
+            f"{name}: {group['met']} of {group['headlines']} met, was {met} of {total}"
+        )
+    assert s["goal_share"] == GOAL_SHARE == 0.80
+    # the rows met with their limit set by a constant only their own study gives are counted apart
+    assert all(not r.circular for r in rows if r.met and not r.in_study)
 
 
 def test_a_headline_is_never_predicted_from_its_own_studys_measurements(

@@ -127,6 +127,15 @@ def run(args: argparse.Namespace) -> int:
                     "in_study_constants",
                 ],
             )
+            s = report.validation_summary()
+            print()
+            for name in ("all", "2014-2017", "2018+"):
+                g = s[name]
+                print(
+                    f"{name}: {g['met']} of {g['headlines']} goal headlines ({100 * g['share']:.0f} %) within "
+                    f"+-25 % with the stated bottleneck (goal {100 * s['goal_share']:.0f} %); "
+                    f"{g['met_with_limit_in_study']} of them limited by a constant only their own study gives"
+                )
             for r in rows:
                 if r["missing_fact"]:
                     print(

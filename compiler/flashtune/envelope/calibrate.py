@@ -182,7 +182,10 @@ def fit(leave_out: str | None = None) -> Fit:
             if not chosen and not stated:
                 continue
             values = [solve(h, k) for h in chosen] + stated
-            k = _set(k, name, _mean(values))
+            # upper bounds (results another resource limited) count only where nothing measures the
+            # constant itself, and then the tightest one
+            measured = [v for h, v in zip(chosen, values, strict=False) if not h.bound] + stated
+            k = _set(k, name, _mean(measured) if measured else min(values))
             if name in NET:
                 by_class: dict[str, list[float]] = {}
                 for h, v in zip(chosen, values, strict=False):

@@ -21,8 +21,10 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
   Nautilus, Octopus/Pacific, Quincy and later), per OSD operation and per byte, by direction; a family no
   measurement calibrates borrows from the nearest one that has a value. The clock is what the cores run at
   (cpu_ghz_run, else the base clock), and the cores the OSDs can use are at most osd_max_cores per OSD.
-- A per-node small-op ceiling ("osd node"): OSD operations one node's OSDs dispatch per second at most
-  (the messenger/threading wall), whatever the CPU.
+- A per-node small-op ceiling ("osd node"): messages one node's OSDs handle per second at most (the
+  messenger/threading wall), whatever the CPU; stated as replicated reads per node (2 messages each), so
+  an I/O whose primary sends sub-operations to other OSDs (replica writes, EC strip reads and writes)
+  costs the wall 4 more messages per sub-operation.
 - Network efficiency by link class (the fastest port of a storage node: up to 10G, 25-56G, 100G and up).
 - Erasure coding by release: up to Squid a read smaller than a stripe reads the whole stripe and a
   sub-stripe write reads and rewrites it; fast EC (Tentacle, opt-in per pool) reads only what is asked and
@@ -315,6 +317,10 @@ class Demand:
     cluster_in: float
     cluster_out: float
     read_ops: float = 0.0  # of osd_ops, the reads (an erasure-coded sub-stripe write reads first)
+    # messages the OSDs handle (each one sent or received by an OSD counts once): the client's request and
+    # reply at the primary, and 4 per operation the primary sends to another OSD (sub-op and its reply,
+    # each sent by one OSD and received by another)
+    osd_messages: float = 2.0
     gateway_requests: float = 0.0  # RGW requests (co-located gateways: their CPU is the nodes')
     gateway_bytes: float = 0.0  # client bytes an RGW relays
 
@@ -324,6 +330,7 @@ class Demand:
         return self.media_bytes + self.public_in + self.public_out + self.cluster_in + self.cluster_out
 
 
+MESSAGES_PER_READ = 2.0  # a replicated read: the client's request in and the reply out, at the primary
 FAST_EC_STRIPE_UNIT = 16384  # with fast EC the compiler sets 16 KiB (compile/derive.py ec_stripe_unit)
 
 
@@ -345,6 +352,15 @@ def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float,
         return [(p.k, unit, False), (p.k + p.m, unit, True)] if write else [(p.k, unit, False)]
     copies = p.size if (write and p.kind == "replicated") else 1
     return [(copies, size, write)]
+
+
+def _remote_ops(c: Cluster, ops: list[tuple[float, float, bool]]) -> float:
+    """Of one client I/O's OSD operations, those the primary sends to other OSDs (sub-ops): every group
+    of n operations keeps one on the primary; a lone EC shard operation is elsewhere (k+m-1)/(k+m) of the
+    time (shards are spread evenly over the PG's OSDs)."""
+    p = c.protection
+    lone = (p.k + p.m - 1) / (p.k + p.m) if p.kind == "erasure" else 0.0
+    return sum(n - 1 if n > 1 else lone * n for n, _, _ in ops)
 
 
 def _relay(c: Cluster, write: bool, size: float) -> float:
@@ -398,6 +414,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         default=0.0,
     )
     read_ops = sum(n for n, _, w in ops if not w)
+    messages = 2 + 4 * _remote_ops(c, _media_ops(c, write, size))
     rgw = interface == "rgw" and c.colocated_gateways > 0
     requests = 0.0
     if rgw:
@@ -405,6 +422,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         if write:  # the bucket index: the other round trips to the primary, each replicated (3 copies)
             extra = 3 * max(round_trips - 1, 0)
             n_ops += extra
+            messages += max(round_trips - 1, 0) * (2 + 4 * 2)
     into, out, client = _front(c, interface == "rgw", write, size)
     relay = _relay(c, write, size)
     return Demand(
@@ -417,6 +435,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         cluster_in=relay,
         cluster_out=relay,
         read_ops=read_ops,
+        osd_messages=messages,
         gateway_requests=requests,
         gateway_bytes=size if rgw else 0.0,
     )
@@ -525,8 +544,11 @@ def ceilings(c: Cluster, case: Case, k: Constants) -> dict[str, float | None]:
         out["cluster network"] = None
     cycles = cpu_cycles(c, case, k.cpu, d)
     out["cpu"] = c.nodes * usable_cores(c, k) * c.ghz * 1e9 / cycles if cycles else None
+    # the per-node wall is stated in replicated 4K reads per node (2 messages each at the primary); it is a
+    # limit on the messages the OSDs handle, so an I/O costs it its messages over 2 read-equivalents
     modern = c.software == "ceph" and c.family in MODERN_FAMILIES
-    out["osd node"] = c.nodes * k.node_op_ceiling / ops if (modern and k.node_op_ceiling and ops) else None
+    msgs = mix(lambda x: x.osd_messages) / MESSAGES_PER_READ
+    out["osd node"] = c.nodes * k.node_op_ceiling / msgs if (modern and k.node_op_ceiling and msgs) else None
     return out
 
 

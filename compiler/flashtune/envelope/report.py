@@ -19,7 +19,7 @@ from flashtune.envelope.ceilings import (
 )
 from flashtune.envelope.fitted import constants
 from flashtune.envelope.observations import headlines
-from flashtune.envelope.validate import table
+from flashtune.envelope.validate import summary, table, validation
 
 NOTE = (
     "media and network ceilings are hard bounds (data-sheet drive figures, line rates); CPU and the per-node "
@@ -164,6 +164,10 @@ def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[
 
 def validation_records() -> list[dict[str, Any]]:
     return table()
+
+
+def validation_summary() -> dict[str, Any]:
+    return summary(validation())
 
 
 def _refuse_impossible(df: Any, csv: str) -> None:
