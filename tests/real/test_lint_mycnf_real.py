@@ -16,6 +16,7 @@ from flashtune.catalog.names import mysql_option_names
 from flashtune.lint import lint_text
 from flashtune.lint.ruledata import rules
 from flashtune.yamlio import load_yaml
+from support.mariadb import MariaDB
 from support.value_forms import MYSQL_SIZE_FORMS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -190,3 +191,85 @@ def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
         assert raised == reported, (m["file"], raised, reported)
         checked += 1
     assert checked >= 20
+
+
+HOSTILE = Path(__file__).parents[1] / "fixtures" / "hostile"
+
+
+def _qcache(server: MariaDB) -> dict[str, int]:
+    """Query-cache counters after the same SELECT twice (a working cache stores it once and hits once)."""
+    server.sql("CREATE TABLE IF NOT EXISTS sbtest.lint_qc (a INT)")
+    for _ in range(2):
+        server.sql("SELECT * FROM sbtest.lint_qc")
+    return {k: int(v) for k, v in server.sql("SHOW GLOBAL STATUS LIKE 'Qcache_%'")}
+
+
+def _ft401_lines(path: Path) -> set[int]:
+    return {f.line for f in lint_text(path.read_text(), "my.cnf", mysql_flavour=FLAVOUR) if f.code == "FT401"}
+
+
+def test_dead_settings_are_what_mariadbd_runs_with(mariadb_server: MariaDB) -> None:
+    """The catalog's my.cnf dead_when facts, on a real start of MariaDB 10.11: innodb_io_capacity above
+    innodb_io_capacity_max is lowered to it (a warning in the log); query_cache_type = 0 beside a
+    query_cache_size is switched ON and caches; query_cache_type = ON with query_cache_size = 0 caches nothing.
+    lint-config reports exactly those lines (FT401) and none of the control file's, which the server keeps."""
+    try:
+        mariadb_server.restart_with((HOSTILE / "my-dead-settings.cnf").read_text())
+        got = mariadb_server.variables("innodb_io_capacity", "innodb_io_capacity_max", "query_cache_type")
+        assert got == {
+            "innodb_io_capacity": "1000",
+            "innodb_io_capacity_max": "1000",
+            "query_cache_type": "ON",
+        }
+        assert (
+            "innodb_io_capacity cannot be set higher than innodb_io_capacity_max"
+            in mariadb_server.error_log()
+        )
+        counters = _qcache(mariadb_server)
+        assert counters["Qcache_inserts"] >= 1 and counters["Qcache_hits"] >= 1, counters
+        assert _ft401_lines(HOSTILE / "my-dead-settings.cnf") == {4, 6}
+
+        mariadb_server.restart_with((HOSTILE / "my-query-cache-no-memory.cnf").read_text())
+        assert mariadb_server.variables("query_cache_type")["query_cache_type"] == "ON"
+        counters = _qcache(mariadb_server)
+        assert counters["Qcache_inserts"] == 0 and counters["Qcache_hits"] == 0, counters
+        assert _ft401_lines(HOSTILE / "my-query-cache-no-memory.cnf") == {3, 5}
+
+        mariadb_server.restart_with((HOSTILE / "my-live-settings.cnf").read_text())
+        got = mariadb_server.variables("innodb_io_capacity", "innodb_io_capacity_max", "query_cache_type")
+        assert got == {
+            "innodb_io_capacity": "1000",
+            "innodb_io_capacity_max": "4000",
+            "query_cache_type": "OFF",
+        }
+        assert _ft401_lines(HOSTILE / "my-live-settings.cnf") == set()
+    finally:
+        mariadb_server.restart_with("[mysqld]\ninnodb_buffer_pool_size = 256M\ninnodb_log_file_size = 64M\n")
+
+
+@pytest.mark.parametrize("entry", rules()["mysql"]["plugin_options"][FLAVOUR], ids=lambda e: e["prefix"])
+def test_plugin_options_need_their_plugin(tmp_path: Path, entry: dict[str, str]) -> None:
+    """rules.yaml plugin_options for MariaDB 10.11: the example option alone stops the server ('unknown
+    variable'); with its plugin loaded (plugin_load_add) the same line is accepted."""
+    option = f"{entry['example']} = 1"
+    r = mariadbd(tmp_path, option)
+    assert r.returncode != 0 and f"unknown variable '{entry['example']}" in r.stderr, r.stderr[-500:]
+    if entry.get("plugin") is not None:
+        r = mariadbd(tmp_path, f"plugin_load_add = {entry['plugin']}", option)
+        assert r.returncode == 0, r.stderr[-500:]
+
+
+def test_plugin_option_findings_are_the_refusals(tmp_path: Path) -> None:
+    """Each FT101 error lint-config gives on the plugin fixture is one line mariadbd refuses, and without
+    those lines it accepts the rest (a loose- plugin option, rpl_semi_sync_master_enabled, built into 10.11)."""
+    path = HOSTILE / "my-plugin-options.cnf"
+    errors = {
+        f.line for f in lint_text(path.read_text(), "my.cnf", mysql_flavour=FLAVOUR) if f.severity == "error"
+    }
+    lines = path.read_text().splitlines()
+    body = [(i, ln) for i, ln in enumerate(lines, 1) if ln and not ln.startswith(("#", "["))]
+    assert errors == {5, 7}
+    for line in errors:
+        r = mariadbd(tmp_path, *(ln for i, ln in body if i == line or i not in errors))
+        assert r.returncode != 0 and "unknown variable" in r.stderr, (line, r.stderr[-500:])
+    assert mariadbd(tmp_path, *(ln for i, ln in body if i not in errors)).returncode == 0

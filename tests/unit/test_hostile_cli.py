@@ -6,6 +6,7 @@ makes sense and a refusal elsewhere, never a file called `-`. Each case runs the
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,8 +95,43 @@ def test_the_same_option_has_the_same_choices_in_every_command() -> None:
         ("flashtune.cli.lint",),
         ("flashtune.cli.main", "knob"),
         ("flashtune.cli.main", "envelope"),
+        ("flashtune.cli.main", "ingest"),
     ):
         assert {"text", "json"} <= set(_choices(module, *sub, option="--format")), (module, sub)
+
+
+def test_ingest_names_its_input_kind_as_lint_config_does() -> None:
+    """--kind is what wrote (or what is) the input in lint-config and ingest; --format is what to print. Its
+    choices are the readers' own kinds (ingest.sniff.FORMATS, 'directory' aside)."""
+    from flashtune.cli.ingest import KINDS
+    from flashtune.ingest.sniff import FORMATS
+
+    assert _choices("flashtune.cli.main", "ingest", option="--kind") == list(KINDS)
+    assert set(KINDS) == set(FORMATS) - {"directory"}
+    assert _choices("flashtune.cli.lint", option="--kind")
+
+
+def test_ingest_reads_standard_input(tmp_path: Path) -> None:
+    """`flashtune ingest -` reads one result from standard input, named <stdin> in rows and messages, in
+    both print formats; an old `--format fio-json` is told about --kind; - twice is refused."""
+    with FIO_JSON.open("rb") as f:
+        r = run("flashtune.cli.main", "ingest", "-", "--out", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+    check(r, rc=0)
+    assert r.out.startswith("source,tool,format,") and r.out.count("\n<stdin>,fio,") == 42, r.out[:500]
+    assert "standard output: 42 rows" in r.err
+    with FIO_JSON.open("rb") as f:
+        r = run("flashtune.cli.main", "ingest", "--format", "json", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+    check(r, rc=0)
+    doc = json.loads(r.out)
+    assert doc["rows"] == 42 and doc["sources"] == [{"source": "<stdin>", "format": "fio-json", "rows": 42}]
+    with FIO_JSON.open("rb") as f:
+        r = run("flashtune.cli.main", "ingest", "--kind", "ior", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+    check(r, where="<stdin>:1: error: this is not IOR output")
+    r = run("flashtune.cli.main", "ingest", "--format", "fio-json", FIO_JSON, cwd=tmp_path, mem_mib=3072)
+    check(r, says="pass --kind fio-json (--format is what to print: text or json)")
+    r = run("flashtune.cli.main", "ingest", "-", "-", cwd=tmp_path, mem_mib=3072)
+    check(r, says="standard input (-) is named more than once")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -104,7 +140,6 @@ def test_the_same_option_has_the_same_choices_in_every_command() -> None:
         ("flashtune.cli.compile", "--tier", "iops", "--workload", "block", "--out", "-"),
         ("flashtune.cli.compile", "--workload", "block", "--hardware", "-", "--out", "o"),
         ("flashtune.cli.compile", "--tier", "iops", "--workload", "block", "--against", "-", "--out", "o"),
-        ("flashtune.cli.main", "ingest", "-"),
         ("flashtune.cli.main", "envelope", "--hardware", "-"),
         ("flashtune.cli.main", "envelope", "--results", "-"),
         ("flashtune.cli.main", "prove", "--out", "-", "--dry-run"),

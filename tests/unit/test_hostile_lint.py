@@ -68,3 +68,79 @@ def test_a_knob_with_risky_values_is_never_called_safe(tmp_path: Path, knob: str
     check(r, rc=0)
     assert "no data or security is at stake" not in r.out, r.out
     assert "unsafe" in r.out
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "hostile"
+
+
+def _findings(r_out: str, name: str, code: str) -> dict[int, str]:
+    """Line -> message of the findings with this code in one file of lint-config's text output."""
+    found = {}
+    for ln in r_out.splitlines():
+        head, _, rest = ln.partition(f" {code} ")
+        if rest and head.startswith(str(FIXTURES / name) + ":"):
+            found[int(head.split(":")[1])] = rest
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "dead"),
+    [
+        (
+            "my-dead-settings.cnf",
+            {
+                4: "innodb_io_capacity = 4000 is not what the program runs with: MariaDB 10.11 starts with "
+                "innodb_io_capacity lowered to innodb_io_capacity_max",
+                6: "query_cache_type = 0 is not what the program runs with: MariaDB 10.11 switches the query "
+                "cache ON",
+            },
+        ),
+        (
+            "my-query-cache-no-memory.cnf",
+            {3: "query_cache_type = ON does nothing here", 5: "query_cache_limit = 4M does nothing here"},
+        ),
+        ("my-live-settings.cnf", {}),
+        (
+            "ceph-dead-settings.conf",
+            {
+                5: "bluestore_cache_size = 4G is not what the program runs with: With bluestore_cache_autotune on",
+                6: "bluestore_cache_size_ssd = 2G is not what the program runs with",
+            },
+        ),
+    ],
+)
+def test_settings_made_dead_by_another_line_of_the_file(
+    tmp_path: Path, name: str, dead: dict[int, str]
+) -> None:
+    """One table (the catalog's dead_when facts) and one check: each line another line overrides or makes
+    useless is reported where it is, with what the program does instead; the control file has none, and an
+    [osd.N] section that turns the autotuner off keeps its own cache size."""
+    r = run("flashtune.cli.lint", FIXTURES / name, cwd=tmp_path)
+    check(r, rc=(0, 1))
+    found = _findings(r.out, name, "FT401")
+    assert sorted(found) == sorted(dead), r.out
+    for line, start in dead.items():
+        assert found[line].startswith(start), (found[line], start)
+        assert "(because " in found[line], found[line]  # the condition and the source are named
+
+
+def test_mysql_flavour_decides_which_plugin_options_exist(tmp_path: Path) -> None:
+    """server_audit_* without its plugin refuses MariaDB's start, loose- only warns, validate_password_* is
+    MySQL's; rpl_semi_sync_master_* is built into MariaDB 10.11 but a plugin's option in MySQL 8.0."""
+    name = "my-plugin-options.cnf"
+    r = run("flashtune.cli.lint", FIXTURES / name, cwd=tmp_path)
+    check(r, rc=1)
+    found = _findings(r.out, name, "FT101")
+    assert sorted(found) == [5, 6, 7], r.out
+    assert found[5].startswith(
+        "server_audit_logging is an option of the server_audit plugin, which this file does not load: "
+        "mariadb-10.11 refuses to start"
+    )
+    assert "plugin_load_add = server_audit" in r.out
+    assert "(loose-: the server only warns)" in found[6]
+    assert found[7].startswith("validate_password_length is MySQL's password validation")
+    r = run("flashtune.cli.lint", "--mysql", "mysql-8.0", FIXTURES / name, cwd=tmp_path)
+    check(r, rc=1)
+    assert _findings(r.out, name, "FT101")[8].startswith(
+        "rpl_semi_sync_master_enabled is an option of the semisync_master.so plugin"
+    ), r.out

@@ -281,12 +281,12 @@ def test_cli_summary_and_forced_format(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     rows = len(load(f)) + len(load(g))
     assert "iozone-throughput" in r.stdout and "ior-2" in r.stdout and f"{rows} rows" in r.stdout
-    wrong = subprocess.run([*exe, str(f), "--format", "ior"], capture_output=True, text=True, timeout=120)
+    wrong = subprocess.run([*exe, str(f), "--kind", "ior"], capture_output=True, text=True, timeout=120)
     assert (
         wrong.returncode == 2 and "this is not IOR output" in wrong.stderr and "Traceback" not in wrong.stderr
     )
-    bogus = subprocess.run([*exe, str(f), "--format", "xml"], capture_output=True, text=True, timeout=120)
-    assert bogus.returncode == 2 and "unknown format" in bogus.stderr
+    bogus = subprocess.run([*exe, str(f), "--kind", "xml"], capture_output=True, text=True, timeout=120)
+    assert bogus.returncode == 2 and "invalid choice: 'xml'" in bogus.stderr
 
 
 def test_rados_bench_glued_columns_split_only_when_unambiguous() -> None:

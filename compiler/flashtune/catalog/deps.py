@@ -6,6 +6,9 @@ One entry is one condition under which the knob is dead (or harmful), with its r
       - kind: requires            # what makes it dead (see KINDS)
         knob: rbd_cache           # another knob of the same domain ...
         is: [false]               # ... whose effective value (set in the file, else the default) is one of these
+        is_not: [0]               # ... or is none of these
+        given: true               # ... counting only a value the file sets (the program reacts to the line)
+        above: innodb_io_capacity_max   # only when this knob's own value is above that knob's effective value
         context: {objectstore: [bluestore]}   # facts about the deployment (see FACTS)
         value_in: [10]            # only when this knob's own value is one of these
         below: 4194304            # only when this knob's own value is below this number
@@ -82,13 +85,24 @@ class DeadWhen:
     source: str
     knob: str | None = None
     is_: tuple[str, ...] = ()
+    is_not: tuple[str, ...] = ()
+    given: bool = False
     context: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     value_in: tuple[str, ...] = ()
     below: float | None = None
+    above: str | None = None
     formula: str | None = None
 
-    def holds(self, value: Any, effective: Callable[[str], Any], facts: Mapping[str, Any]) -> bool | None:
-        """True if this condition makes `value` dead; None when a fact it needs is unknown."""
+    def holds(
+        self,
+        value: Any,
+        effective: Callable[[str], Any],
+        facts: Mapping[str, Any],
+        given: Callable[[str], Any] | None = None,
+    ) -> bool | None:
+        """True if this condition makes `value` dead; None when a fact it needs is unknown.
+        `effective(name)` is a knob's value as set, else its default; `given(name)` only a value set (None if
+        the file leaves it out)."""
         for fact, allowed in self.context.items():
             if fact not in facts or facts[fact] is None:
                 return None
@@ -100,21 +114,46 @@ class DeadWhen:
             v = _number(value)
             if v is None or v >= self.below:
                 return False
-        if self.knob is not None:
-            other = effective(self.knob)
-            if other is None:
+        if self.above is not None:
+            v, limit = _number(value), _number(effective(self.above))
+            if v is None or limit is None:
                 return None
-            if _canon(other) not in self.is_:
+            if v <= limit:
+                return False
+        if self.knob is not None:
+            if self.given:
+                if given is None:
+                    return None
+                other = given(self.knob)
+                if other is None:
+                    return False  # the file leaves it out: the program never reacts to it
+            else:
+                other = effective(self.knob)
+                if other is None:
+                    return None
+            if self.is_ and _canon(other) not in self.is_:
+                return False
+            if self.is_not and _canon(other) in self.is_not:
                 return False
         return self.formula is None or FORMULAS[self.formula](value, effective)
 
     def condition(self) -> str:
-        """The condition in words, for explain.md and lint messages."""
+        """The condition in words, for explain.md and lint messages (a folded boolean shown as 0/off)."""
+
+        def shown(values: tuple[str, ...]) -> str:
+            return " or ".join(dict.fromkeys({"false": "0/off", "true": "1/on"}.get(v, v) for v in values))
+
         parts = [f"{k} is {' or '.join(v)}" for k, v in self.context.items()]
         if self.knob:
-            parts.append(f"{self.knob} = {' or '.join(self.is_)}")
+            said = "is set to" if self.given else "="
+            if self.is_:
+                parts.append(f"{self.knob} {said} {' or '.join(self.is_)}")
+            if self.is_not:
+                parts.append(f"{self.knob} {said} anything but {shown(self.is_not)}")
+        if self.above:
+            parts.append(f"the value is above {self.above}")
         if self.value_in:
-            parts.append(f"the value is {' or '.join(self.value_in)}")
+            parts.append(f"the value is {shown(self.value_in)}")
         if self.below is not None:
             parts.append(f"the value is below {int(self.below) if self.below.is_integer() else self.below}")
         if self.formula:
@@ -176,11 +215,20 @@ def parse(raw: Any, name: str, path: str | Path, line: int | None) -> tuple[Dead
                 line=line,
                 suggestion=f"known: {', '.join(FORMULAS)}",
             )
-        if "knob" in item and "is" not in item:
+        if "knob" in item and "is" not in item and "is_not" not in item:
             raise DataError(
-                f"knob {name!r}: dead_when names a knob but no 'is:' values", file=str(path), line=line
+                f"knob {name!r}: dead_when names a knob but no 'is:' or 'is_not:' values",
+                file=str(path),
+                line=line,
+            )
+        if ("is_not" in item or "given" in item) and "knob" not in item:
+            raise DataError(
+                f"knob {name!r}: dead_when 'is_not:'/'given:' need the 'knob:' they are about",
+                file=str(path),
+                line=line,
             )
         is_ = item.get("is")
+        is_not = item.get("is_not")
         value_in = item.get("value_in")
         out.append(
             DeadWhen(
@@ -191,11 +239,16 @@ def parse(raw: Any, name: str, path: str | Path, line: int | None) -> tuple[Dead
                 is_=tuple(_canon(x) for x in (is_ if isinstance(is_, list) else [is_]))
                 if is_ is not None
                 else (),
+                is_not=tuple(_canon(x) for x in (is_not if isinstance(is_not, list) else [is_not]))
+                if is_not is not None
+                else (),
+                given=bool(item.get("given", False)),
                 context=context,
                 value_in=tuple(_canon(x) for x in (value_in if isinstance(value_in, list) else [value_in]))
                 if value_in is not None
                 else (),
                 below=float(item["below"]) if item.get("below") is not None else None,
+                above=str(item["above"]) if item.get("above") else None,
                 formula=formula,
             )
         )
@@ -216,11 +269,15 @@ class Dead:
 
 
 def dead_reason(
-    rules: tuple[DeadWhen, ...], value: Any, effective: Callable[[str], Any], facts: Mapping[str, Any]
+    rules: tuple[DeadWhen, ...],
+    value: Any,
+    effective: Callable[[str], Any],
+    facts: Mapping[str, Any],
+    given: Callable[[str], Any] | None = None,
 ) -> Dead | None:
     """The first rule that makes `value` dead, or None."""
     for rule in rules:
-        if rule.holds(value, effective, facts):
+        if rule.holds(value, effective, facts, given):
             return Dead(rule.kind, rule.condition(), rule.why, rule.source)
     return None
 

@@ -367,6 +367,7 @@ def _dead_when(d: dict[str, Any]) -> deps.DeadWhen:
         **{
             **d,
             "is_": tuple(d["is_"]),
+            "is_not": tuple(d["is_not"]),
             "value_in": tuple(d["value_in"]),
             "context": {k: tuple(v) for k, v in d["context"].items()},
         }

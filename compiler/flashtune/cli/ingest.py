@@ -6,7 +6,12 @@ pandas is imported only when the command runs, so `flashtune --help` and the oth
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,35 @@ from flashtune.cli.common import output_arg, path_arg
 from flashtune.errors import UsageError
 
 HELP = "read fio/IOR/IOzone/rados bench/sysbench outputs or a CBT archive into one tidy CSV"
+# The kinds --kind takes: ingest.sniff.FORMATS without 'directory' (that module imports pandas, which the
+# parser must not; tests/unit/test_hostile_cli.py keeps the two equal).
+KINDS = (
+    "cbt",
+    "fio-log",
+    "fio-hist-log",
+    "fio-json",
+    "fio-normal",
+    "fio-terse",
+    "ior",
+    "iozone",
+    "rados-bench",
+    "sysbench",
+)
+STDIN_NAME = "stdin"  # the file standard input is copied to, in a private folder
+
+
+def format_arg(text: str) -> str:
+    """--format is what to print, as in every flashtune command; an input kind here was --format before."""
+    if text in KINDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is what wrote the inputs: pass --kind {text} (--format is what to print: text or json)"
+        )
+    return text
+
+
+def input_arg(text: str) -> str | Path:
+    """path_arg for an input that may also be standard input: `-` stays `-`."""
+    return text if text == "-" else path_arg(text)
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -29,8 +63,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "files",
         nargs="+",
         metavar="FILE",
-        type=path_arg,
-        help="result files, directories of them, or CBT archives",
+        type=input_arg,
+        help="result files, directories of them, or CBT archives; - reads one result from standard input",
     )
     p.add_argument(
         "--out",
@@ -40,10 +74,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     p.add_argument(
-        "--format",
+        "--kind",
         dest="fmt",
-        metavar="FMT",
-        help="skip detection: cbt, fio-log, fio-hist-log, fio-json, fio-normal, fio-terse, ior, iozone, rados-bench or sysbench",
+        choices=KINDS,
+        help="what wrote the inputs (default: detected from each file's content, then its name)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        type=format_arg,
+        default="text",
+        help="what to print without --out: text (a table) or json (the counts and rows per source)",
     )
     p.add_argument("--raw", action="store_true", help="fio logs: keep every sample instead of time bins")
     p.add_argument("--bin-ms", type=int, metavar="MS", help="fio logs: time-bin width (default: automatic)")
@@ -65,15 +106,40 @@ def _need_extra() -> None:
         )
 
 
+@contextlib.contextmanager
+def _stdin_copy(files: list[str | Path]) -> Iterator[tuple[list[str | Path], str | None]]:
+    """The inputs with `-` replaced by a private copy of standard input (the readers sniff and re-read files
+    by name), and that copy's name; the copy's folder is removed afterwards."""
+    if "-" not in files:
+        yield files, None
+        return
+    from flashtune.fileio import read_stdin
+
+    text = read_stdin()
+    folder = Path(tempfile.mkdtemp(prefix="flashtune-ingest-"))
+    try:
+        copy = folder / STDIN_NAME
+        copy.write_text(text, encoding="utf-8")
+        yield [copy if f == "-" else f for f in files], str(copy)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """Read every input; a bad one is reported (file:line, why) and the rest are still written.
     Exit 0 when all inputs were read, 2 when some were bad (the others' rows are in --out)."""
-    from flashtune.fileio import check_input_tree
+    from flashtune.fileio import STDIN, check_input_tree
 
     _need_extra()
-    for (
-        f
-    ) in args.files:  # before any parsing: a FIFO or a device (even inside a folder) would block or never end
+    if args.files.count("-") > 1:
+        raise UsageError("standard input (-) is named more than once", suggestion="name - once")
+    if args.format == "json" and args.out == "-":
+        raise UsageError(
+            "--format json and --out - both want standard output",
+            suggestion="write the CSV to a file (--out FILE.csv), or drop --format json",
+        )
+    named = [f for f in args.files if f != "-"]
+    for f in named:  # before any parsing: a FIFO or a device (even inside a folder) would block or never end
         check_input_tree(f)
     from flashtune.ingest import collect
 
@@ -88,33 +154,61 @@ def run(args: argparse.Namespace) -> int:
 
     to_stdout = args.out == "-"
     if args.out is not None and not to_stdout:
-        check_output_file(args.out, force=args.force, inputs=args.files)  # before parsing gigabytes of logs
+        check_output_file(args.out, force=args.force, inputs=named)  # before parsing gigabytes of logs
     from flashtune.progress import Progress
 
-    with Progress("flashtune ingest", "files read"):  # on a terminal, for runs of more than a few seconds
-        got = collect(args.files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+    # progress on a terminal, for runs of more than a few seconds
+    with _stdin_copy(args.files) as (files, copy), Progress("flashtune ingest", "files read"):
+        got = collect(files, fmt=args.fmt, raw=args.raw, bin_ms=args.bin_ms, stats=stats)
+
+    def shown(text: str) -> str:
+        return text.replace(copy, STDIN) if copy is not None else text
+
     for path, message in got.notes:
-        print(f"{path}: note: {message}", file=sys.stderr)
+        print(f"{shown(path)}: note: {shown(message)}", file=sys.stderr)
     for s in got.skipped:
-        print(f"{s.path}: skipped: {s.reason}", file=sys.stderr)
+        print(f"{shown(s.path)}: skipped: {s.reason}", file=sys.stderr)
     for e in got.errors:
+        if e.file is not None:
+            e.file = shown(e.file)
         print(str(e), file=sys.stderr)
     df = got.frame
-    counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {len(got.errors) - got.files_with_bad_rows} bad"
+    if copy is not None and len(df):
+        df["source"] = df["source"].astype(str).map(shown)
+    bad = len(got.errors) - got.files_with_bad_rows
+    counts = f"{got.files_read} input(s) read, {len(got.skipped)} skipped, {bad} bad"
     if got.bad_rows:
         counts += f", {got.bad_rows} bad row(s) left out"
+    summary = df.groupby(["source", "format"], dropna=False).size().reset_index(name="rows")
     if to_stdout:
         if got.files_read:
             sys.stdout.write(df.to_csv(index=False))
         print(f"standard output: {len(df)} rows; {counts}", file=sys.stderr)
+    elif args.format == "json":
+        written = out is not None and got.files_read > 0
+        if written:
+            assert out is not None
+            write_atomic(out, df.to_csv(index=False), force=args.force, inputs=named)
+        doc = {
+            "out": str(out) if written else None,
+            "rows": len(df),
+            "inputs_read": got.files_read,
+            "skipped": len(got.skipped),
+            "bad": bad,
+            "bad_rows": got.bad_rows,
+            "sources": [
+                {"source": str(r.source), "format": str(r.format), "rows": int(r.rows)}
+                for r in summary.itertuples(index=False)
+            ],
+        }
+        print(json.dumps(doc, indent=2))
     elif out is not None:
         if got.files_read:
-            write_atomic(out, df.to_csv(index=False), force=args.force, inputs=args.files)
+            write_atomic(out, df.to_csv(index=False), force=args.force, inputs=named)
             print(f"{out}: {len(df)} rows; {counts}")
         else:
             print(f"nothing written to {out}: {counts}", file=sys.stderr)
     else:
-        summary = df.groupby(["source", "format"], dropna=False).size().reset_index(name="rows")
         if len(summary):
             print(summary.to_string(index=False))
         print(f"{len(df)} rows; {counts}; pass --out FILE.csv to save them")

@@ -37,6 +37,7 @@ def facts(bundle: Any) -> dict[str, Any]:
         # the scratch plan mounts CephFS with the kernel client, as HPC sites do; other workloads use librados
         "ceph_clients": "kernel" if ctx.get("workload") == "scratch" else "userspace",
         "cluster": "new",
+        "mysql_flavour": bundle.request.mysql_flavour,
     }
 
 
@@ -83,13 +84,16 @@ def _first_dead(
     values = {(s.file, catalog_name(s.file, s.key)): s.value for s in live}
     for s, rules in candidates:
 
+        def given(name: str, file: str = s.file) -> Any:
+            return values.get((file, name))
+
         def effective(name: str, file: str = s.file) -> Any:
             if (file, name) in values:
                 return values[(file, name)]
             k = catalog.get(name, domain_of(file))
             return k.default_for(releases.get(file)) if isinstance(k, Knob) else None
 
-        why = dead_reason(rules, s.value, effective, facts_)
+        why = dead_reason(rules, s.value, effective, facts_, given)
         if why is not None:
             return s, why
     return None

@@ -24,6 +24,7 @@ _FACTS = ("device_type", "sockets", "tuned_include", "ceph_clients", "cluster")
 def _facts(doc: ConfDoc, ctx: Context) -> dict[str, Any]:
     facts: dict[str, Any] = {k: ctx.extra.get(k) for k in _FACTS}
     facts["init"] = ctx.extra.get("init", "systemd")
+    facts["mysql_flavour"] = ctx.mysql_flavour  # --mysql, else what the my.cnf rules detected
     if doc.kind in ("ceph.conf", "ceph-config.json"):
         from flashtune.lint.ceph import objectstore_of
 
@@ -71,15 +72,21 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
             if not isinstance(knob, Knob) or not knob.dead_when or e.value is None:
                 continue
 
-            def effective(name: str, sec: str = section) -> Any:
+            def given(name: str, sec: str = section) -> Any:
                 for s in _lookup_order(sec):
                     hit = eff.get(s, {}).get(name)
                     if hit is not None:
                         return hit.value
+                return None
+
+            def effective(name: str, sec: str = section) -> Any:
+                value = given(name, sec)
+                if value is not None:
+                    return value
                 other = catalog.get(name, domain)
                 return other.default_for(release) if isinstance(other, Knob) else None
 
-            dead = dead_reason(knob.dead_when, e.value, effective, facts)
+            dead = dead_reason(knob.dead_when, e.value, effective, facts, given)
             if dead is not None:
                 _report(ctx, e, dead.kind, dead.why, dead.condition, dead.source)
 
@@ -95,12 +102,18 @@ def _report(ctx: Context, e: Entry, kind: str, why: str, condition: str, source:
             "change existing pools and profiles with ceph osd pool set / erasure-code-profile set",
         )
         return
-    what = "lowers what the system already sets" if kind == "lowers" else "does nothing here"
+    what = {
+        "lowers": "lowers what the system already sets",
+        "overridden": "is not what the program runs with",
+    }.get(kind, "does nothing here")
     ctx.add(
         e,
         "warning",
         "FT401",
         e.key,
         f"{e.key} = {e.value} {what}: {why} (because {condition}; {source})",
-        "delete the line" if kind != "requires" else "delete the line, or change the setting it depends on",
+        {
+            "requires": "delete the line, or change the setting it depends on",
+            "overridden": "delete the line, or change what overrides it (above)",
+        }.get(kind, "delete the line"),
     )

@@ -260,6 +260,8 @@ class MycnfLinter:
             return
         if name == "optimizer_switch" and e.value is not None:
             self.optimizer_switch(e)
+        if not loose and not name.startswith(self.plugins) and self.plugin_option(e, name):
+            return
         if self.names is None or self.known(name):
             if e.value is not None:
                 self.minimum(e, name)
@@ -323,6 +325,31 @@ class MycnfLinter:
             ),
             f"did you mean {close[0]}?" if close else "check the name against `mariadbd --help --verbose`",
         )
+
+    def plugin_option(self, e: Entry, name: str) -> bool:
+        """FT101 for an option that exists only with a plugin the file does not load (rules.yaml
+        plugin_options): say which plugin, and that the server refuses to start without it."""
+        for p in self.rules["plugin_options"].get(self.flavour, ()):
+            plugin = p.get("plugin")
+            if not name.startswith(p["prefix"]) or (
+                plugin is not None and plugin.removesuffix(".so").lower() + "_" in self.plugins
+            ):
+                continue
+            if plugin is None:
+                why, fix = p["elsewhere"], "delete the line"
+            else:
+                why = f"an option of the {plugin} plugin, which this file does not load"
+                fix = f"load the plugin first (plugin_load_add = {plugin}), or write loose-{name} to skip it without"
+            self.ctx.add(
+                e,
+                "error",
+                "FT101",
+                e.key,
+                f"{e.key} is {why}: {self.flavour} refuses to start ('unknown variable')",
+                fix,
+            )
+            return True
+        return False
 
 
 def lint(doc: ConfDoc, ctx: Context) -> None:
