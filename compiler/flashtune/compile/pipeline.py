@@ -13,7 +13,7 @@ from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
-from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout
+from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout, recovery
 from flashtune.compile.derive import (
     autoscaler_pg_nums,
     ec_profile,
@@ -455,6 +455,8 @@ def compile_bundle(req: CompileRequest) -> Bundle:
     merged = _settings(bundle, chain, catalog)
     validate_settings(bundle, catalog)
     dead.drop_dead(bundle, catalog)
+    if not bundle.legacy:
+        bundle.shape["recovery"] = recovery.estimate(bundle)
     inputs = {**req.echo(), "flashtune": __version__}
     if req.benchmarks:
         _benchmarks(bundle, chain, merged)
