@@ -32,6 +32,8 @@ import time
 import zipfile
 from pathlib import Path
 
+from flashtune.progress import Progress, tick
+
 REPO = Path(__file__).resolve().parents[1]
 # Tags whose src/href the browser fetches when the page loads, and URLs inside inline scripts (altair's
 # HTML output loads Vega from a CDN through a script body, not a src attribute).
@@ -65,11 +67,17 @@ def generate(root: Path) -> list[Path]:
     shutil.rmtree(gen, ignore_errors=True)
     catalog = load_from(root / "data" / "knobs")
     pages = knob_pages.write(catalog, gen / "knobs")
-    pages += dataset_pages.write(gen / "datasets")
-    pages += config_pages.write(root / "configs", gen / "configs")
-    pages.append(changes.write(catalog, gen))
-    pages += rules_pages.write(root, catalog, gen)
-    pages.append(lint_pages.write(gen / "lint-codes.md"))
+    tick(len(pages))
+    for more in (
+        lambda: dataset_pages.write(gen / "datasets"),
+        lambda: config_pages.write(root / "configs", gen / "configs"),
+        lambda: [changes.write(catalog, gen)],
+        lambda: rules_pages.write(root, catalog, gen),
+        lambda: [lint_pages.write(gen / "lint-codes.md")],
+    ):
+        written = more()
+        pages += written
+        tick(len(written))  # the caller's Progress counts pages (a no-op without one)
     tiers = gen / "tiers.md"
     tiers.write_text(config_pages.tiers_table(root / "data" / "tiers"), encoding="utf-8")
     toc.effective_toc(root, root / "book" / "_toc.yml", gen / "_toc.yml")
@@ -80,6 +88,7 @@ def remote_assets(html_dir: Path) -> list[str]:
     """'page: url' for everything a built page would fetch off-site when it loads."""
     found = []
     for page in sorted(html_dir.rglob("*.html")):
+        tick()
         text = page.read_text(encoding="utf-8", errors="replace")
         urls = []
         for tag in _FETCHING_TAG.finditer(text):
@@ -227,12 +236,13 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.monotonic()
     try:
-        generated = generate(root)
+        with Progress("build_book", "pages generated from data/"):  # on a terminal, after a few seconds
+            generated = generate(root)
     except FlashtuneError as e:
         print(e, file=sys.stderr)
         return 2
     clean(out)
-    rc = build(root, out)
+    rc = build(root, out)  # jupyter-book (Sphinx) prints its own progress
     seconds = time.monotonic() - start
     html = out / "_build" / "html"
     if rc != 0:
@@ -241,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    remote = remote_assets(html)
+    with Progress("build_book", "built pages checked for off-site loads"):
+        remote = remote_assets(html)
     if remote:
         print("build_book: pages would load from the network (the book must work offline):", file=sys.stderr)
         for r in remote:

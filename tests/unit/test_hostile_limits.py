@@ -165,3 +165,54 @@ def test_ingest_shows_progress_on_a_terminal_and_nothing_elsewhere(tmp_path: Pat
     r = run("flashtune.cli.main", "ingest", archive, cwd=tmp_path, mem_mib=3072, env=env)
     check(r, rc=0)
     assert "files read" not in r.err and "\r" not in r.err, r.err
+
+
+TIERS = ("iops", "standard", "tco")
+
+
+def test_fleet_compile_shows_progress_on_a_terminal_and_nothing_elsewhere(tmp_path: Path) -> None:
+    """compile-config --fleet counts the kinds of hardware it compiles, then names the step it is in; the
+    line is wiped at the end, and nothing of it reaches a stderr that is not a terminal."""
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        "groups:\n"
+        + "".join(f"  - {{name: g{i}, tier: {t}, hosts: 'g{i}n[01-20]'}}\n" for i, t in enumerate(TIERS))
+    )
+    env = child_env(FLASHTUNE_PROGRESS_AFTER="0")
+    cmd = [sys.executable, "-m", "flashtune.cli.compile", "--fleet", str(fleet), "--workload", "block"]
+    rc, seen = _on_a_terminal([*cmd, "--out", str(tmp_path / "a")], tmp_path, env)
+    assert rc == 0
+    assert b"\rcompile-config: 1 kinds of hardware compiled (" in seen, seen[-400:]
+    assert b"\rcompile-config: 3 groups, 60 hosts: building the files" in seen, seen[-400:]
+    assert seen.endswith(b"\r\x1b[K"), seen[-100:]
+    r = run(
+        "flashtune.cli.compile",
+        "--fleet",
+        fleet,
+        "--workload",
+        "block",
+        "--out",
+        tmp_path / "b",
+        cwd=tmp_path,
+        env=env,
+    )
+    check(r, rc=0)
+    assert "compile-config:" not in r.err and "\r" not in r.err, r.err
+
+
+def test_a_named_step_shows_the_time_left_and_waits_for_the_first_seconds(tmp_path: Path) -> None:
+    """flashtune.progress as prove uses it (a step per sample, the run's expected length, shown at once)
+    and as the book build does (silent for its first seconds): the same class, through a real terminal."""
+    script = (
+        "import time\n"
+        "from flashtune.progress import Progress, tick\n"
+        "with Progress('flashtune prove', total=100, after=0) as p:\n"
+        "    p.status('rbd-randread-4k: arm B 1/3')\n"
+        "with Progress('build_book', 'pages generated', after=60) as q:\n"
+        "    tick(5); q.status('never shown: the run ended before 60 s')\n"
+    )
+    rc, seen = _on_a_terminal([sys.executable, "-c", script], tmp_path, child_env())
+    assert rc == 0
+    assert b"\rflashtune prove: rbd-randread-4k: arm B 1/3, about 100 s left\x1b[K" in seen, seen
+    assert b"build_book" not in seen and b"never shown" not in seen, seen
+    assert seen.endswith(b"\r\x1b[K"), seen

@@ -20,6 +20,7 @@ from flashtune.errors import UsageError
 from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
+from flashtune.progress import Progress
 from flashtune.releases import (
     DEFAULT_CEPH_RELEASE,
     DEFAULT_MYSQL_FLAVOUR,
@@ -169,16 +170,21 @@ def _fleet(args: argparse.Namespace) -> tuple[dict[str, str], str, Path]:
         groups = fleet.load_fleet(Path(args.fleet))
     else:
         groups = fleet.groups_from_hardware([Path(p) for p in args.hardware])
-    f = fleet.compile_fleet(groups, args.workload, args.ceph_release, **_request_options(args))
-    label = args.fleet.stem if args.fleet else "fleet"
-    inputs = {
-        "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
-        "workload": args.workload,
-        "ceph_release": args.ceph_release,
-        "hosts": f.hosts,
-    }
-    files = fleet.outputs(f, inputs, encrypted=args.encrypted)
-    report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
+    # on a terminal, for fleets that take more than a few seconds: kinds of hardware compiled, then each step
+    with Progress("compile-config", "kinds of hardware compiled") as progress:
+        f = fleet.compile_fleet(groups, args.workload, args.ceph_release, **_request_options(args))
+        label = args.fleet.stem if args.fleet else "fleet"
+        inputs = {
+            "fleet": str(args.fleet) if args.fleet else ",".join(map(str, args.hardware)),
+            "workload": args.workload,
+            "ceph_release": args.ceph_release,
+            "hosts": f.hosts,
+        }
+        progress.status(f"{len(groups)} groups, {f.hosts:,} hosts: building the files")
+        files = fleet.outputs(f, inputs, encrypted=args.encrypted)
+        if args.against:
+            progress.status(f"planning against {args.against}")
+        report = _plan_files(files, f.config, args.against, inputs) if args.against else ""
     args.read += [str(g.hardware_file) for g in groups if g.hardware_file is not None]
     return files, report, args.out or Path(f"flashtune-{label}-{args.workload}-{args.ceph_release}")
 

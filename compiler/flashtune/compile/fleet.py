@@ -40,6 +40,7 @@ from flashtune.model import (
     LocalValue,
 )
 from flashtune.placement import placement
+from flashtune.progress import tick
 from flashtune.yamlio import line_of, load_yaml
 
 _RANGE = re.compile(r"^(?P<pre>[A-Za-z0-9_.-]*)\[(?P<lo>\d+)-(?P<hi>\d+)\](?P<post>[A-Za-z0-9_.-]*)$")
@@ -285,6 +286,7 @@ def compile_fleet(groups: list[HostGroup], workload: str, release: str, **reques
                 )
             )
             by_kind[g.kind] = (b, split(b.settings))
+            tick()  # a Progress of the caller's counts it (a no-op without one)
         bundles[g.name], configs[g.name] = by_kind[g.kind]
     merged, decisions = merge(groups, configs, release, {n: b.hardware.data_type for n, b in bundles.items()})
     return Fleet(groups, bundles, merged, decisions)

@@ -28,6 +28,7 @@ from typing import Any
 
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
+from flashtune.progress import Progress
 from flashtune.prove import arms, cephfs, probes
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
@@ -270,26 +271,6 @@ def plan_text(run: Run) -> str:
     return "\n".join(lines) + "\n"
 
 
-class Progress:
-    """`case, arm, time left` on one stderr line, only when stderr is a terminal."""
-
-    def __init__(self, total: float) -> None:
-        self.on = sys.stderr.isatty()
-        self.total = total
-        self.start = time.monotonic()
-
-    def show(self, text: str) -> None:
-        if self.on:
-            left = max(0.0, self.total - (time.monotonic() - self.start))
-            sys.stderr.write(f"\r\x1b[K{text}, about {left:.0f} s left")
-            sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.on:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
@@ -399,15 +380,18 @@ def execute(
     journal.append(
         "begin", pool=run.pool, image=run.image, cases=[p.name for p in run.cases], repeat=o.repeat
     )
-    progress = Progress(run.expected_seconds())
     run.started = time.time()
     try:
-        with signals_interrupt():
+        # the progress line is wiped when the loop ends, before the restore's messages
+        with (
+            signals_interrupt(),
+            Progress("flashtune prove", total=run.expected_seconds(), after=0) as progress,
+        ):
             journal.append("pool", name=run.pool)
             cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
             app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
             cluster.ceph_text("osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it")
-            progress.show("writing the benchmark data")
+            progress.status("writing the benchmark data")
             if any(p.needs_image for p in run.cases):
                 journal.append("image", name=run.image, pool=run.pool)
                 probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
@@ -429,7 +413,7 @@ def execute(
                         directory = _mount(run, cluster, journal)
                     journal.append("measure", arm=arm, index=index)
                     for probe in run.cases:
-                        progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
+                        progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
                         if o.warmup:
                             probes.run(
                                 cluster,
@@ -442,7 +426,7 @@ def execute(
                                 directory=directory,
                                 file_mib=o.file_mib,
                             )
-                        progress.show(f"{probe.name}: arm {arm} {index}/{o.repeat}")
+                        progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
                         rel = f"raw/{probes.file_name(probe, arm, index)}"
                         t0 = time.time()
                         probes.run(
@@ -469,7 +453,6 @@ def execute(
         run.interrupted = f"stopped by an error after {len(run.samples)} samples: {e.message}"
         raise
     finally:
-        progress.done()
         with signals_ignored():
             print(
                 "restoring the config database and removing the test pool"
