@@ -239,6 +239,7 @@ val[
         "in_study_constants",
         "limit_in_study",
         "missing_fact",
+        "source_conflict",
     ]
 ]
 
@@ -280,7 +281,9 @@ nb.check(
 met_goal = val[val.goal_applies & (val.goal_met == True)]  # noqa: E712 (a column of True/False/None)
 print(
     f"{len(met_goal)} of {int(val.goal_applies.sum())} goal headlines met; "
-    f"{int(met_goal.limit_in_study.sum())} of them limited by a constant only their own study gives"
+    f"{int(met_goal.limit_in_study.sum())} of them limited by a constant only their own study gives; "
+    f"{int((val.goal_applies & (val.goal_met == False) & val.source_conflict.notna()).sum())} misses "  # noqa: E712
+    "where the source conflicts with its own numbers"
 )
 assert by_id.loc["intel-4k-randread", "bottleneck_predicted"] == "client network"
 assert by_id.loc["intel-64k-seqread", "bottleneck_predicted"] == "client network"

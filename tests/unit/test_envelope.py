@@ -265,6 +265,40 @@ def test_the_per_node_wall_counts_the_messages_osds_handle() -> None:
     ] == pytest.approx(63 * 500_000)
 
 
+def test_recorded_source_conflicts_hold_on_the_sources_own_numbers() -> None:
+    """A headline whose source contradicts itself carries the reasoning (headlines.yaml `conflict`) and stays
+    in the goal count; the numbers the reasoning rests on are checked here from the data."""
+    from flashtune.envelope.validate import summary
+
+    rows = {r.headline.id: r for r in validation()}
+    conflicts = {hid for hid, r in rows.items() if r.headline.conflict}
+    assert conflicts == {
+        "rhcs32-4m-randread",
+        "rhcs32-4m-randwrite",
+        "rhcs32-4m-randrw",
+        "rhcs32-4k-randread",
+        "rhcs32-1m-randwrite",
+        "rhcs32-1m-randrw",
+    }
+    c = load_setup("rhcs32-5node")
+    assert c.client_network_gbps == 80
+    line_rate = c.client_network_gbps * 1e9 / 8  # bytes/s
+    for hid in ("rhcs32-4m-randread", "rhcs32-4m-randwrite", "rhcs32-4m-randrw"):
+        h = rows[hid].headline
+        assert h.mb_s * 1e6 > 1.08 * line_rate  # more than the stated limit's line rate
+        assert h.goal and not rows[hid].met
+    small = rows["rhcs32-4k-randread"].headline
+    assert small.iops * (4096 + 256) / line_rate == pytest.approx(0.957, abs=0.005)
+    four_m = rows["rhcs32-4m-randwrite"].headline.mb_s * 2 / 35  # MB/s per drive at 2 copies
+    one_m = rows["rhcs32-1m-randwrite"].headline.mb_s * 2 / 35
+    assert (round(one_m), round(four_m)) == (349, 623)
+    assert rows["rhcs32-1m-randrw"].headline.mb_s < rows["rhcs32-4m-randwrite"].headline.mb_s
+    s = summary(list(rows.values()))
+    assert s["2018+"]["missed_with_source_conflict"] == sum(  # type: ignore[index]
+        not rows[hid].met for hid in conflicts
+    )
+
+
 def test_a_cost_no_other_study_measures_takes_the_tightest_upper_bound() -> None:
     """Quincy's per-byte write cost is measured only by Mako's Reef 4MB writes; Clyso's network-bound 4MB
     writes bound it from above (all the cycles there were). Out of Mako's study the tightest bound is used

@@ -134,13 +134,16 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"{name}: {g['met']} of {g['headlines']} goal headlines ({100 * g['share']:.0f} %) within "
                     f"+-25 % with the stated bottleneck (goal {100 * s['goal_share']:.0f} %); "
-                    f"{g['met_with_limit_in_study']} of them limited by a constant only their own study gives"
+                    f"{g['met_with_limit_in_study']} of them limited by a constant only their own study gives; "
+                    f"{g['missed_with_source_conflict']} misses where the source conflicts with its own numbers"
                 )
             for r in rows:
                 if r["missing_fact"]:
                     print(
                         f"\n{r['headline']} ({r['error_pct']:+} %): missing from the source: {r['missing_fact']}"
                     )
+                if r["source_conflict"]:
+                    print(f"  the source conflicts with itself: {r['source_conflict']}")
         return 0
     cluster = _cluster(args)
     if args.results:

@@ -69,7 +69,8 @@ class Headline:
     why_miss: str
     missing: str  # for a miss: the fact the source does not give that the prediction would need
     line: int | None
-    listed: bool = True  # False: a calibration-only copy of a headline that calibrates several constants
+    listed: bool = True
+    conflict: str = ""  # the source's statement conflicts with its own numbers: the reasoning (headlines.yaml)  # False: a calibration-only copy of a headline that calibrates several constants
 
     @property
     def iops(self) -> float:
@@ -189,6 +190,7 @@ def _headline(h: Any, cal: Mapping[str, Any], path: str | Path, copy: int) -> He
         missing=" ".join(str(h.get("missing", "")).split()),
         line=line_of(h),
         listed=not copy,
+        conflict=" ".join(str(h.get("conflict", "")).split()),
     )
 
 

@@ -77,6 +77,7 @@ class Row:
             "limit_in_study": self.circular,
             "note": h.why_no_goal or h.why_miss,
             "missing_fact": h.missing or None,
+            "source_conflict": h.conflict or None,
         }
 
 
@@ -149,5 +150,6 @@ def summary(rows: list[Row]) -> dict[str, object]:
             "headlines": len(group),
             "share": len(met) / len(group) if group else 0.0,
             "met_with_limit_in_study": sum(r.circular for r in met),
+            "missed_with_source_conflict": sum(bool(r.headline.conflict) for r in group if not r.met),
         }
     return out
