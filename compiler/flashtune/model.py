@@ -186,6 +186,9 @@ class CompileRequest:
     )
     benchmarks: bool = True  # CBT plans (a fleet's host groups skip them: the fleet writes none)
     bench_scale: str = "full"  # CBT plan sizes and durations: full, or smoke (data/cbt/schema.yaml scales)
+    cephfs_client: str = (
+        "kernel"  # scratch plans mount with: kernel or fuse (data/cbt/schema.yaml cephfs_clients)
+    )
 
     def echo(self) -> dict[str, Any]:
         """The inputs as the file headers and manifest echo them (unset ones left out)."""
@@ -206,6 +209,7 @@ class CompileRequest:
             "db_bind_address": self.db_bind_address if self.workload == "mysql" else None,
             "allow_unsafe": ",".join(sorted(self.allow_unsafe)) or None,
             "bench_scale": self.bench_scale if self.bench_scale != "full" else None,
+            "cephfs_client": self.cephfs_client if self.cephfs_client != "kernel" else None,
         }
         return {k: v for k, v in out.items() if v is not None}
 

@@ -7,8 +7,14 @@ folder, fio output without I/O), fails. To keep CI time to a few minutes the swe
 their list axes cut to fewer values (each mode stays: it is what ingest labels); the single-queue probe runs as
 compiled, all three iterations, which is what proves is_teuthology makes CBT run every iteration.
 
+The scratch plans run compiled with `--cephfs-client fuse` (CBT's cephfs-fuse endpoint mounts with ceph-fuse,
+which needs no kernel module). CBT's endpoint makes its own file system, cbt-cephfs-fuse, which takes a standby
+MDS (one is started for it), and leaves it mounted: between two plans the test does what explain.md tells users
+(unmount, `ceph fs fail`, `ceph fs rm`), after checking that Ceph refuses to delete the file system's pool, which
+is what the next CBT run would try first.
+
 Not run here, with the reason in the skip: rgw (hsbench, markhpc/hsbench, is in neither Debian nor PyPI) and
-scratch (CBT's cephfs-kernel endpoint mounts with the kernel client; this machine's kernel has no ceph module).
+scratch with the kernel client (CBT's cephfs-kernel endpoint; this machine's kernel has no ceph module).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import copy
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,6 +80,7 @@ def lab(ceph_lab: CephLab) -> Iterator[CephLab]:
     try:
         yield ceph_lab
     finally:
+        _remove_cbt_fs(ceph_lab, None)
         for pool in ("cbt-librbdfio", "cbt-librbdfio-data"):
             ceph_lab.run(
                 "ceph", "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False
@@ -89,8 +97,9 @@ def _smoke(workload: str, tmp: Path) -> Any:
 
 
 def _fio_json(path: Path) -> dict[str, Any]:
+    """fio's JSON object (fio.py writes --output-format=json,normal: the normal report follows it)."""
     text = path.read_text()
-    doc: dict[str, Any] = json.loads(text[text.index("{") :])
+    doc: dict[str, Any] = json.JSONDecoder().raw_decode(text, text.index("{"))[0]
     return doc
 
 
@@ -172,6 +181,122 @@ def test_rgw_plan_needs_hsbench(cbt: Path) -> None:
     cmd = next(iter(b.plans.values()))["benchmarks"]["hsbench"]["cmd_path"]
     if not Path(cmd).is_file():
         pytest.skip(f"{cmd} is absent: hsbench (github.com/markhpc/hsbench) is in neither Debian nor PyPI")
+
+
+CBT_FS = (
+    "cbt-cephfs-fuse"  # client_endpoints.py: the endpoint's name is cbt-<driver>, its pool and file system
+)
+
+
+def _fuse_mounts(under: Path | None) -> list[str]:
+    """ceph-fuse mount points now (under a folder, or all of CBT's file system's)."""
+    out = []
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        point, kind = line.split()[1], line.split()[2]
+        if kind == "fuse.ceph-fuse" and (
+            f"/{CBT_FS}/" in point if under is None else point.startswith(str(under))
+        ):
+            out.append(point)
+    return out
+
+
+def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
+    """What explain.md tells users to do between two scratch plans: unmount CBT's mounts, then remove the file
+    system CBT made (and here its pool too, so the session cluster is as it was)."""
+    for point in _fuse_mounts(mnt):
+        subprocess.run(["fusermount", "-u", point], capture_output=True, check=False, timeout=60)
+        if point in _fuse_mounts(mnt):
+            subprocess.run(["umount", "-l", point], capture_output=True, check=False, timeout=60)
+    lab.run("ceph", "fs", "fail", CBT_FS, check=False)
+    lab.run("ceph", "fs", "rm", CBT_FS, "--yes-i-really-mean-it", check=False)
+    lab.run("ceph", "osd", "pool", "rm", CBT_FS, CBT_FS, "--yes-i-really-really-mean-it", check=False)
+
+
+def _run_scratch_plan(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Path) -> list[Path]:
+    """Run one scratch plan through ceph-fuse; every iteration has its run folder with fio output whose every
+    job did I/O in the plan's mode on a file inside the ceph-fuse mount, and `flashtune ingest` reads each job's
+    IOPS and bandwidth as fio printed them. Leaves CBT's file system mounted, as CBT does."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    proc, archive = cbtrun.run_cbt(cbt, doc, lab, scratch)
+    log = (scratch / "cbt.log").read_text()
+    assert proc.returncode == 0, log[-4000:]
+    bench = doc["benchmarks"]["fio"]
+    commands = [
+        line
+        for line in log.splitlines()
+        if "/usr/bin/fio --ioengine" in line and "--rw=write --numjobs" not in line
+    ]
+    assert commands and all("--time_based" in line for line in commands), commands
+    mnt = scratch / "mnt" / CBT_FS
+    assert _fuse_mounts(mnt) == [str(mnt / "0")], "CBT mounted its file system with ceph-fuse"
+    runs = sorted(archive.glob("results/*/id-*"))
+    iterations = doc["cluster"]["iterations"]
+    assert [r.parent.name for r in runs] == [f"{i:08d}" for i in range(iterations)], log[-3000:]
+    df = load(archive)
+    for run in runs:
+        from flashtune.yamlio import load_yaml
+
+        config = load_yaml(run / "benchmark_config.yaml")["cluster"]
+        assert config["mode"] == bench["mode"] and config["numjobs"] == bench["numjobs"]
+        out = run / "output.0.localhost"
+        fio = _fio_json(out)
+        given = fio["global options"]
+        assert given["rw"] == bench["mode"] and given["bs"] == "1M" and given["direct"] == "0"
+        assert given["runtime"] == str(bench["time"]) and given["ramp_time"] == str(bench["ramp"])
+        jobs = fio["jobs"]
+        assert len(jobs) == bench["numjobs"]  # no group_reporting: one entry per job
+        op = "write" if bench["mode"] == "write" else "read"
+        for job in jobs:
+            # time-based (fio's JSON omits value-less flags; CBT's log shows --time_based on the command):
+            # every job ran the whole runtime, whatever its file size
+            assert job["job_runtime"] >= 0.95 * 1000 * bench["time"], job["job_runtime"]
+            assert job[op]["total_ios"] > 0 and job["read" if op == "write" else "write"]["total_ios"] == 0
+            assert job["jobname"].startswith(str(mnt / "0") + "/")  # its file is in the ceph-fuse mount
+        # ingest reads fio's JSON from json_output.0.<host> where CBT's analyze() cut it out of output.0
+        # (benchmark/fio.py), else from output.0 itself: one report either way
+        here = df[df["source"].str.startswith(f"{run}/") & (df["format"] == "fio-json")]
+        assert here["source"].nunique() == 1, set(here["source"])
+        rows = here[(here["stat"] == "mean") & (here["op"] == op)]
+        iops = sorted(rows[rows["metric"] == "iops"]["value"].tolist())
+        assert iops == pytest.approx(sorted(j[op]["iops"] for j in jobs))
+        mib = sorted(rows[rows["metric"] == "bandwidth"]["value"].tolist())
+        assert mib == pytest.approx(sorted(j[op]["bw_bytes"] / 2**20 for j in jobs))
+        assert set(rows["workload"]) == {bench["mode"]} and set(rows["block_size_bytes"]) == {2**20}
+    return runs
+
+
+def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab, tmp_path: Path) -> None:
+    for tool in ("ceph-fuse", "fusermount"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (scripts/install-system-deps.sh installs ceph-fuse fuse)")
+    if not Path("/dev/fuse").exists():
+        pytest.skip("/dev/fuse is absent: ceph-fuse cannot mount here")
+    hw = tmp_path / "cephlab.yaml"
+    hw.write_text(LAB_HARDWARE)
+    b = compile_bundle(
+        CompileRequest(
+            workload="scratch", tier=None, hardware_file=str(hw), bench_scale="smoke", cephfs_client="fuse"
+        )
+    )
+    write = b.plans["cbt/02-write-clients1-jobs4.yaml"]
+    read = copy.deepcopy(b.plans["cbt/11-read-clients1-jobs4.yaml"])
+    assert write["client_endpoints"]["cephfs"]["driver"] == "cephfs-fuse"
+    assert "mount_cmd" not in write["cluster"]  # only the kernel endpoint reads it
+    assert write["cluster"]["iterations"] == 3 and write["benchmarks"]["fio"]["prefill"] is False
+    assert read["benchmarks"]["fio"]["prefill"] is True
+    read["cluster"]["iterations"] = 1  # CI time; the write plan runs all three
+    lab.start_mds("cbt")  # the standby CBT's new file system takes
+    try:
+        _run_scratch_plan(cbt, lab, write, tmp_path / "write")
+        # the next plan's CBT run starts by deleting the pool its file system still uses: Ceph refuses
+        busy = lab.run(
+            "ceph", "osd", "pool", "rm", CBT_FS, CBT_FS, "--yes-i-really-really-mean-it", check=False
+        )
+        assert busy.returncode != 0 and "in use by CephFS" in busy.stderr, busy.stderr
+        _remove_cbt_fs(lab, tmp_path / "write" / "mnt")
+        _run_scratch_plan(cbt, lab, read, tmp_path / "read")
+    finally:
+        _remove_cbt_fs(lab, None)
 
 
 def test_scratch_plan_needs_the_kernel_cephfs_client(cbt: Path) -> None:

@@ -6,6 +6,8 @@ latency probe. Over every tier x workload x release and over random hardware fil
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -232,3 +234,33 @@ def test_lint_config_sizes_a_users_plan_against_the_hardware_it_is_told(tmp_path
     assert "FT709" not in lint_cli(plan, *own).stdout
     big = lint_cli(plan, "--osd-memory-target", "64", "--ram", "512").stdout
     assert "FT709" in big and "20 OSDs x 64.0 GiB" in big and "512.0 GiB of RAM" in big
+
+
+@pytest.mark.parametrize("client", sorted(SCHEMA["cephfs_clients"]))
+def test_the_cephfs_client_chooses_cbts_endpoint_and_only_its_keys(client: str, tmp_path: Path) -> None:
+    """--cephfs-client picks CBT's endpoint driver (cephfs-kernel / cephfs-fuse); a cluster key only the
+    other client's mount reads (mount_cmd: cephfskernel_client_endpoints.py) is left out; explain.md says
+    which client each case goes through, and what CBT's own file system needs between plans."""
+    table = SCHEMA["cephfs_clients"]
+    b = compile_bundle(CompileRequest(workload="scratch", tier="iops", cephfs_client=client))
+    check_plans(b)
+    others = {k for name, c in table.items() if name != client for k in c["cluster_keys"]}
+    for file, doc in b.plans.items():
+        (ep,) = doc["client_endpoints"].values()
+        assert ep["driver"] == table[client]["driver"], file
+        assert not others & set(doc["cluster"]), file
+    if client == "kernel":
+        assert all(d["cluster"]["mount_cmd"] == "/usr/sbin/mount.ceph" for d in b.plans.values())
+    said = {"kernel": "through the kernel client", "fuse": "through ceph-fuse"}[client]
+    assert all(said in b.case_notes[c] for c in b.cases)
+    explain = b.files["explain.md"]
+    assert f"`ceph fs rm {table[client]['fs_name']} --yes-i-really-mean-it`" in explain
+    assert ("cephfs_client" in b.request.echo()) is (client != "kernel")
+
+
+def test_the_cephfs_client_is_refused_for_a_workload_without_cephfs(tmp_path: Path) -> None:
+    cli = Path(sys.executable).parent / "compile-config"
+    args = ["--workload", "block", "--cephfs-client", "fuse", "--out", str(tmp_path / "o")]
+    r = subprocess.run([str(cli), *args], capture_output=True, text=True)
+    assert r.returncode == 2 and "scratch" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()

@@ -135,6 +135,13 @@ def build_parser() -> Parser:
         help="CBT plan sizes and durations: full (default), or smoke (seconds and MiB, for a test cluster; "
         "same cases)",
     )
+    p.add_argument(
+        "--cephfs-client",
+        choices=("kernel", "fuse"),
+        default="kernel",
+        help="scratch: the CephFS client the CBT plans mount with: kernel (default; the faster client, needs "
+        "the ceph kernel module) or fuse (ceph-fuse: no kernel module, reads ceph.conf [client], slower)",
+    )
     p.add_argument("--force", action="store_true", help="replace an earlier output folder (as a whole)")
     p.add_argument("--explain", action="store_true", help="also print explain.md after writing")
     p.add_argument("--format", choices=("text", "json"), default="text", help="what to print (default text)")
@@ -208,8 +215,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         ceph_release=args.ceph_release,
         db_bind_address=args.db_bind_address,
         bench_scale=args.bench_scale,
+        cephfs_client=args.cephfs_client,
         **_request_options(args),
     )
+    if req.cephfs_client != "kernel" and req.workload != "scratch":
+        raise UsageError(
+            f"--cephfs-client {req.cephfs_client} applies to the scratch workload only (its CBT plans mount CephFS)",
+            suggestion="drop --cephfs-client, or use --workload scratch",
+        )
     if args.db_ram_gib is not None and not args.db_ram_gib > 0:
         raise UsageError(
             f"--db-ram-gib {args.db_ram_gib:g} must be more than 0", suggestion="e.g. --db-ram-gib 64"

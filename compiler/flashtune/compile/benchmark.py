@@ -137,10 +137,15 @@ def _question(module: str, case: dict[str, Any], proves: dict[str, Any], key: st
 
 
 def documents(
-    plan: dict[str, Any], ctx: dict[str, Any], cluster_extra: dict[str, Any], scale: str = "full"
+    plan: dict[str, Any],
+    ctx: dict[str, Any],
+    cluster_extra: dict[str, Any],
+    scale: str = "full",
+    cephfs_client: str = "kernel",
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, Derived]]:
     """file name -> CBT document, the cases (name -> what it answers and which setting it proves), and the
-    derived sizes with their arithmetic (for explain.md and the manifest)."""
+    derived sizes with their arithmetic (for explain.md and the manifest). cephfs_client: which CephFS client
+    a fio (scratch) plan mounts with (data/cbt/schema.yaml cephfs_clients)."""
     module = str(plan["module"])
     settings = dict(plan.get("settings") or {})
     cases = plan.get("cases") or {}
@@ -185,7 +190,24 @@ def documents(
                 )
         return _scaled(docs, scale), names, derived
     all_axes = {**axes, **sweep}
-    endpoints = _endpoints(module, ctx, settings)
+    endpoints = _endpoints(module, ctx, settings, cephfs_client)
+    if module == "fio":
+        client = _cephfs_client(cephfs_client)
+        # a cluster key only the other client's mount reads (mount_cmd: the kernel endpoint's) is left out
+        others = {
+            k for name, c in _cephfs_clients().items() if name != cephfs_client for k in c["cluster_keys"]
+        }
+        cluster = {k: v for k, v in cluster.items() if k not in others or k in client["cluster_keys"]}
+        derived["client_endpoints.cephfs.driver"] = Derived(
+            client["driver"],
+            f"--cephfs-client {cephfs_client}: {client['note']}. CBT's endpoint makes its own file system "
+            f"`{client['fs_name']}` in a pool of that name (one active MDS: CBT sets no max_mds), so a standby MDS "
+            "must be free to take it; it never unmounts or removes it, and the next plan's run fails deleting "
+            "that pool while the file system uses it. Between two plans, on the clients: unmount "
+            f"<mnt_dir>/{client['fs_name']}/*; on the head: `ceph fs fail {client['fs_name']}`, "
+            f"`ceph fs rm {client['fs_name']} --yes-i-really-mean-it`",
+            {"cephfs_client": cephfs_client},
+        )
     if module == "hsbench":
         derived["client_endpoints.s3.urls"] = Derived(
             len(endpoints["s3"]["urls"]),
@@ -216,8 +238,9 @@ def documents(
             # reads need the files written first (CBT's prefill: fio --rw=write over each job's file)
             bench["prefill"] = "read" in str(bench.get("mode", "write"))
             what = (
-                f"{bench.get('mode')} {bench.get('bs')} on {n} client(s) x {jobs} job(s), buffered: the "
-                f"streaming bandwidth of the file system. {_question(module, case, proves, str(bench.get('mode')))}"
+                f"{bench.get('mode')} {bench.get('bs')} on {n} client(s) x {jobs} job(s), buffered, through "
+                f"{_CLIENT_NAMES[cephfs_client]}: the streaming bandwidth of the file system. "
+                f"{_question(module, case, proves, str(bench.get('mode')))}"
             )
         else:
             objects = _hsbench_objects(ctx, n, len(eps["s3"]["urls"]), bench, derived, case_name(case))
@@ -364,16 +387,33 @@ def _hsbench_objects(
     return n
 
 
-def _endpoints(module: str, ctx: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+_CLIENT_NAMES = {"kernel": "the kernel client", "fuse": "ceph-fuse"}
+
+
+def _cephfs_clients() -> dict[str, dict[str, Any]]:
+    return dict(ruledata.cbt_schema()["cephfs_clients"])
+
+
+def _cephfs_client(name: str) -> dict[str, Any]:
+    clients = _cephfs_clients()
+    if name not in clients:
+        raise DataError(f"unknown CephFS client {name!r}", suggestion=f"use one of {', '.join(clients)}")
+    return dict(clients[name])
+
+
+def _endpoints(
+    module: str, ctx: dict[str, Any], settings: dict[str, Any], cephfs_client: str = "kernel"
+) -> dict[str, Any]:
     if module == "hsbench":
         # CBT knows no RGW URL on an existing cluster: one per gateway (placeholder hosts, Ceph's default port);
         # the S3 user CBT creates itself with radosgw-admin (rgws3_client_endpoints.py create)
         port = int(ctx.get("rgw_port", _RGW_PORT))
         urls = [f"http://{h}:{port}" for h in _hosts("osd", ctx["nodes"])]
         return {"s3": {"driver": "s3", "endpoints_per_client": len(urls), "user": "cbt", "urls": urls}}
-    # the kernel client, which HPC sites mount scratch with (ceph-fuse would measure a different client); it
-    # reads no ceph.conf [client] settings, which is why the scratch profile sets none
-    return {"cephfs": {"driver": "cephfs-kernel", "endpoints_per_client": 1, "pool_profile": "cephfs"}}
+    # by default the kernel client, which HPC sites mount scratch with; ceph-fuse on request (a host without
+    # the ceph kernel module): it measures a different, slower client (data/cbt/schema.yaml cephfs_clients)
+    driver = _cephfs_client(cephfs_client)["driver"]
+    return {"cephfs": {"driver": driver, "endpoints_per_client": 1, "pool_profile": "cephfs"}}
 
 
 def _scaled(docs: dict[str, dict[str, Any]], scale: str) -> dict[str, dict[str, Any]]:

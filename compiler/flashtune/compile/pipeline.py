@@ -567,7 +567,9 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
         for (file, section, key), (raw, _) in merged.items()
         if file == "cbt.yaml" and section == "cluster"
     }
-    docs, cases, derived = benchmark.documents(plan, bundle.shape, extra, bundle.request.bench_scale)
+    docs, cases, derived = benchmark.documents(
+        plan, bundle.shape, extra, bundle.request.bench_scale, bundle.request.cephfs_client
+    )
     bundle.cases = list(cases)
     bundle.case_notes = cases
     bundle.derived.update(derived)
