@@ -69,15 +69,19 @@ class Headline:
     why_miss: str
     missing: str  # for a miss: the fact the source does not give that the prediction would need
     line: int | None
-    listed: bool = True
-    conflict: str = ""  # the source's statement conflicts with its own numbers: the reasoning (headlines.yaml)  # False: a calibration-only copy of a headline that calibrates several constants
+    listed: bool = True  # False: a calibration-only copy of a headline that calibrates several constants
+    conflict: str = (
+        ""  # the source's statement conflicts with its own numbers: the reasoning (headlines.yaml)
+    )
+    per_node: int = (
+        0  # the value is printed per storage node of a set-up with this many nodes (0: cluster-wide)
+    )
 
     @property
     def iops(self) -> float:
         to_iops, to_mb = UNITS[self.unit]
-        return (
-            self.value * to_iops if to_iops else self.value * float(to_mb or 0) * 1e6 / self.case.block_size
-        )
+        value = self.value * (self.per_node or 1)
+        return value * to_iops if to_iops else value * float(to_mb or 0) * 1e6 / self.case.block_size
 
     @property
     def mb_s(self) -> float:
@@ -112,6 +116,12 @@ def _busy(
             raise DataError(f"{where}: the evidence row has none of {fields}")
         return sum(values) / len(values) / 100.0
     return None
+
+
+def _nodes(setup: str) -> int:
+    from flashtune.envelope.cluster import load_setup
+
+    return load_setup(setup).nodes
 
 
 @cache
@@ -191,6 +201,7 @@ def _headline(h: Any, cal: Mapping[str, Any], path: str | Path, copy: int) -> He
         line=line_of(h),
         listed=not copy,
         conflict=" ".join(str(h.get("conflict", "")).split()),
+        per_node=_nodes(str(h["setup"])) if m.get("per") == "node" else 0,
     )
 
 
