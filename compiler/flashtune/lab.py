@@ -88,6 +88,7 @@ class CephLab:
         self.conf_path = root / "ceph.conf"
         self.fsid = str(uuid.uuid4())
         self.rgw = False
+        self.more_gateways: dict[str, int] = {}  # start_rgw: gateway id -> its port (besides "gw")
         self.mds = False
         self.extra: Conf = {}  # the compiled conf currently merged in
         self.last_restart: dict[str, float] = {}  # seconds per phase of the last restart_with
@@ -172,6 +173,13 @@ class CephLab:
                 "admin_socket": f"{d}/run/$cluster-$name.asok",
                 "rgw_frontends": f"beast endpoint=127.0.0.1:{self.rgw_port}",
             }
+            for name, port in self.more_gateways.items():
+                conf[f"client.rgw.{name}"] = {
+                    "keyring": f"{d}/rgw-{name}/keyring",
+                    "rgw_data": f"{d}/rgw-{name}",
+                    "admin_socket": f"{d}/run/$cluster-$name.asok",
+                    "rgw_frontends": f"beast endpoint=127.0.0.1:{port}",
+                }
         return conf
 
     # Keys the lab must own to run on one loopback host; a compiled value for them is overridden.
@@ -394,15 +402,43 @@ class CephLab:
             p.wait(timeout=180)
         self._wait(f"{self.n_osds} OSDs up", self._osds_up, 180)
 
-    def _rgw_answers(self) -> bool:
+    def _rgw_answers(self, port: int | None = None) -> bool:
         import urllib.request
 
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.rgw_port}/", timeout=2) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port or self.rgw_port}/", timeout=2) as r:
             return bool(r.status == 200)
 
     def _start_rgw(self) -> None:
-        self.run("radosgw", "-n", "client.rgw.gw")
-        self._wait("radosgw answering", self._rgw_answers, 120)
+        for name, port in {"gw": self.rgw_port, **self.more_gateways}.items():
+            self.run("radosgw", "-n", f"client.rgw.{name}")
+            self._wait(f"radosgw {name} answering", lambda port=port: self._rgw_answers(port), 120)
+
+    def gateway_names(self) -> list[str]:
+        """The daemon names of the running gateways (client.rgw.gw, then those start_rgw added)."""
+        return [f"client.rgw.{n}" for n in ("gw", *self.more_gateways)] if self.rgw else []
+
+    def start_rgw(self, name: str, port: int) -> None:
+        """One more gateway, client.rgw.<name> on 127.0.0.1:<port>, in the same zone as the first (a cluster
+        started with rgw=True). lab.stop() and restart_with() handle it like the first."""
+        if not self.rgw:
+            raise RuntimeError("start_rgw: the lab was started without rgw")
+        d = self.root / f"rgw-{name}"
+        d.mkdir(parents=True, exist_ok=True)
+        caps = ("mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw")
+        (d / "keyring").write_text(
+            self.run("ceph", "auth", "get-or-create", f"client.rgw.{name}", *caps).stdout
+        )
+        self.more_gateways[name] = port
+        self.write_conf()
+        if self._pid(f"client.rgw.{name}") is None:
+            self.run("radosgw", "-n", f"client.rgw.{name}")
+        self._wait(f"radosgw {name} answering", lambda: self._rgw_answers(port), 120)
+
+    def stop_rgw(self, name: str) -> None:
+        """Stop a gateway start_rgw added and forget it (its entry in the service map ages out by itself)."""
+        self._stop(f"client.rgw.{name}")
+        self.more_gateways.pop(name, None)
+        self.write_conf()
 
     def _mds_keyring(self, name: str) -> str:
         """The keyring of MDS `name`, with the capabilities Ceph's manual MDS deployment gives it."""
@@ -463,7 +499,7 @@ class CephLab:
             t = time.monotonic()
 
         stop = [f"osd.{i}" for i in range(self.n_osds)] if "osd" in daemons else []
-        stop += ["client.rgw.gw"] if self.rgw and "rgw" in daemons else []
+        stop += self.gateway_names() if "rgw" in daemons else []
         stop += ["mds.a"] if self.mds and "mds" in daemons else []
         self._stop(*stop)
         lap("stop")

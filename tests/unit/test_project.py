@@ -32,7 +32,8 @@ def test_cli_needs_only_a_yaml_parser_and_the_rest_are_extras() -> None:
     assert {"jupyterlab", "altair", "papermill"} <= names["notebooks"]
     assert "jupyter-book" in names["book"] and "flashtune" in names["book"]  # book = notebooks + jupyter-book
     test = {r.replace(" ", "") for r in extras["test"]}
-    assert "flashtune[ingest,notebooks,book]" in test  # make test installs everything
+    assert "flashtune[ingest,notebooks,book,s3]" in test  # make test installs everything
+    assert names["s3"] == {"boto3"}  # flashtune prove's S3 probes
     assert {"pytest", "ruamel.yaml", "pyparsing", "nbval"} <= names["test"]
     # environment.yml (conda, Binder) installs this checkout with every extra instead of restating the lists
     env = YAML(typ="safe").load((REPO / "environment.yml").read_text())

@@ -4,6 +4,7 @@ flashtune prove --out DIR --tier iops --workload block           # the running c
 flashtune prove --out DIR --compiled flashtune-iops-block-pacific # an existing compile-config folder
 flashtune prove --out DIR --workload block --dry-run              # health, saved dump and the plan only
 flashtune prove --out DIR --lab --workload block                  # a throwaway loopback cluster
+flashtune prove --out DIR --workload rgw                          # S3 through every gateway (needs boto3)
 flashtune prove --restore DIR                                     # after a crash: put everything back
 
 Before anything changes it checks health (HEALTH_ERR refuses; HEALTH_WARN refuses unless --allow-warn), saves
@@ -33,6 +34,7 @@ from flashtune.prove.journal import restore
 from flashtune.prove.predict import predicted
 from flashtune.prove.probes import PROBES, probes_for
 from flashtune.prove.run import Options, execute, plan_text, prepare
+from flashtune.prove.s3 import require_boto3
 from flashtune.prove.stats import format_gain
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
 
@@ -101,6 +103,21 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--probe", action="append", default=[], metavar="NAME", help="run only these probes (repeatable)"
     )
+    p.add_argument(
+        "--s3-endpoint",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a gateway the S3 probes drive (repeatable; default: every rgw daemon `ceph service dump` lists)",
+    )
+    p.add_argument(
+        "--s3-threads",
+        type=int,
+        default=16,
+        metavar="N",
+        help="S3 requests in flight over all gateways, one per thread (default 16; rounded up to a multiple "
+        "of the gateways)",
+    )
     p.add_argument("--allow-warn", action="store_true", help="run on a HEALTH_WARN cluster")
     p.add_argument(
         "--restart-command",
@@ -134,6 +151,14 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--repeat {args.repeat}: at least 3 samples per arm", suggestion="--repeat 3")
     if args.seconds < 1 or args.warmup < 0:
         raise UsageError("--seconds must be at least 1 and --warmup at least 0")
+    if args.s3_threads < 1:
+        raise UsageError(f"--s3-threads {args.s3_threads}: at least 1", suggestion="--s3-threads 16")
+    for url in args.s3_endpoint:
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--s3-endpoint {url!r} is not an http:// or https:// URL",
+                suggestion="--s3-endpoint http://rgw1.example:7480",
+            )
     if args.file_mib < 1:
         raise UsageError(f"--file-mib {args.file_mib}: at least 1", suggestion="--file-mib 1024")
     out = Path(args.out)
@@ -212,19 +237,25 @@ def run(args: argparse.Namespace) -> int:
         result = restore(Cluster(args.conf, args.keyring, args.name), Path(args.restore))
         print(result.summary())
         return 0 if result.clean else 1
+    chosen = probes_for(args.workload, args.probe or None)
+    if any(p.needs_s3 for p in chosen):
+        require_boto3()  # before a lab boots or anything is asked of the cluster
     if args.lab:
-        # the CephFS probes need an MDS and a file system: the lab boots them only then (they cost boot time)
-        mds = any(p.needs_file for p in probes_for(args.workload, args.probe or None))
-        missing = missing_tools(rgw=False, mds=mds)
+        # the CephFS probes need an MDS and a file system, the S3 probes a gateway: the lab boots them only
+        # then (they cost boot time)
+        mds = any(p.needs_file for p in chosen)
+        rgw = any(p.needs_s3 for p in chosen)
+        missing = missing_tools(rgw=rgw, mds=mds)
         if missing:
             raise FlashtuneError(
                 "--lab needs the Ceph daemons: " + ", ".join(missing) + " not found",
                 suggestion="install ceph-mon ceph-osd ceph-mgr ceph-common"
                 + (" ceph-mds" if mds else "")
+                + (" radosgw" if rgw else "")
                 + " (Debian/Ubuntu packages)",
             )
         print("booting the lab cluster (single node, loopback; about 30 s) ...", file=sys.stderr)
-        with ceph_cluster(rgw=False, mds=mds, ports=_lab_ports(args.lab_ports)) as lab:
+        with ceph_cluster(rgw=rgw, mds=mds, ports=_lab_ports(args.lab_ports)) as lab:
             hook = (lambda: lab.restart_with("", daemons=("osd",))) if args.lab_restart else None
             return _prove(args, Cluster(conf=str(lab.conf_path)), hook)
     return _prove(args, Cluster(args.conf, args.keyring, args.name))
@@ -249,6 +280,8 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
         workload=args.workload,
         dry_run=args.dry_run,
         lab=args.lab,
+        s3_endpoints=tuple(args.s3_endpoint),
+        s3_threads=args.s3_threads,
     )
     config, label, bundle = _compiled(args, cluster.release())
     prove_run, saved = prepare(cluster, config, options, label)

@@ -31,7 +31,12 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "source", "string", None, "the file the row was read from (inside a CBT archive: its member path)"
     ),
-    Column("tool", "string", None, "fio, ior, iozone, rados-bench or sysbench"),
+    Column(
+        "tool",
+        "string",
+        None,
+        "fio, ior, iozone, rados-bench, sysbench or s3-probe (flashtune prove's S3 probe)",
+    ),
     Column("format", "string", None, "the output format that was parsed, e.g. fio-json+, fio-log, ior-3"),
     Column(
         "run",

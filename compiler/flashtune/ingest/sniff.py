@@ -7,7 +7,18 @@ import re
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
-from flashtune.ingest import cbt, fio, fiohist, fionormal, fioterse, ior, iozone, radosbench, sysbench
+from flashtune.ingest import (
+    cbt,
+    fio,
+    fiohist,
+    fionormal,
+    fioterse,
+    ior,
+    iozone,
+    radosbench,
+    s3probe,
+    sysbench,
+)
 from flashtune.ingest.common import bad_input
 
 FORMATS: tuple[str, ...] = (
@@ -21,6 +32,7 @@ FORMATS: tuple[str, ...] = (
     "ior",
     "iozone",
     "rados-bench",
+    "s3-probe",
     "sysbench",
 )
 
@@ -73,6 +85,8 @@ def detect(path: Path) -> str:
         decode(raw, path, limit=len(raw) * 64 + 1)  # raises with what the content is
     if "\x00" in text:
         decode(read_bytes(path), path, limit=SNIFF_BYTES * 64)  # names binary content
+    if s3probe.looks_like(text):
+        return "s3-probe"
     if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
         return "fio-json"
     if fionormal.looks_like(text):

@@ -131,6 +131,7 @@ def _load_file(
         ior,
         iozone,
         radosbench,
+        s3probe,
         sysbench,
     )
     from flashtune.ingest.schema import conform
@@ -148,6 +149,7 @@ def _load_file(
         "ior": ior.parse,
         "iozone": iozone.parse,
         "rados-bench": radosbench.parse,
+        "s3-probe": s3probe.parse,
         "sysbench": sysbench.parse,
     }[kind]
     return conform(parser(p))

@@ -2,10 +2,10 @@
 
 Before prove changes anything it saves `ceph config dump -f json` (config-before.json) and opens journal.jsonl
 in the output folder; every change is appended (and fsynced) *before* it is made: a `ceph config set`, a pool
-it creates, a config key it needs for its own clean-up, a ceph-fuse mount of the CephFS. Whatever ends the run
-(success, a failure, Ctrl-C, a crash followed by `flashtune prove --restore DIR`), the restore removes the
-run's CephFS folder and unmounts the file system, deletes the pools the journal names and puts back every key
-it touched: the saved value where the dump had one, `ceph config rm` where it had none. Then it
+it creates, a config key it needs for its own clean-up, a ceph-fuse mount of the CephFS, the S3 user the rgw
+probes run as. Whatever ends the run (success, a failure, Ctrl-C, a crash followed by `flashtune prove
+--restore DIR`), the restore removes the run's CephFS folder and unmounts the file system, removes the S3 user
+with its buckets and objects, deletes the pools the journal names and puts back every key it touched: the saved value where the dump had one, `ceph config rm` where it had none. Then it
 dumps the config database again and compares it with the saved dump byte for byte. Keys prove never touched
 are left alone: a difference there is someone else's change during the run, reported, not overwritten.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from flashtune import userjson
 from flashtune.errors import FlashtuneError
-from flashtune.prove import cephfs
+from flashtune.prove import cephfs, s3
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 
 DUMP_NAME = "config-before.json"
@@ -104,6 +104,10 @@ class Journal:
     def mounts(self) -> list[dict[str, Any]]:
         return [e for e in self.entries() if e["op"] == "mount"]
 
+    def s3_users(self) -> list[str]:
+        """The S3 users the run created (or was about to create: the entry comes first)."""
+        return list(dict.fromkeys(str(e["uid"]) for e in self.entries() if e["op"] == "s3-user"))
+
 
 def save_dump(cluster: Cluster, folder: Path) -> str:
     text = cluster.config_dump_text()
@@ -162,6 +166,10 @@ class Restored:
     removed_folders: list[str] = field(default_factory=list)  # CephFS folders of the run, removed
     cleanup_errors: list[str] = field(default_factory=list)  # what could not be cleaned up (CephFS)
     unmounted: list[str] = field(default_factory=list)  # ceph-fuse mount points, unmounted
+    removed_s3_users: list[str] = field(
+        default_factory=list
+    )  # S3 users removed with their buckets and objects
+    new_pools: list[str] = field(default_factory=list)  # pools that appeared during the run, not prove's own
 
     @property
     def clean(self) -> bool:
@@ -180,10 +188,18 @@ class Restored:
             if self.restarted_with
             else ""
         )
-        return self._summary() + left + restarts
+        appeared = (
+            "; pools that appeared during the run and were left in place (the gateways make their data and index "
+            "pools on first use): " + ", ".join(self.new_pools)
+            if self.new_pools
+            else ""
+        )
+        return self._summary() + left + restarts + appeared
 
     def _summary(self) -> str:
         fs = ", the CephFS test folder removed and ceph-fuse unmounted" if self.unmounted else ""
+        if self.removed_s3_users:
+            fs += f", S3 user {', '.join(self.removed_s3_users)} removed with its buckets and objects"
         if self.identical:
             return (
                 f"config database byte-identical to the saved dump ({len(self.put_back)} keys put back, "
@@ -216,6 +232,29 @@ def clean_cephfs(cluster: Cluster, journal: Journal) -> tuple[list[str], list[st
     return removed, points
 
 
+def clean_s3(cluster: Cluster, journal: Journal) -> list[str]:
+    """Remove the run's S3 users with their buckets and objects; check that no bucket of the run is left."""
+    removed = []
+    for uid in journal.s3_users():
+        if s3.remove_user(cluster, uid):
+            journal.append("s3-user-removed", uid=uid)
+            removed.append(uid)
+        left = s3.buckets_of_run(cluster, uid + "-")
+        if left:
+            raise CephCommandError(f"buckets of S3 user {uid} left after its removal: {', '.join(left)}")
+    return removed
+
+
+def _new_pools(cluster: Cluster, folder: Path) -> list[str]:
+    """Pools there now that pools-before.json (saved before the first change) does not list."""
+    before = folder / "pools-before.json"
+    if not before.exists():
+        return []
+    doc = userjson.loads(before.read_text(encoding="utf-8") or "[]", file=str(before))
+    names = {str(p.get("pool_name")) for p in doc if isinstance(p, dict)} if isinstance(doc, list) else set()
+    return [p for p in cluster.pools() if p not in names and not p.startswith(POOL_PREFIX)]
+
+
 def restore(cluster: Cluster, folder: Path) -> Restored:
     """Undo everything the journal in `folder` records, then compare the config database with the saved dump."""
     dump_path = folder / DUMP_NAME
@@ -235,6 +274,11 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
     except FlashtuneError as e:  # the config database and the pools are restored all the same
         folders, unmounted = [], []
         errors.append(f"the CephFS test folder or mount: {e.message}")
+    try:
+        users = clean_s3(cluster, journal)
+    except FlashtuneError as e:
+        users = []
+        errors.append(f"the S3 user and its buckets: {e.message}")
     pools = journal.pools()
     for pool in pools:
         delete_pool(cluster, journal, saved, pool)
@@ -249,6 +293,8 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
         removed_folders=folders,
         unmounted=unmounted,
         cleanup_errors=errors,
+        removed_s3_users=users,
+        new_pools=_new_pools(cluster, folder),
     )
     ops = [e["op"] for e in journal.entries()]
     last = {op: i for i, op in enumerate(ops)}

@@ -18,6 +18,8 @@ LARGE = 1 << 20  # a streaming case from 1 MiB blocks up
 
 
 def case_of(probe: Probe) -> Case:
+    if probe.needs_s3:  # whole objects through the gateways, as compile-config models its hsbench cases
+        return Case(probe.name, probe.block_size, probe.read_fraction, sequential=True, interface="rgw")
     sequential = probe.mode in ("write", "seq", "read") and probe.block_size >= LARGE
     return Case(probe.name, probe.block_size, probe.read_fraction, sequential=sequential)
 

@@ -2,18 +2,23 @@
 
 Each probe is a real benchmark program run against the cluster (`rados bench`, fio with its rbd engine, fio on
 files of the CephFS mounted with ceph-fuse), its whole stdout kept under raw/ and read back with flashtune's
-ingest parsers: the figure compared is the one the tool printed, not a number prove computed. Both arms read
-and write the same data: the objects, the RBD image and the CephFS file are written once, before the first
-sample, and a rados write probe's own objects are removed after each sample.
+ingest parsers: the figure compared is the one the tool printed, not a number prove computed. The rgw
+workload's probes are S3 requests through every gateway at once (flashtune.prove.s3load, with boto3); their
+sample is the probe's own JSON document, read back by flashtune.ingest.s3probe. Both arms read and write the
+same data: the objects, the RBD image, the CephFS file and the S3 objects the GET probes read are written once,
+before the first sample; a rados write probe's and an S3 PUT probe's own objects are removed after each sample.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from flashtune.errors import FlashtuneError
 from flashtune.prove.cluster import Cluster
+from flashtune.prove.s3 import Target
 
 DATA_RUN = "flashtune-prove-data"  # rados bench --run-name of the objects the read probes read
 
@@ -21,8 +26,8 @@ DATA_RUN = "flashtune-prove-data"  # rados bench --run-name of the objects the r
 @dataclass(frozen=True)
 class Probe:
     name: str
-    tool: str  # rados-bench | fio-rbd | fio-cephfs
-    mode: str  # rados bench write|rand|seq; fio rw=
+    tool: str  # rados-bench | fio-rbd | fio-cephfs | s3
+    mode: str  # rados bench write|rand|seq; fio rw=; s3 put|get
     block_size: int
     depth: int  # rados bench -t / fio iodepth
     note: str
@@ -30,11 +35,20 @@ class Probe:
 
     @property
     def read_fraction(self) -> float:
-        return 0.0 if "write" in self.mode else 1.0
+        return 0.0 if self.op == "write" else 1.0
 
     @property
     def op(self) -> str:
-        return "write" if "write" in self.mode else "read"
+        return "write" if "write" in self.mode or self.mode == "put" else "read"
+
+    @property
+    def needs_s3(self) -> bool:
+        """S3 requests through the gateways (flashtune.prove.s3load; needs boto3)."""
+        return self.tool == "s3"
+
+    @property
+    def needs_s3_objects(self) -> bool:
+        return self.tool == "s3" and self.mode == "get"
 
     @property
     def needs_image(self) -> bool:
@@ -133,15 +147,37 @@ PROBES: dict[str, Probe] = {
             "fio on a ceph-fuse mount, 4 KiB random writes, QD 16 (libaio, O_DIRECT)",
             "libaio",
         ),
+        Probe(
+            "s3-put-64k", "s3", "put", 64 * KIB, 1, "S3 PUT of 64 KiB objects through every gateway at once"
+        ),
+        Probe(
+            "s3-get-64k",
+            "s3",
+            "get",
+            64 * KIB,
+            1,
+            "S3 GET of the prefilled 64 KiB objects through every gateway",
+        ),
+        Probe(
+            "s3-put-4m", "s3", "put", 4096 * KIB, 1, "S3 PUT of 4 MiB objects through every gateway at once"
+        ),
+        Probe(
+            "s3-get-4m",
+            "s3",
+            "get",
+            4096 * KIB,
+            1,
+            "S3 GET of the prefilled 4 MiB objects through every gateway",
+        ),
     )
 }
 
-# Per compiled workload: the probes that stand in for its CBT cases. rgw (S3) has no built-in S3 probe yet;
-# RADOS with large objects, the layer under the gateway, stands in.
+# Per compiled workload: the probes that stand in for its CBT cases (rgw: the small- and large-object sizes
+# its hsbench plans measure, obj64K and obj4M).
 WORKLOAD_PROBES: dict[str, tuple[str, ...]] = {
     "block": ("rbd-randwrite-4k", "rbd-randread-4k", "rados-write-4k"),
     "mysql": ("rbd-randwrite-16k-qd1", "rbd-randread-16k-qd1"),
-    "rgw": ("rados-write-4m", "rados-read-4m"),
+    "rgw": ("s3-put-64k", "s3-get-64k", "s3-put-4m", "s3-get-4m"),
     "scratch": ("cephfs-write-1m", "cephfs-read-1m", "cephfs-randwrite-4k"),
 }
 
@@ -175,6 +211,18 @@ def prefill_objects(cluster: Cluster, pool: str, probe: Probe, seconds: int) -> 
         ],
         timeout=seconds + 120,
     )
+
+
+def s3_prefix(probe: Probe) -> str:
+    """The key prefix of the objects the GET probes of this size read (written once, by prefill_s3)."""
+    return f"data-{probe.block_size}"
+
+
+def prefill_s3(target: Target, probe: Probe, seconds: int) -> None:
+    """PUT the objects every GET sample of this size reads, through every gateway, for `seconds`."""
+    from flashtune.prove import s3load  # boto3, an optional extra (checked before the run began)
+
+    s3load.prefill(target, probe.block_size, seconds, s3_prefix(probe))
 
 
 def prefill_image(cluster: Cluster, pool: str, image: str, size_mib: int) -> None:
@@ -238,10 +286,20 @@ def run(
     *,
     directory: Path | None = None,
     file_mib: int = 0,
+    s3: Target | None = None,
 ) -> str:
     """One sample (or, with out=None, a warm-up whose output is dropped); returns the tool's stdout.
-    The CephFS probes need `directory` (the run's folder on the mounted file system) and the file's size."""
-    if probe.tool == "rados-bench":
+    The CephFS probes need `directory` (the run's folder on the mounted file system) and the file's size;
+    the S3 probes the run's gateways, user and buckets (`s3`)."""
+    if probe.tool == "s3":
+        if s3 is None:
+            raise FlashtuneError(f"{probe.name} drives S3 gateways: give the run's S3 target")
+        from flashtune.prove import s3load  # boto3, an optional extra (checked before the run began)
+
+        doc = s3load.run_sample(s3, probe.name, probe.mode, probe.block_size, seconds, f"put-{tag}")
+        s3load.check_sample(doc)
+        text = json.dumps(doc, indent=1) + "\n"
+    elif probe.tool == "rados-bench":
         run_name = f"{DATA_RUN}-{probe.block_size}" if probe.needs_objects else f"flashtune-prove-{tag}"
         args = [
             "-p",

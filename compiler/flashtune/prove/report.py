@@ -87,7 +87,44 @@ def _fmt(v: float) -> str:
     return f"{v:,.0f}" if v >= 100 else f"{v:,.1f}"
 
 
-def markdown(run: Run, cases: list[CaseResult]) -> str:
+def s3_table(frame: Any, run: Run) -> str:
+    """The S3 probes' other figures: per case and arm the medians of MiB/s and of the p50 and p99 latency over
+    the samples, and the requests each gateway served over all samples (every gateway must carry load)."""
+    s3_cases = [p for p in run.cases if p.needs_s3]
+    if not s3_cases or frame.empty:
+        return ""
+    out = [
+        "\n## S3 probes\n\n| case | arm | median MiB/s | median p50 latency (ms) | median p99 latency (ms) |\n"
+        "|---|---|---|---|---|\n"
+    ]
+    total = frame[frame["test"].isin([p.name for p in s3_cases]) & frame["time_s"].isna()]
+    for p in s3_cases:
+        for arm in "AB":
+            runs = [f"{s.case}/{s.arm}{s.index}" for s in run.samples if s.case == p.name and s.arm == arm]
+            mine = total[total["run"].isin(runs) & (total["test"] == p.name)]
+
+            def median(metric: str, stat: str, mine: Any = mine) -> str:
+                v = mine[(mine["metric"] == metric) & (mine["stat"] == stat)]["value"]
+                return _fmt(float(v.median())) if len(v) else "-"
+
+            out.append(
+                f"| {p.name} | {arm} | {median('bandwidth', 'mean')} | {median('latency', 'p50')} | "
+                f"{median('latency', 'p99')} |\n"
+            )
+    served = frame[
+        frame["test"].isin([g.url for g in run.gateways])
+        & (frame["metric"] == "ops")
+        & (frame["stat"] == "sum")
+    ]
+    out.append("\nRequests served per gateway (all S3 samples, both arms):\n\n| gateway | URL | requests |\n")
+    out.append("|---|---|---|\n")
+    for g in run.gateways:
+        n = served[served["test"] == g.url]["value"].sum()
+        out.append(f"| {g.name} | {g.url} | {int(n):,} |\n")
+    return "".join(out)
+
+
+def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
     o = run.options
     out = ["# flashtune prove report\n\n"]
     if o.lab:
@@ -138,6 +175,7 @@ def markdown(run: Run, cases: list[CaseResult]) -> str:
     probes_by = {p.name: p for p in run.cases}
     out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
     out += [f"\nNote: {n}.\n" for n in run.method_notes + run.envelope_notes]
+    out.append(extra)
     out.append(
         "\n## Settings that differed between the arms\n\n| who | key | arm A | arm B |\n|---|---|---|---|\n"
     )
@@ -244,5 +282,5 @@ def write(run: Run) -> list[CaseResult]:
     (out / "results.csv").write_text(frame.to_csv(index=False), encoding="utf-8")
     cases = results(run, measured_iops(frame, run)) if run.samples else results(run, {})
     (out / "chart.svg").write_text(svg(cases), encoding="utf-8")
-    (out / "report.md").write_text(markdown(run, cases), encoding="utf-8")
+    (out / "report.md").write_text(markdown(run, cases, s3_table(frame, run)), encoding="utf-8")
     return cases

@@ -1,7 +1,8 @@
 """One prove run: check, save, plan, then A B A B ... with the same warm-up and data, then always restore.
 
     prepare()  health check, config dump saved, arm B classified, plan printed (--dry-run stops here)
-    execute()  pool + data written once; per round: arm A (the cluster as it was), arm B (compiled values set);
+    execute()  pool + data written once (rgw: an S3 user, its buckets and the GET probes' objects, through every
+               gateway); per round: arm A (the cluster as it was), arm B (compiled values set);
                in each arm every case gets the same warm-up, then one sample (the CephFS probes: the file
                system is mounted with ceph-fuse for the arm, after its settings are set, and unmounted after)
     finally    restore (journal.restore): pools deleted, touched keys put back, dump compared byte for byte
@@ -29,7 +30,7 @@ from typing import Any
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
 from flashtune.progress import Progress
-from flashtune.prove import arms, cephfs, probes
+from flashtune.prove import arms, cephfs, probes, s3
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
@@ -67,6 +68,10 @@ class Options:
     workload: str = "block"
     dry_run: bool = False
     lab: bool = False
+    s3_endpoints: tuple[
+        str, ...
+    ] = ()  # the gateways the S3 probes drive (default: every rgw in the service map)
+    s3_threads: int = 16  # S3 requests in flight over all gateways (rounded up to a multiple of them)
 
     @property
     def restarts_allowed(self) -> bool:
@@ -98,6 +103,9 @@ class Run:
     compiled_from: str
     fs: str = ""  # the CephFS the file probes mount ("" when no probe needs it)
     mountpoint: str = ""
+    gateways: list[s3.Gateway] = field(default_factory=list)  # the S3 probes' gateways (every one is driven)
+    s3_threads: int = 0
+    s3: s3.Target | None = None  # made in execute(): the user's keys are never written down
     predicted: dict[str, dict[str, Any]] = field(default_factory=dict)  # case -> envelope case_dict
     envelope_cluster: str = ""
     envelope_notes: list[str] = field(default_factory=list)
@@ -120,6 +128,20 @@ class Run:
         return any(p.needs_file for p in self.cases)
 
     @property
+    def needs_s3(self) -> bool:
+        return any(p.needs_s3 for p in self.cases)
+
+    @property
+    def needs_pool(self) -> bool:
+        """The S3 probes use the gateways' own pools: a run of S3 probes only creates no pool of its own."""
+        return not all(p.needs_s3 for p in self.cases)
+
+    @property
+    def s3_user(self) -> str:
+        """The run's S3 user (the pool's name: unique per run); its buckets are <user>-<n>."""
+        return self.pool
+
+    @property
     def fs_dir(self) -> str:
         """The run's own folder at the root of the mounted CephFS (the pool's name: unique per run)."""
         return self.pool
@@ -135,9 +157,10 @@ class Run:
     def expected_seconds(self) -> float:
         per_sample = self.options.seconds + self.options.warmup + 3
         n = 2 * self.options.repeat * len(self.cases)
-        prefill = self.options.prefill_seconds * sum(p.needs_objects for p in self.cases) + (
-            30 if any(p.needs_image for p in self.cases) else 0
-        )
+        prefill = self.options.prefill_seconds * (
+            sum(p.needs_objects for p in self.cases)
+            + len({p.block_size for p in self.cases if p.needs_s3_objects})
+        ) + (30 if any(p.needs_image for p in self.cases) else 0)
         if self.needs_file:  # the prefill, and a mount and unmount per arm
             prefill += 30 + 2 * self.options.repeat * 2
         return n * per_sample + 2 * self.options.repeat * SETTLE_S + prefill
@@ -207,9 +230,17 @@ def prepare(
     run.method_notes.append(
         "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove"
     )
-    if options.workload == "rgw" and not options.probe_names:
+    if run.needs_s3:
+        s3.require_boto3()
+        run.gateways = s3.discover(cluster, options.s3_endpoints)
+        s3.check_answering(run.gateways)
+        run.s3_threads = s3.threads_for(options.s3_threads, len(run.gateways))
         run.method_notes.append(
-            "no built-in S3 probe yet: RADOS with 4 MiB objects, the layer under the gateway, stands in"
+            f"the S3 probes ran {run.s3_threads} threads, {run.s3_threads // len(run.gateways)} per gateway on "
+            f"all {len(run.gateways)} gateways at once ({', '.join(g.url for g in run.gateways)}), each thread "
+            "one request at a time, as a throwaway S3 user; a PUT sample's objects are deleted after it, the GET "
+            "samples read the objects the prefill wrote. One client host drives them: at high rates the "
+            "client, not the gateways, may be the limit"
         )
     if run.needs_file:
         run.fs = cephfs.choose(cluster, options.fs)
@@ -241,13 +272,25 @@ def plan_text(run: Run) -> str:
             if any(p.needs_image for p in run.cases)
             else ""
         )
-        + "; both are deleted at the end",
+        + "; both are deleted at the end"
+        if run.needs_pool
+        else "creates no pool of its own",
         *(
             [
                 f"mounts CephFS {run.fs!r} with ceph-fuse (a temporary folder) in each arm; writes one "
                 f"{o.file_mib} MiB file in {run.fs_dir}/, removed at the end"
             ]
             if run.needs_file
+            else []
+        ),
+        *(
+            [
+                f"drives {len(run.gateways)} S3 gateways at once ({run.s3_threads} threads): "
+                + ", ".join(f"{g.name} {g.url}" for g in run.gateways),
+                f"creates S3 user {run.s3_user} (radosgw-admin) and buckets {run.s3_user}-0..; the user, its "
+                "buckets and objects are removed at the end",
+            ]
+            if run.needs_s3
             else []
         ),
         f"saved: {o.out / 'config-before.json'} (the config database now), {o.out / 'pools-before.json'}; "
@@ -367,6 +410,22 @@ def _unmount(run: Run, journal: Journal) -> None:
     journal.append("unmounted", path=run.mountpoint)
 
 
+def _s3_target(run: Run, cluster: Cluster, journal: Journal) -> s3.Target:
+    """The S3 user (journaled before it exists), its buckets, and the objects the GET probes read."""
+    from flashtune.prove import s3load  # boto3, an optional extra (prepare() checked it is there)
+
+    journal.append("s3-user", uid=run.s3_user, gateways=[g.url for g in run.gateways])
+    credentials = s3.create_user(cluster, run.s3_user)
+    target = s3.Target(
+        run.gateways, credentials, s3.bucket_names(run.s3_user, run.s3_threads), run.s3_threads
+    )
+    s3load.connect(target)
+    s3load.create_buckets(target)
+    for p in {p.block_size: p for p in run.cases if p.needs_s3_objects}.values():
+        probes.prefill_s3(target, p, run.options.prefill_seconds)
+    return target
+
+
 def execute(
     run: Run,
     cluster: Cluster,
@@ -387,11 +446,16 @@ def execute(
             signals_interrupt(),
             Progress("flashtune prove", total=run.expected_seconds(), after=0) as progress,
         ):
-            journal.append("pool", name=run.pool)
-            cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
-            app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
-            cluster.ceph_text("osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it")
+            if run.needs_pool:
+                journal.append("pool", name=run.pool)
+                cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
+                app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
+                cluster.ceph_text(
+                    "osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it"
+                )
             progress.status("writing the benchmark data")
+            if run.needs_s3:
+                run.s3 = _s3_target(run, cluster, journal)
             if any(p.needs_image for p in run.cases):
                 journal.append("image", name=run.image, pool=run.pool)
                 probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
@@ -425,6 +489,7 @@ def execute(
                                 f"w{arm}{index}",
                                 directory=directory,
                                 file_mib=o.file_mib,
+                                s3=run.s3,
                             )
                         progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
                         rel = f"raw/{probes.file_name(probe, arm, index)}"
@@ -439,6 +504,7 @@ def execute(
                             f"{arm}{index}",
                             directory=directory,
                             file_mib=o.file_mib,
+                            s3=run.s3,
                         )
                         sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
                         run.samples.append(sample)
@@ -455,8 +521,10 @@ def execute(
     finally:
         with signals_ignored():
             print(
-                "restoring the config database and removing the test pool"
+                "restoring the config database"
+                + (" and removing the test pool" if run.needs_pool else "")
                 + (" and CephFS folder (then unmounting)" if run.needs_file else "")
+                + (" and the S3 user with its buckets" if run.needs_s3 else "")
                 + " ...",
                 file=sys.stderr,
             )
