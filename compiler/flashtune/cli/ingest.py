@@ -31,6 +31,7 @@ KINDS = (
     "ior",
     "iozone",
     "rados-bench",
+    "s3-probe",
     "sysbench",
 )
 STDIN_NAME = "stdin"  # the file standard input is copied to, in a private folder
