@@ -10,6 +10,7 @@ PKGS=(
   python3-lxml sudo psmisc                               # the real CBT the tests run: its imports, sudo, killall
   mariadb-server mariadb-client                          # real MariaDB for my.cnf checks
   fio sysbench                                           # real benchmark output for ingest
+  rbd-fuse shellcheck                                    # bench/sysbench-oltp.sh: its rbd-fuse + loop method on the lab cluster; shellcheck of the script
   tuned                                                  # tuned profiles for comparison / validation
   chromium                                               # the book's browser test
   nodejs                                                 # npm: Pyodide for the book's compile page (make book)

@@ -164,6 +164,46 @@ class ECProfile:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One option the compiler chose for a command line (mkfs, mount, rbd map), and why."""
+
+    option: str
+    why: str
+
+
+@dataclass(frozen=True)
+class OltpPlan:
+    """The application-level run of the mysql workload (bench/sysbench-oltp.sh): sysbench OLTP against the
+    compiled my.cnf, on a file system on an RBD image in the compiled pool."""
+
+    flavour: str
+    server: str  # the server program (mariadbd, mysqld)
+    client: str
+    admin: str
+    install: tuple[str, ...]  # the command that initialises a datadir, options after --defaults-file
+    pool: str  # with an EC data pool, pools.sh made it the pool's rbd_default_data_pool
+    image: str
+    image_gib: int
+    tables: int
+    table_size: int
+    tests: tuple[str, ...]
+    threads: tuple[int, ...]
+    iterations: int
+    time: int
+    warmup_time: int
+    report_interval: int
+    map_method: str  # krbd | nbd | fuse (the default; the script takes the others)
+    map_options: tuple[Choice, ...]
+    fs: str
+    mkfs: dict[str, tuple[Choice, ...]]  # by file system
+    mount: dict[str, tuple[Choice, ...]]
+    server_overrides: dict[str, int]  # my.cnf sizes the scale replaces (smoke); empty at full scale
+    scale: str
+    sizing: Derived
+    case_notes: dict[str, str]  # case -> what it answers and what it proves
+
+
+@dataclass(frozen=True)
 class CompileRequest:
     """What the user asked compile-config for: tier or hardware file, workload, release, flavour and options."""
 
@@ -329,6 +369,7 @@ class Bundle:
     # the ceph.conf settings split for the monitors' config database (flashtune.compile.deploy.central_config):
     # made when the first output that shows it is rendered, after which the settings no longer change
     central: CentralConfig | None = None
+    oltp: OltpPlan | None = None  # the mysql workload's sysbench OLTP run (compile/oltp.py)
 
     def memory_budget(self) -> list[tuple[str, float]]:
         """The busiest OSD node's memory, item by item (GiB): OSDs, each other daemon, the OS reserve."""

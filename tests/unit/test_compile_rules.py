@@ -276,21 +276,22 @@ def test_random_hardware_never_emits_a_dead_or_default_line(tmp_path: Path, hw: 
 def test_profile_why_reaches_explain_and_manifest_as_its_own_column() -> None:
     b = compile_bundle(CompileRequest(workload="mysql", tier="iops"))
     layers = [p for n in b.layers for p in resolve(n)]
+    # by file and key: two files may set the same key (tuned's `include` on the OSD nodes and the database host)
     whys = {
-        key: raw["why"]
+        (file, key): raw["why"]
         for (file, _, key), (raw, _) in merge(layers).items()
         if isinstance(raw, dict) and raw.get("why") and file != "cbt.yaml"
     }
-    emitted = [s for s in b.settings if s.key in whys]
+    emitted = [s for s in b.settings if (s.file, s.key) in whys]
     assert len(emitted) >= 15
     explain = b.files["explain.md"]
     manifest = {(s["file"], s["key"]): s for s in json.loads(b.files["manifest.json"])["settings"]}
     assert "| why this value here | what the knob does |" in explain
     for s in emitted:
-        cell = " ".join(whys[s.key].split()).replace("|", "\\|")
+        cell = " ".join(whys[(s.file, s.key)].split()).replace("|", "\\|")
         assert cell in explain, s.key
         entry = manifest[(s.file, s.key)]
-        assert entry["why"] == whys[s.key] and entry["why"] != entry["rationale"]
+        assert entry["why"] == whys[(s.file, s.key)] and entry["why"] != entry["rationale"]
 
 
 def test_dropped_lines_are_listed_with_their_condition_and_source() -> None:

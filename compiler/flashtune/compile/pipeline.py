@@ -13,7 +13,7 @@ from typing import Any
 
 from flashtune import __version__
 from flashtune.catalog import Knob, load_catalog, vocab
-from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout, recovery
+from flashtune.compile import benchmark, dead, derive, derive_host, formats, layout, oltp, recovery
 from flashtune.compile.derive import (
     autoscaler_pg_nums,
     ec_profile,
@@ -570,6 +570,12 @@ def _benchmarks(bundle: Bundle, chain: list[Profile], merged: Any) -> None:
     docs, cases, derived = benchmark.documents(
         plan, bundle.shape, extra, bundle.request.bench_scale, bundle.request.cephfs_client
     )
+    app = plan.get("application")
+    if isinstance(app, dict):
+        bundle.oltp = oltp.plan(
+            app, str(plan["pool"]), bundle.shape, bundle.settings, bundle.request.bench_scale
+        )
+        derived["bench/sysbench-oltp.sh table_size"] = bundle.oltp.sizing
     bundle.cases = list(cases)
     bundle.case_notes = cases
     bundle.derived.update(derived)

@@ -7,7 +7,7 @@ from typing import Any
 
 from flashtune import __version__
 from flashtune.emit.common import render_scalar
-from flashtune.model import Bundle
+from flashtune.model import Bundle, OltpPlan
 
 
 def _cell(v: Any) -> str:
@@ -231,6 +231,8 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
             f"- `{c}`: {_cell(bundle.case_notes[c])}\n" if bundle.case_notes.get(c) else f"- `{c}`\n"
             for c in bundle.cases
         )
+    if bundle.oltp is not None:
+        out.append(_oltp(bundle.oltp))
     if bundle.envelope:
         from flashtune.envelope.bundle import markdown
 
@@ -261,4 +263,43 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.append("\n## Linter notes on the emitted files\n\n")
         for name, findings in notes.items():
             out.extend(f"- {name}: {_cell(f)}\n" for f in findings)
+    return "".join(out)
+
+
+def _oltp(plan: OltpPlan) -> str:
+    """explain.md's section on bench/sysbench-oltp.sh: what it runs, how it is sized, what each case proves."""
+    runs = plan.iterations * len(plan.tests) * len(plan.threads)
+    seconds = runs * (plan.time + plan.warmup_time)
+    took = f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+    out = [
+        "\n## Application-level run (bench/sysbench-oltp.sh)\n\n",
+        f"CBT has no sysbench module, so the compiler writes this run itself. It creates the image "
+        f"`{plan.pool}/{plan.image}` ({plan.image_gib} GiB) in the compiled pool, maps it (krbd by default; "
+        "`MAP_METHOD=nbd` for rbd-nbd, `MAP_METHOD=fuse` for rbd-fuse and a loop device with direct I/O on hosts "
+        f"without the kernel modules), makes {plan.fs} on it, starts its own {plan.flavour} ({plan.server}) with "
+        "the compiled my.cnf and its datadir there (a private socket, no TCP listener), loads "
+        f"{plan.tables} tables x {plan.table_size} rows, and runs {runs} measured runs: "
+        f"{plan.iterations} iterations x {len(plan.tests)} tests x {len(plan.threads)} thread counts, each "
+        f"time-based ({plan.time} s, interval lines every {plan.report_interval} s) after {plan.warmup_time} s of "
+        f"warm-up that is not kept (about {took} after the load). Iterations are the outer loop, so a "
+        "drift over the run spreads over every case. Rows are chosen uniformly (`--rand-type=uniform`): "
+        "sysbench's default puts most reads on 1 % of the rows, a hot set any buffer pool holds. Each run's "
+        "output is one file, `<test>-threads<N>-iter<i>.txt`, that `flashtune ingest` reads. On any exit the "
+        "script stops the server, unmounts, unmaps, and removes the image it created (`KEEP_IMAGE=1` keeps it); "
+        "it refuses an image that exists and a results folder that is not empty.\n\n",
+        f"- Data set: {plan.sizing.reason}\n",
+    ]
+    if plan.server_overrides:
+        out.append(
+            "- This scale also replaces the server's sizes in the run's own option file: "
+            + ", ".join(f"`{k} = {v}`" for k, v in plan.server_overrides.items())
+            + " (the compiled my.cnf itself is unchanged).\n"
+        )
+    for fs, choices in sorted(plan.mkfs.items()):
+        out.extend(f"- mkfs.{fs} `{c.option}`: {c.why}\n" for c in choices)
+    for fs, choices in sorted(plan.mount.items()):
+        out.extend(f"- mount ({fs}) `{c.option}`: {c.why}\n" for c in choices)
+    out.extend(f"- rbd device map `-o {c.option}`: {c.why}\n" for c in plan.map_options)
+    out.append("\nWhat each case answers and which setting it is meant to prove:\n\n")
+    out.extend(f"- `{name}`: {_cell(note)}\n" for name, note in plan.case_notes.items())
     return "".join(out)

@@ -15,10 +15,18 @@ def _value(v: Any) -> str:
     return render_scalar(v)
 
 
-def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
+# where each host's drop-in goes: (who it is for, its file name in /etc/sysctl.d)
+HOSTS = {
+    "osd-node": ("the OSD nodes (sized for their RAM and NICs)", "90-flashtune.conf"),
+    "db-host": ("the database host", "90-flashtune-db.conf"),
+}
+
+
+def emit(settings: Iterable[Setting], inputs: Mapping[str, Any], host: str = "osd-node") -> str:
+    who, name = HOSTS[host]
     out = [
         header("#", inputs),
-        "# For the OSD nodes (sized for their RAM and NICs). Install as /etc/sysctl.d/90-flashtune.conf,\n",
+        f"# For {who}. Install as /etc/sysctl.d/{name},\n",
         "# then: sysctl --system\n",
     ]
     for s in settings:

@@ -9,13 +9,13 @@ from flashtune.emit.common import header, render_scalar
 from flashtune.model import Setting
 
 
-def emit(settings: Iterable[Setting], inputs: Mapping[str, Any]) -> str:
+def emit(settings: Iterable[Setting], inputs: Mapping[str, Any], name: str = "flashtune") -> str:
     sections: dict[str, list[Setting]] = {}
     for s in settings:
         sections.setdefault(s.section, []).append(s)
     out = [
         header("#", inputs),
-        "# Install as /etc/tuned/flashtune/tuned.conf, then: tuned-adm profile flashtune\n",
+        f"# Install as /etc/tuned/{name}/tuned.conf, then: tuned-adm profile {name}\n",
     ]
     for name in sorted(sections, key=lambda n: (n != "main", n)):
         out.append(f"\n[{name}]\n")
