@@ -127,6 +127,14 @@ class Hardware:
         return max(n.speed_gbps for n in self.nics)
 
     @property
+    def flash_beside_hdd(self) -> str | None:
+        """The flash type of data devices on nodes whose main data devices are HDDs (None when there are none)."""
+        if self.data_type != "hdd":
+            return None
+        flash = [g for g in self.data_devices if g.type != "hdd"]
+        return max(flash, key=lambda g: g.count).type if flash else None
+
+    @property
     def data_type(self) -> str:
         """The data devices' type (the largest group when mixed)."""
         if not self.data_devices:
@@ -145,16 +153,19 @@ class ECProfile:
     failure_domain: str = "host"
     name: str = ""
     stripe_unit: int = 0  # bytes per data chunk (0: the cluster's osd_pool_erasure_code_stripe_unit)
+    device_class: str = ""  # CRUSH device class the pool's chunks are placed on ("": every OSD)
 
     def as_profile(self) -> str:
+        cls = f" crush-device-class={self.device_class}" if self.device_class else ""
         return (
             f"k={self.k} m={self.m} plugin={self.plugin} technique={self.technique} "
-            f"crush-failure-domain={self.failure_domain}"
+            f"crush-failure-domain={self.failure_domain}{cls}"
         )
 
     @property
     def profile_name(self) -> str:
-        return self.name or f"flashtune-{self.plugin}-{self.k}-{self.m}"
+        cls = f"-{self.device_class}" if self.device_class else ""
+        return self.name or f"flashtune-{self.plugin}-{self.k}-{self.m}{cls}"
 
     def set_command(self) -> str:
         """The command that creates this profile on a running cluster (it fails rather than change an

@@ -335,3 +335,101 @@ def test_real_autoscaler_keeps_the_compiled_pg_num_only_with_target_size_ratio(
 
 
 # ---- pools.sh makes a working store, and data lands in the EC pool ------------------------------------------
+
+
+# ---- flash beside HDD: omap-heavy pools on the flash class, data on the HDDs ------------------------------
+
+MIXED = """name: mixed
+node:
+  cores: 16
+  ram_gib: 96
+  nics: [{count: 1, speed_gbps: 25}]
+  data_devices:
+    - {count: 1, type: hdd, size_gb: 4000}
+    - {count: 1, type: nvme, size_gb: 1000}
+  db_devices:
+    - {count: 1, type: nvme, size_gb: 400}
+cluster: {nodes: 3, clients: 1}
+"""
+
+
+@pytest.fixture
+def six_osd_lab() -> Iterator[CephLab]:
+    """Six OSDs, three of each device class: a size-3 rule restricted to one class can map every PG."""
+    with ceph_cluster(rgw=False, mds=False, osds=6, ports=free_ports()) as lab:
+        yield lab
+
+
+@pytest.mark.ceph
+@pytest.mark.slow
+def test_real_metadata_pools_map_to_the_flash_class_and_data_to_the_hdds(
+    six_osd_lab: CephLab, tmp_path: Path
+) -> None:
+    """Compiled for nodes with an NVMe beside their HDD, pools.sh (run twice) makes the class rules, Ceph accepts
+    them, and every PG of the omap pools (RGW index, RBD's replicated pool, the manager's pool) maps to NVMe OSDs
+    only, every PG of the data pools (replicated rule, EC profile class) to HDD OSDs only, and all go active."""
+    lab = six_osd_lab
+    flash, disk = ["0", "1", "2"], ["3", "4", "5"]
+    for ids, cls in ((flash, "nvme"), (disk, "hdd")):
+        lab.run("ceph", "osd", "crush", "rm-device-class", *[f"osd.{i}" for i in ids])
+        lab.run("ceph", "osd", "crush", "set-device-class", cls, *[f"osd.{i}" for i in ids])
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(MIXED)
+    lab.ceph("config", "set", "mon", "mon_max_pg_per_osd", "1000")
+    checked: dict[str, set[str]] = {}
+    for workload, ec in (("rgw", None), ("block", (2, 1))):
+        bundle = compile_bundle(
+            CompileRequest(workload=workload, hardware_file=hw, ceph_release="pacific", ec=ec)
+        )
+        assert bundle.shape["flash_class"] == "nvme"
+        text = bundle.files["pools.sh"]
+        assert "ceph osd crush rule create-replicated flashtune-replicated-nvme default host nvme" in text
+        # the lab is one host: the compiled host failure domain becomes the OSD, nothing else
+        script = tmp_path / f"pools-{workload}.sh"
+        script.write_text(
+            text.replace(" default host ", " default osd ").replace(
+                "crush-failure-domain=host", "crush-failure-domain=osd"
+            )
+        )
+        for attempt in (1, 2):  # the second run finds every rule and pool made and changes nothing
+            r = lab.run("sh", str(script), check=False, timeout=600)
+            assert r.returncode == 0, (workload, attempt, r.stdout, r.stderr)
+        rules = {x["rule_name"]: x for x in lab.ceph("osd", "crush", "rule", "dump")}
+        for p in bundle.shape["pools"]:
+            cls = p["device_class"]
+            checked[p["name"]] = set(flash if cls == "nvme" else disk)
+            if p["type"] == "replicated":
+                got = lab.ceph("osd", "pool", "get", p["name"], "crush_rule")["crush_rule"]
+                assert got == p["crush_rule"] == f"flashtune-replicated-{cls}", (p, got)
+                # the rule takes the class's shadow tree (default~nvme / default~hdd)
+                take = next(s for s in rules[got]["steps"] if s["op"] == "take")
+                assert take["item_name"] == f"default~{cls}", rules[got]
+            else:
+                profile = lab.ceph(
+                    "osd", "erasure-code-profile", "get", bundle.shape["ec"].value.profile_name
+                )
+                assert profile["crush-device-class"] == "hdd"
+        mgr = bundle.shape["flash_pools"][0]
+        assert mgr == "device_health_metrics"  # Pacific's name for the manager's pool
+        if mgr in {p["pool_name"] for p in lab.ceph("osd", "pool", "ls", "detail")}:
+            assert (
+                lab.ceph("osd", "pool", "get", mgr, "crush_rule")["crush_rule"] == "flashtune-replicated-nvme"
+            )
+            checked[mgr] = set(flash)
+
+    def placed() -> bool:
+        for pool, allowed in checked.items():
+            stats = lab.ceph("pg", "ls-by-pool", pool)
+            pgs = stats["pg_stats"] if isinstance(stats, dict) else stats
+            for pg in pgs:
+                up = {str(o) for o in pg["up"] if o != 2147483647}
+                assert up <= allowed, (pool, pg["pgid"], up, allowed)
+                if "active" not in pg["state"] or len(up) < len(pg["up"]):
+                    return False
+        return True
+
+    deadline = time.monotonic() + 300
+    while not placed():  # every PG maps inside its class and goes active
+        assert time.monotonic() < deadline, "PGs did not all go active in their device class"
+        time.sleep(5)
+    assert {"default.rgw.buckets.index", "rbd", "rbd_data", "default.rgw.buckets.data"} <= set(checked)

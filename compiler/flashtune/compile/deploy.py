@@ -48,17 +48,33 @@ def cephadm_spec(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[s
         service_id=cephadm.service_id(str(label)),
         encrypted=_encrypted(bundle),
     )
-    return cephadm.emit([spec], inputs)
+    specs = [spec]
+    flash = hw.flash_beside_hdd
+    if flash is not None:  # the flash data devices beside the HDDs: OSDs of their own class (metadata pools)
+        specs.append(
+            cephadm.spec(
+                hw,
+                osds_per_data_device(bundle),
+                service_id=cephadm.service_id(f"{label}-{flash}"),
+                encrypted=_encrypted(bundle),
+                device_type=flash,
+            )
+        )
+    return cephadm.emit(specs, inputs)
 
 
 def rook_cluster(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
     cfg = central_config(bundle)
     cls = placement().device_class[bundle.hardware.data_type]
+    memory = {cls: int(bundle.shape["osd_memory_target"])}
+    flash = bundle.shape.get("flash_class")
+    if flash:  # two classes: not forced to one (Ceph labels each OSD by its device), each with the target
+        memory[str(flash)] = memory[cls]
     docs = [
         rook.cluster(
             cfg,
             release=bundle.request.ceph_release,
-            osd_memory={cls: int(bundle.shape["osd_memory_target"])},
+            osd_memory=memory,
             osds_per_device=osds_per_data_device(bundle),
             encrypted=_encrypted(bundle),
             metadata_device=placement().rook["metadata_device"] if bundle.hardware.db_devices else None,
@@ -68,6 +84,18 @@ def rook_cluster(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[s
     if cm:
         docs.append(cm)
     return rook.emit(docs, inputs)
+
+
+def rook_pools(bundle: Bundle, _settings: Sequence[Setting], inputs: Mapping[str, Any]) -> str:
+    ec = bundle.shape.get("ec")
+    docs = rook.pool_docs(
+        bundle.shape.get("pools") or [],
+        ec.value if ec is not None else None,
+        namespace=placement().rook["namespace"],
+        flash=bundle.shape.get("flash_class"),
+        mgr_pool=(bundle.shape.get("flash_pools") or [None])[0],
+    )
+    return rook.emit_pools(docs, inputs)
 
 
 def explain(bundle: Bundle) -> str:

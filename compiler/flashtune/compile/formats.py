@@ -254,6 +254,18 @@ FORMATS: tuple[OutputFormat, ...] = (
         "Rook CephCluster snippet (cephConfig, OSD resources from the memory budget, storage)",
     ),
     OutputFormat(
+        "rook-pools",
+        "rook/pools.yaml",
+        None,
+        None,
+        "client",
+        None,
+        "config",
+        lambda b, s, i: deploy.rook_pools(b, _ceph_settings(b), i),
+        lambda b, s: _modern(b, s) and bool(b.shape.get("pools")),
+        "Rook CephBlockPool / CephFilesystem / CephObjectStore CRs for the workload's pools (shares, device classes)",
+    ),
+    OutputFormat(
         "db-host-limits",
         dbhost.PATH,
         None,

@@ -95,3 +95,8 @@ def autoscaler_rules() -> dict[str, Any]:
 
 def block_db_rules() -> dict[str, Any]:
     return dict(layout_data()["block_db"])
+
+
+def device_class_rules() -> dict[str, Any]:
+    """How pools are pinned to device classes on nodes with flash beside HDD (layout.yaml pools.device_classes)."""
+    return dict(layout_data()["pools"]["device_classes"])

@@ -30,6 +30,7 @@ from flashtune.errors import DataError, UsageError
 from flashtune.hardware import load_hardware, load_tier
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.paths import has_data
+from flashtune.placement import placement
 from flashtune.releases import ceph_index
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
@@ -244,6 +245,10 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             reason += f"; {e.message}"
     target = int(_catalog_default(catalog, "mon_target_pg_per_osd", req.ceph_release))
     max_pg = int(_catalog_default(catalog, "mon_max_pg_per_osd", req.ceph_release))
+    flash = hw.flash_beside_hdd
+    classes = placement().device_class
+    if flash is not None and ec is not None:  # EC chunks on the HDDs, not on the small flash OSDs
+        ec = replace(ec, value=replace(ec.value, device_class=classes["hdd"]))
     pg = pg_num(osds, size, 0.9 if ec is None else 0.1, target_per_osd=target, max_per_osd=max_pg)
     pg_ec = (
         pg_num(osds, ec.value.k + ec.value.m, 0.9, target_per_osd=target, max_per_osd=max_pg) if ec else None
@@ -286,6 +291,11 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "pg_num_derived": pg,
         "pg_num_ec": pg_ec.value if pg_ec else 0,
         "ec_optimized": bool(ec is not None and optimized),
+        "flash_class": classes[flash] if flash is not None else None,  # CRUSH class of flash OSDs beside HDDs
+        "class_osds": {
+            classes[t]: sum(g.count for g in hw.data_devices if g.type == t) * per_device.value * nodes
+            for t in {g.type for g in hw.data_devices}
+        },
         "warnings": _block_db(hw, req.workload, per_device.value),
     }
     if ec is not None and "WARNING" in ec.reason:
@@ -313,6 +323,32 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     return shape
 
 
+def pin_device_classes(planned: list[dict[str, Any]], shape: Shape, release: str) -> None:
+    """Where flash OSDs sit beside HDDs: each replicated pool gets a CRUSH rule restricted to a device class,
+    the omap-heavy ones (layout.yaml `metadata`, the replicated pool beside an EC pool, the manager's pool and
+    the pools the workload's daemons make themselves) the flash class and the others the HDD class; EC pools
+    take the HDD class from their profile."""
+    flash = shape.get("flash_class")
+    shape["crush_rules"] = {}
+    if not flash:
+        return
+    facts = layout.device_class_rules()
+    hdd = placement().device_class["hdd"]
+    for p in planned:
+        if p["type"] == "erasure":
+            p["device_class"] = hdd
+            continue
+        cls = flash if p.get("metadata") or p.get("ec_data_pool") else hdd
+        p["device_class"] = cls
+        p["crush_rule"] = str(facts["rule"]).format(cls=cls)
+        shape["crush_rules"][p["crush_rule"]] = cls
+    mgr = facts["mgr_pool"]
+    shape["mgr_rule"] = str(facts["rule"]).format(cls=flash)
+    shape["crush_rules"][shape["mgr_rule"]] = flash
+    own = facts.get("daemon_pools", {}).get(str(shape["workload"]), [])
+    shape["flash_pools"] = [str(mgr.get(release, mgr["default"])), *map(str, own)]
+
+
 def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
     """The workload's pools (data/layout/layout.yaml) with type, pg_num and EC flags for this cluster.
 
@@ -331,7 +367,9 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
             planned.append(
                 {"name": name, "application": app, "type": "replicated", "size": size, "share": share}
             )
-            planned[-1].update({k: p[k] for k in ("autoscale_bias", "recovery_priority", "data") if k in p})
+            planned[-1].update(
+                {k: p[k] for k in ("autoscale_bias", "recovery_priority", "data", "metadata") if k in p}
+            )
             continue
         if p.get("ec_pool"):  # the application keeps a replicated pool beside the EC data pool
             planned.append(
@@ -360,13 +398,25 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
                 "ec_optimizations_on": bool(shape.get("ec_optimized")),  # the hardware file turned them on
             }
         )
-    pgs = autoscaler_pg_nums(
-        [(p["size"], p["share"], float(p.get("autoscale_bias", 1))) for p in planned],
-        osds,
-        target_per_osd=target,
-        max_per_osd=max_pg,
-        floor=int(layout.autoscaler_rules()["pg_num_min"]),
-    )
+    pin_device_classes(planned, shape, req.ceph_release)
+    # the autoscaler budgets each CRUSH root apart: with device classes, each class's pools share its OSDs
+    by_class: dict[str | None, list[int]] = {}
+    for i, p in enumerate(planned):
+        by_class.setdefault(p.get("device_class"), []).append(i)
+    pgs = [0] * len(planned)
+    for cls, members in by_class.items():
+        counted = autoscaler_pg_nums(
+            [
+                (planned[i]["size"], planned[i]["share"], float(planned[i].get("autoscale_bias", 1)))
+                for i in members
+            ],
+            osds if cls is None else int(shape["class_osds"][cls]),
+            target_per_osd=target,
+            max_per_osd=max_pg,
+            floor=int(layout.autoscaler_rules()["pg_num_min"]),
+        )
+        for i, n in zip(members, counted, strict=True):
+            pgs[i] = n
     fs = layout.filesystem()
     for p, pg in zip(planned, pgs, strict=True):
         p["pg_num"] = pg

@@ -46,22 +46,31 @@ def _filter(groups: Sequence[DeviceGroup], others: Sequence[DeviceGroup]) -> dic
 
 
 def spec(
-    hw: Hardware, osds_per_device: int, *, service_id: str, hosts: Sequence[str] = (), encrypted: bool = False
+    hw: Hardware,
+    osds_per_device: int,
+    *,
+    service_id: str,
+    hosts: Sequence[str] = (),
+    encrypted: bool = False,
+    device_type: str | None = None,
 ) -> dict[str, Any]:
-    """One OSD service spec for one kind of host (a fleet emits one per host group)."""
-    data = [g for g in hw.data_devices if g.type == hw.data_type]
+    """One OSD service spec for one kind of host (a fleet emits one per host group); device_type: the spec
+    for another type of data device on the same hosts (flash beside HDDs), without DB devices."""
+    kind = device_type or hw.data_type
+    data = [g for g in hw.data_devices if g.type == kind]
+    others = [g for g in hw.data_devices if g.type != kind] + list(hw.db_devices)
     doc: dict[str, Any] = {
         "service_type": "osd",
         "service_id": service_id,
         "placement": {"hosts": list(hosts)} if hosts else {"host_pattern": "*"},
-        "spec": {"data_devices": _filter(data, hw.db_devices)},
+        "spec": {"data_devices": _filter(data, others)},
     }
     s = doc["spec"]
-    if hw.db_devices:
-        s["db_devices"] = _filter(hw.db_devices, data)
+    if hw.db_devices and not device_type:
+        s["db_devices"] = _filter(hw.db_devices, list(hw.data_devices))
     s["osds_per_device"] = osds_per_device
     s["encrypted"] = encrypted
-    s["crush_device_class"] = placement().device_class[hw.data_type]
+    s["crush_device_class"] = placement().device_class[kind]
     s["objectstore"] = "bluestore"
     return doc
 

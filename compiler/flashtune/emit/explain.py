@@ -77,8 +77,24 @@ def _pools(bundle: Bundle) -> list[str]:
                 "allow_ec_optimizations (commented in pools.sh: opt in with cluster.ec_optimizations after "
                 "checking the point release; the profile keeps the 4 KiB default stripe_unit until then)"
             )
+        if p.get("device_class"):
+            flags.append(
+                f"device class {p['device_class']}" + (f" ({p['crush_rule']})" if p.get("crush_rule") else "")
+            )
         out.append(
             f"| {p['name']} | {kind} | {p['pg_num']} | {p['share']:.0%} | {', '.join(flags) or '-'} |\n"
+        )
+    flash = bundle.shape.get("flash_class")
+    if flash:
+        out.append(
+            f"\nThe nodes have flash data devices beside their HDDs: the omap-heavy pools (bucket index, CephFS "
+            f"metadata, the replicated pool beside an EC pool, and the pools the daemons make themselves: "
+            f"{', '.join(f'`{n}`' for n in bundle.shape.get('flash_pools') or [])}) are placed on the `{flash}` "
+            "device class and the data pools on `hdd` (CRUSH rules restricted to a class; the EC profile's "
+            "crush-device-class), so small omap operations do not wait behind HDD seeks and the small flash OSDs "
+            "do not fill with data. pg_num counts each class's own OSDs, as the autoscaler does per CRUSH root. "
+            "Run pools.sh again once the daemons have made their pools: a pool left on the class-less default "
+            "rule overlaps both roots, and the autoscaler then leaves every pool alone.\n"
         )
     return out
 

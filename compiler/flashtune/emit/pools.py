@@ -24,6 +24,12 @@ def commands(bundle: Bundle) -> list[str]:
     ec = bundle.shape.get("ec")
     if ec is not None:
         out.append(ec.value.set_command())
+    # flash OSDs beside HDDs: one replicated rule per device class (create-replicated answers success when the
+    # rule exists with the same definition)
+    for rule, cls in (bundle.shape.get("crush_rules") or {}).items():
+        out.append(
+            f"ceph osd crush rule create-replicated {shlex.quote(rule)} default host {shlex.quote(cls)}"
+        )
     pools = bundle.shape.get("pools", [])
     for p in pools:
         name = shlex.quote(p["name"])
@@ -40,6 +46,8 @@ def commands(bundle: Bundle) -> list[str]:
         else:
             out.append(f"ceph osd pool create {name} {p['pg_num']} {p['pg_num']} replicated")
             out.append(f"ceph osd pool set {name} size {p['size']}")
+            if p.get("crush_rule"):  # moves the pool's PGs when it existed under another rule
+                out.append(f"ceph osd pool set {name} crush_rule {shlex.quote(p['crush_rule'])}")
         # The autoscaler (on by default) sizes a pool by the data it holds: an empty pool created with
         # pg_num N would be shrunk to its minimum. The pool's share of the cluster as target_size_ratio
         # makes the autoscaler's own target the pg_num above (same formula: mon_target_pg_per_osd).
@@ -61,6 +69,12 @@ def commands(bundle: Bundle) -> list[str]:
             out.append(
                 f"rbd config pool set {shlex.quote(p['name'])} rbd_default_data_pool {shlex.quote(p['ec_data_pool'])}"
             )
+    rule = bundle.shape.get("mgr_rule")
+    for name in bundle.shape.get("flash_pools") or []:  # pools the daemons make (run pools.sh again after)
+        out.append(
+            f"if ceph osd pool ls | grep -qx {shlex.quote(name)}; then "
+            f"ceph osd pool set {shlex.quote(name)} crush_rule {shlex.quote(str(rule))}; fi"
+        )
     out.extend(_cephfs(pools))
     return out
 

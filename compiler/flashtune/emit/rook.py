@@ -9,7 +9,8 @@ who may carry a mask. osd_memory_target is not put there: Rook passes the OSD po
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flashtune.emit.cbt import dump
@@ -131,6 +132,109 @@ def emit(docs: Iterable[Mapping[str, Any]], inputs: Mapping[str, Any]) -> str:
             f"# storage.config.metadataDevice {meta} is a placeholder: name your nodes' DB device (lsblk); Rook\n"
             "# puts every OSD's block.db on it (ceph-volume lvm batch --db-devices) instead of making it an OSD.\n"
         )
+    for i, doc in enumerate(docs):
+        out.append("---\n" if i else "")
+        out.append(dump(doc))
+    return "".join(out)
+
+
+POOLS_NAME = "rook/pools.yaml"
+# CR names are Kubernetes object names (lowercase letters, digits, '-', '.'): pools.sh's rbd_data becomes rbd-data
+_NOT_IN_NAME = re.compile(r"[^a-z0-9.-]+")
+
+
+def _cr_name(pool: str) -> str:
+    return _NOT_IN_NAME.sub("-", pool.lower()).strip("-.") or "pool"
+
+
+def pool_spec(pool: Mapping[str, Any], ec: Any, failure_domain: str = "host") -> dict[str, Any]:
+    """One pool as Rook's PoolSpec: protection, failure domain, device class and the autoscaler hints."""
+    spec: dict[str, Any] = {"failureDomain": failure_domain}
+    if pool["type"] == "erasure":
+        spec["erasureCoded"] = {"dataChunks": ec.k, "codingChunks": ec.m}
+    else:
+        spec["replicated"] = {"size": pool["size"]}
+    if pool.get("device_class"):
+        spec["deviceClass"] = pool["device_class"]
+    params = {"target_size_ratio": f"{pool['share']:g}"}
+    if pool.get("autoscale_bias") is not None:
+        params["pg_autoscale_bias"] = f"{pool['autoscale_bias']:g}"
+    spec["parameters"] = params
+    return spec
+
+
+def pool_docs(
+    pools: Sequence[Mapping[str, Any]], ec: Any, *, namespace: str, flash: str | None, mgr_pool: str | None
+) -> list[dict[str, Any]]:
+    """The workload's pools as Rook CRs: CephBlockPool (RBD; with EC a replicated pool and an EC pool),
+    CephFilesystem (scratch: metadata pool, replicated default data pool, EC data pool) or CephObjectStore
+    (rgw: metadataPool holds the index and RGW's other small pools, dataPool the objects)."""
+
+    def cr(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "apiVersion": "ceph.rook.io/v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": spec,
+        }
+
+    docs: list[dict[str, Any]] = []
+    apps = {p["application"] for p in pools}
+    if "rbd" in apps:
+        for p in pools:
+            docs.append(cr("CephBlockPool", _cr_name(p["name"]), {**pool_spec(p, ec), "application": "rbd"}))
+    if "cephfs" in apps:
+        fs = next(str(p["filesystem"]) for p in pools if p.get("filesystem"))
+        meta = next(p for p in pools if p.get("metadata"))
+        data = [p for p in pools if not p.get("metadata")]
+        docs.append(
+            cr(
+                "CephFilesystem",
+                _cr_name(fs),
+                {
+                    "metadataPool": pool_spec(meta, ec),
+                    # the first data pool is the default one (backtraces; replicated); files go to the EC pool
+                    # through a layout (a subvolume group with --pool_layout, or CSI's `pool` parameter)
+                    "dataPools": [{"name": _cr_name(p["name"]), **pool_spec(p, ec)} for p in data],
+                    "preserveFilesystemOnDelete": True,
+                    "metadataServer": {"activeCount": 1, "activeStandby": True},
+                },
+            )
+        )
+    if "rgw" in apps:
+        meta = next(p for p in pools if p.get("metadata"))
+        objects = next(p for p in pools if not p.get("metadata"))
+        docs.append(
+            cr(
+                "CephObjectStore",
+                "flashtune",
+                {
+                    "metadataPool": pool_spec(meta, ec),
+                    "dataPool": pool_spec(objects, ec),
+                    "preservePoolsOnDelete": True,
+                    "gateway": {"port": 80, "instances": 1},
+                },
+            )
+        )
+    if flash and mgr_pool:  # the manager's own pool on the flash class too (Rook's built-in pool CR)
+        docs.append(
+            cr(
+                "CephBlockPool",
+                "builtin-mgr",
+                {"name": ".mgr", "failureDomain": "host", "replicated": {"size": 3}, "deviceClass": flash},
+            )
+        )
+    return docs
+
+
+def emit_pools(docs: Iterable[Mapping[str, Any]], inputs: Mapping[str, Any]) -> str:
+    out = [
+        header("#", inputs),
+        "# Rook: the workload's pools as CRs (kubectl apply --dry-run=server -f first), the same pools, shares and\n",
+        "# device classes as pools.sh. Rook names each pool after its CR (rbd_data -> rbd-data; a CephFilesystem's\n",
+        "# pools are <fs>-metadata and <fs>-<dataPools[].name>; a CephObjectStore's <store>.rgw.*), sets\n",
+        "# allow_ec_overwrites on EC block and file data pools itself, and creates the gateways and MDS daemons.\n",
+    ]
     for i, doc in enumerate(docs):
         out.append("---\n" if i else "")
         out.append(dump(doc))
