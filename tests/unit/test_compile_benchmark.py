@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.benchmark import GiB, _object_bytes
+from flashtune.compile.benchmark import GiB, _object_bytes, gateways
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.hardware import tier_names
 from flashtune.lint import ruledata
@@ -89,7 +89,8 @@ def check_plans(b: Any) -> None:
             assert bench["prefill"] is (bench["mode"] in ("read", "randread")), where
         elif module == "hsbench":
             ep = doc["client_endpoints"][bench["client_endpoints"]]
-            gateways = shape["nodes"]  # the memory budget places a gateway on every OSD node
+            # dedicated gateway hosts, else the memory budget's radosgw daemons on every OSD node
+            gateways = shape["gateway_hosts"] or shape["nodes"] * max(1, shape["rgw_per_node"])
             assert len(ep["urls"]) == gateways and ep["endpoints_per_client"] == gateways, where
             data = clients * gateways * bench["objects"] * _object_bytes(bench["size"])
             assert data >= 2 * osd_cache and bench["prefill"] is True, where
@@ -122,10 +123,11 @@ def test_compiled_plans_lint_clean_of_the_cbt_plan_codes(tmp_path: Path) -> None
             facts = {
                 "osd_memory_target": int(b.shape["osd_memory_target"]),
                 "ram_bytes": int(b.shape["client_ram_gib"] * GiB),
+                "gateways": len(gateways(b.shape)),
             }
             found = lint_file(str(f), "cbt.yaml", ceph_release="tentacle", mysql_flavour=None, context=facts)
             codes = {x.code for x in found}
-            assert not codes & {"FT701", "FT702", "FT706", "FT707", "FT708", "FT709"}, (file, codes)
+            assert not codes & {"FT701", "FT702", "FT706", "FT707", "FT708", "FT709", "FT711"}, (file, codes)
 
 
 HARDWARE = """\
@@ -145,7 +147,10 @@ cluster:
   nodes: {nodes}
   clients: {clients}
   client_ram_gib: {client_ram}
-"""
+{gateways}"""
+# the ways a hardware file says where the gateways run: on every OSD node (the layout's one per node), several per
+# node, or on hosts of their own
+GATEWAYS = ("", "  colocated: {gateways: 2}\n", "  gateways: {count: 3, nic_gbps: 25}\n")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -158,6 +163,7 @@ cluster:
     cores=st.sampled_from([16, 24, 32, 64]),
     nic=st.sampled_from([10, 25, 100]),
     workload=st.sampled_from(WORKLOADS),
+    gateway_lines=st.sampled_from(GATEWAYS),
 )
 def test_plans_for_random_hardware_files_measure_what_they_claim(
     tmp_path_factory: pytest.TempPathFactory,
@@ -169,6 +175,7 @@ def test_plans_for_random_hardware_files_measure_what_they_claim(
     cores: int,
     nic: int,
     workload: str,
+    gateway_lines: str,
 ) -> None:
     from flashtune.errors import FlashtuneError
 
@@ -183,6 +190,7 @@ def test_plans_for_random_hardware_files_measure_what_they_claim(
             nodes=nodes,
             clients=clients,
             client_ram=client_ram,
+            gateways=gateway_lines,
         )
     )
     try:
@@ -191,6 +199,45 @@ def test_plans_for_random_hardware_files_measure_what_they_claim(
         assert e.message and e.suggestion
         return
     check_plans(b)
+
+
+@pytest.mark.parametrize(
+    ("lines", "layout", "urls"),
+    [
+        ("", "", [f"http://osd0{n}:7480" for n in range(1, 6)]),
+        (
+            "",
+            "layout: {placement: {rgw: [rgw, rgw]}}\n",
+            [f"http://osd0{n}:{p}" for n in range(1, 6) for p in (7480, 7481)],
+        ),
+        (GATEWAYS[1], "", [f"http://osd0{n}:{p}" for n in range(1, 6) for p in (7480, 7481)]),
+        (GATEWAYS[2], "", ["http://rgw01:7480", "http://rgw02:7480", "http://rgw03:7480"]),
+    ],
+)
+def test_the_rgw_plans_drive_every_gateway_the_hardware_has(
+    lines: str, layout: str, urls: list[str], tmp_path: Path
+) -> None:
+    """One URL per gateway wherever the gateways run: a second daemon on a node (the layout's placement, or the
+    hardware file's colocated.gateways) at the next port, dedicated gateway hosts instead of the OSD nodes; and
+    lint-config --gateways agrees with the compiled plan, and flags it for a cluster with more gateways."""
+    from support.linting import lint_cli
+
+    f = tmp_path / "hw.yaml"
+    text = HARDWARE.format(
+        sockets=2, cores=22, ram=192, nic=25, devices=4, nodes=5, clients=6, client_ram=32, gateways=lines
+    )
+    f.write_text(text + layout)
+    b = compile_bundle(CompileRequest(workload="rgw", tier=None, hardware_file=str(f)))
+    check_plans(b)
+    for file, doc in b.plans.items():
+        ep = doc["client_endpoints"]["s3"]
+        assert ep["urls"] == urls and ep["endpoints_per_client"] == len(urls), file
+    assert f"client_endpoints.s3.urls` = {len(urls)}: one URL per gateway" in b.files["explain.md"]
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(b.files[next(iter(b.plans))])
+    assert "FT711" not in lint_cli(plan, "--gateways", str(len(urls))).stdout
+    more = lint_cli(plan, "--gateways", str(len(urls) + 2)).stdout
+    assert "FT711" in more and f"drives {len(urls)} gateway(s) but the cluster runs {len(urls) + 2}" in more
 
 
 def test_smoke_scale_changes_only_sizes_and_durations() -> None:

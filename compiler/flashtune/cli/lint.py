@@ -52,6 +52,12 @@ def build_parser() -> Parser:
         type=float,
         help="the OSDs' osd_memory_target (CBT plans: is the data set twice the OSDs' cache? default Ceph's 4)",
     )
+    p.add_argument(
+        "--gateways",
+        metavar="N",
+        type=int,
+        help="radosgw daemons the cluster runs (CBT plans: does the S3 benchmark drive every gateway?)",
+    )
     # facts the catalog's dependency rules (FT401/FT402) need but a file cannot tell
     p.add_argument(
         "--tuned-profile",
@@ -117,6 +123,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         context["failure_domains"] = args.failure_domains
     if args.osd_memory_target:
         context["osd_memory_target"] = int(args.osd_memory_target * (1 << 30))
+    if args.gateways:
+        context["gateways"] = args.gateways
     facts = {
         "tuned_include": args.tuned_profile,
         "sockets": args.sockets,

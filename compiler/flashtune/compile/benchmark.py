@@ -209,12 +209,13 @@ def documents(
             {"cephfs_client": cephfs_client},
         )
     if module == "hsbench":
+        where, facts = _gateways_reason(ctx)
+        n_urls = len(endpoints["s3"]["urls"])
         derived["client_endpoints.s3.urls"] = Derived(
-            len(endpoints["s3"]["urls"]),
-            f"one URL per gateway: the memory budget places a radosgw on each of the {ctx['nodes']} OSD nodes, "
-            f"and endpoints_per_client = {ctx['nodes']} gives every client one hsbench per gateway "
-            "(client_endpoints/rgws3_client_endpoints.py takes urls[endpoint % len(urls)])",
-            {"nodes": ctx["nodes"]},
+            n_urls,
+            f"one URL per gateway: {where}, and endpoints_per_client = {n_urls} gives every client one "
+            "hsbench per gateway (client_endpoints/rgws3_client_endpoints.py takes urls[endpoint % len(urls)])",
+            facts,
         )
     for i, case in enumerate(expand(all_axes), 1):
         c = dict(cluster)
@@ -394,6 +395,36 @@ def _cephfs_clients() -> dict[str, dict[str, Any]]:
     return dict(ruledata.cbt_schema()["cephfs_clients"])
 
 
+def gateways(ctx: dict[str, Any], port: int = _RGW_PORT) -> list[tuple[str, int]]:
+    """Every gateway of the compiled cluster as (placeholder host, port): the hardware file's dedicated gateway
+    hosts (rgw01..), else each OSD node's radosgw daemons, a second one on a node at the next port (cephadm
+    runs the daemons of one host on consecutive ports: https://docs.ceph.com/en/reef/cephadm/services/rgw/,
+    "Designated gateways", count-per-host:2 with --port=8000 gives 8000 and 8001)."""
+    dedicated = int(ctx.get("gateway_hosts") or 0)
+    if dedicated:
+        return [(h, port) for h in _hosts("rgw", dedicated)]
+    per_node = max(1, int(ctx.get("rgw_per_node") or 1))
+    return [(h, port + i) for h in _hosts("osd", ctx["nodes"]) for i in range(per_node)]
+
+
+def _gateways_reason(ctx: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    dedicated = int(ctx.get("gateway_hosts") or 0)
+    if dedicated:
+        return f"the hardware file's {dedicated} dedicated gateway hosts (rgw01..)", {
+            "gateway_hosts": dedicated
+        }
+    per_node = max(1, int(ctx.get("rgw_per_node") or 1))
+    where = (
+        f"{per_node} radosgw daemons on each of the {ctx['nodes']} OSD nodes (ports {_RGW_PORT}..)"
+        if per_node > 1
+        else f"a radosgw on each of the {ctx['nodes']} OSD nodes"
+    )
+    facts: dict[str, Any] = {"nodes": ctx["nodes"]}
+    if per_node > 1:
+        facts["rgw_per_node"] = per_node
+    return f"the memory budget places {where}", facts
+
+
 def _cephfs_client(name: str) -> dict[str, Any]:
     clients = _cephfs_clients()
     if name not in clients:
@@ -408,7 +439,7 @@ def _endpoints(
         # CBT knows no RGW URL on an existing cluster: one per gateway (placeholder hosts, Ceph's default port);
         # the S3 user CBT creates itself with radosgw-admin (rgws3_client_endpoints.py create)
         port = int(ctx.get("rgw_port", _RGW_PORT))
-        urls = [f"http://{h}:{port}" for h in _hosts("osd", ctx["nodes"])]
+        urls = [f"http://{h}:{p}" for h, p in gateways(ctx, port)]
         return {"s3": {"driver": "s3", "endpoints_per_client": len(urls), "user": "cbt", "urls": urls}}
     # by default the kernel client, which HPC sites mount scratch with; ceph-fuse on request (a host without
     # the ceph kernel module): it measures a different, slower client (data/cbt/schema.yaml cephfs_clients)

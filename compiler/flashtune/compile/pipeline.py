@@ -285,6 +285,10 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         "message_rules": layout.memory_rules()["messages"],
         "daemons_gib": daemons,
         "os_reserve_gib": nl.os_reserve_gib,
+        # the gateways the rgw plans drive: dedicated gateway hosts where the hardware file has them, else the
+        # radosgw daemons on every OSD node (the layout's placement, or the hardware's colocated.gateways)
+        "gateway_hosts": hw.gateways,
+        "rgw_per_node": max(nl.counts.get("rgw", 0), hw.colocated_gateways),
         "pg_target_per_osd": target,
         "pg_max_per_osd": max_pg,
         "pg_num": pg.value,

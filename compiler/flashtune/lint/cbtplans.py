@@ -5,7 +5,10 @@
 - FT707 a single iteration gives one number and no spread;
 - FT708 CBT's run loop skips the benchmark (fio, hsbench, ...) or every iteration after the first;
 - FT709 the data set fits in the caches it could sit in (the OSDs' memory, the client's page cache);
-- FT710 librbdfio `workloads:` run, but only the last workload's results reach the archive.
+- FT710 librbdfio `workloads:` run, but only the last workload's results reach the archive;
+- FT711 an S3 benchmark drives fewer gateways than the cluster runs (lint-config --gateways N): CBT's s3
+  endpoint gives each client urls[0 .. endpoints_per_client - 1], modulo the list
+  (client_endpoints/rgws3_client_endpoints.py mount).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def check(lint: Linter, name: str, conf: dict[str, Any], data: dict[str, Any]) -
     _time_based(lint, name, conf)
     _run_loop(lint, name, conf, cluster)
     _data_set(lint, name, conf, cluster, data)
+    _gateways(lint, name, conf, data)
 
 
 def _time_based(lint: Linter, name: str, conf: dict[str, Any]) -> None:
@@ -112,6 +116,34 @@ def _run_loop(lint: Linter, name: str, conf: dict[str, Any], cluster: dict[str, 
             f"{iterations - 1} are skipped without a word",
             "add is_teuthology: true under cluster: so every iteration runs",
         )
+
+
+def _gateways(lint: Linter, name: str, conf: dict[str, Any], data: dict[str, Any]) -> None:
+    want = lint.ctx.extra.get("gateways")
+    eps = data.get("client_endpoints")
+    ep_name = conf.get("client_endpoints")
+    ep = eps.get(ep_name) if isinstance(eps, dict) else None
+    if not want or not isinstance(ep, dict) or ep.get("driver") != "s3":
+        return
+    urls = ep.get("urls")
+    if not isinstance(urls, list) or not urls:  # CBT then takes the cluster's own list: nothing to count
+        return
+    per = _int(ep.get("endpoints_per_client", 1)) or 1
+    driven = len({str(urls[i % len(urls)]) for i in range(per)})
+    if driven >= int(want):
+        return
+    section = f"client_endpoints.{ep_name}"
+    at = lint.at(section, "urls") if section != "client_endpoints.None" else lint.at("benchmarks", name)
+    lint.ctx.add(
+        at,
+        "warning",
+        "FT711",
+        "urls",
+        f"{name} drives {driven} gateway(s) but the cluster runs {want} (--gateways): CBT gives each client "
+        f"urls[0 .. endpoints_per_client - 1] ({len(urls)} URL(s), endpoints_per_client = {per}), so the other "
+        "gateways carry no load and the plan measures a part of the object service, not all of it",
+        f"list one URL per gateway ({want}) in urls and set endpoints_per_client to {want}",
+    )
 
 
 def _data_set(

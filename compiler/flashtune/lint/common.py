@@ -20,7 +20,7 @@ class Context:
     """What the linter knows about the target: release, flavour and optional facts about the hardware.
 
     extra keys understood: ram_bytes (int), failure_domains (int: hosts/racks for EC), objectstore (str),
-    osd_memory_target (int bytes: CBT plans' cache sizing).
+    osd_memory_target (int bytes: CBT plans' cache sizing), gateways (int: radosgw daemons the cluster runs).
     """
 
     filename: str
