@@ -64,33 +64,46 @@ def derive_mariadb() -> None:
     derive_mariadb_minimums(out, version)
 
 
-def derive_mariadb_minimums(help_text: str, version: str) -> None:
-    """data/mysql-option-minimums/mariadb-10.11.txt: `name minimum` for every numeric option mariadbd raises
-    when it is set to 0 (its own warning 'unsigned value 0 adjusted to N'), measured by one read-only
-    `--help --verbose` run with every numeric option of the variables table set to 0."""
-    import re
+def _probe(name: str, value: str) -> subprocess.CompletedProcess[str]:
+    """mariadbd reading one option (read-only: --help --verbose parses the options and starts nothing)."""
     import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".cnf") as cnf:
+        cnf.write(f"[mysqld]\n{name}={value}\n")
+        cnf.flush()
+        return subprocess.run(
+            ["mariadbd", f"--defaults-file={cnf.name}", "--help", "--verbose"], capture_output=True, text=True
+        )
+
+
+def derive_mariadb_minimums(help_text: str, version: str) -> None:
+    """data/mysql-option-minimums/mariadb-10.11.txt: for every numeric option of the variables table, its
+    minimum (mariadbd's own warning when it is set to 0: 'unsigned value 0 adjusted to N') and what mariadbd
+    does with -1: 'stops' (the server refuses to start: 'Incorrect unsigned value'), 'plugin-off' (a plugin's
+    option: the value is refused and the plugin is not loaded, the parse goes on) or 'takes' (a signed
+    option). Each option is probed alone: together, one bad value hid the others (and mariadbd crashed)."""
+    import re
 
     numeric = [
         m[1] for m in re.finditer(r"^([a-z0-9-]+)[ \t]+-?\d+[ \t]*$", help_text.rsplit("-" * 20, 1)[-1], re.M)
     ]
-    with tempfile.NamedTemporaryFile("w", suffix=".cnf") as cnf:
-        cnf.write("[mysqld]\n" + "".join(f"{n}=0\n" for n in numeric))
-        cnf.flush()
-        err = subprocess.run(
-            ["mariadbd", f"--defaults-file={cnf.name}", "--help", "--verbose"], capture_output=True, text=True
-        ).stderr
-    mins = {
-        m[1].replace("-", "_"): int(m[2])
-        for m in re.finditer(r"option '([\w-]+)': unsigned value 0 adjusted to (\d+)", err)
-    }
+    rows = []
+    for name in numeric:
+        zero, negative = _probe(name, "0"), _probe(name, "-1")
+        spelled = rf"(?:{re.escape(name)}|{re.escape(name.replace('-', '_'))})"
+        low = re.search(rf"option '{spelled}': (?:un)?signed value 0 adjusted to (\d+)", zero.stderr)
+        refused = "Error while setting value" in negative.stderr or "Incorrect" in negative.stderr
+        action = "takes" if not refused else "stops" if negative.returncode != 0 else "plugin-off"
+        rows.append((name.replace("-", "_"), int(low[1]) if low else 0, action))
     folder = REPO / "data" / "mysql-option-minimums"
     folder.mkdir(parents=True, exist_ok=True)
     header = (
-        f"# MariaDB server options with a minimum above 0 ({len(mins)}): a lower value is raised to it with a\n"
-        f"# warning. From `mariadbd --help --verbose` with every numeric option set to 0\n# {version}\n"
+        f"# MariaDB's numeric server options ({len(rows)}): name, minimum (a lower value is raised to it with a\n"
+        "# warning), what -1 does: stops (the server refuses to start), plugin-off (the option's plugin is not\n"
+        "# loaded), takes. Each option probed alone with `mariadbd --help --verbose` (scripts/derive_option_names.py)\n"
+        f"# {version}\n"
     )
-    body = "".join(f"{k} {v}\n" for k, v in sorted(mins.items()))
+    body = "".join(f"{n} {low} {action}\n" for n, low, action in sorted(rows))
     (folder / "mariadb-10.11.txt").write_text(header + body, encoding="utf-8")
 
 

@@ -166,11 +166,13 @@ def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
     if shutil.which("mariadbd") is None:
         pytest.skip("mariadbd is not installed")
     corpus = Path(__file__).parents[1] / "fixtures" / "lint-corpus"
+    files = [
+        corpus / m["file"]
+        for m in load_yaml(corpus / "manifest.yaml")["files"]
+        if m["kind"] == "my.cnf" and not str(m.get("mysql", "mariadb")).startswith("mysql")
+    ]
     checked = 0
-    for m in load_yaml(corpus / "manifest.yaml")["files"]:
-        if m["kind"] != "my.cnf" or str(m.get("mysql", "mariadb")).startswith("mysql"):
-            continue
-        path = corpus / m["file"]
+    for path in [*files, Path(__file__).parents[1] / "fixtures" / "hostile" / "my-below-minimum.cnf"]:
         findings = lint_file(path)
         if any(f.code == "FT003" for f in findings):
             continue  # a MySQL file (FT003): mariadbd is not its judge
@@ -188,9 +190,14 @@ def test_mariadbd_raises_exactly_the_values_reported_below_minimum() -> None:
         reported = {
             f.key.replace("-", "_").lower() for f in findings if f.code == "FT202" and "minimum" in f.message
         }
-        assert raised == reported, (m["file"], raised, reported)
+        assert raised == reported, (path.name, raised, reported)
         checked += 1
-    assert checked >= 20
+    assert checked >= 21 and reported == {
+        "innodb_buffer_pool_size",
+        "innodb_io_capacity",
+        "sort_buffer_size",
+        "innodb_log_file_size",
+    }
 
 
 HOSTILE = Path(__file__).parents[1] / "fixtures" / "hostile"
@@ -273,3 +280,20 @@ def test_plugin_option_findings_are_the_refusals(tmp_path: Path) -> None:
         r = mariadbd(tmp_path, *(ln for i, ln in body if i == line or i not in errors))
         assert r.returncode != 0 and "unknown variable" in r.stderr, (line, r.stderr[-500:])
     assert mariadbd(tmp_path, *(ln for i, ln in body if i not in errors)).returncode == 0
+
+
+def test_negative_values_are_refused_as_reported(tmp_path: Path) -> None:
+    """Each FT201 'takes no negative number' line of the fixture, alone: mariadbd refuses the value ('Error
+    while setting value'); a server option stops it, an InnoDB option only leaves the plugin out here (the
+    real start then stops: 'Unknown/unsupported storage engine: InnoDB')."""
+    path = HOSTILE / "my-negative-values.cnf"
+    lines = path.read_text().splitlines()
+    found = [f for f in lint_text(path.read_text(), "my.cnf", mysql_flavour=FLAVOUR) if f.code == "FT201"]
+    assert [f.line for f in found] == [4, 5, 6]
+    for f in found:
+        r = mariadbd(tmp_path, lines[f.line - 1])
+        assert "Error while setting value" in r.stderr, (f, r.stderr[-500:])
+        stops = "refuses to start" in f.message
+        assert (r.returncode != 0) == stops, (f.message, r.returncode)
+        if not stops:
+            assert "Parsing options for plugin 'InnoDB' failed" in r.stderr, r.stderr[-500:]

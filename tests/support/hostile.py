@@ -14,11 +14,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "hostile"  # the hostile inputs, kept as files
+FIO_JSON = REPO / "tests" / "corpus" / "fio-json" / "fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-1-1.json"
 LAUNCHER = Path(__file__).with_name("launch.py")
 ERROR = re.compile(r"^(\S[^\n]*?: )?error:? ")
 MiB = 1 << 20
@@ -90,6 +92,20 @@ def run(
     peak = int(peak_kib) / 1024 if peak_kib else float("nan")
     text_out = (out or b"").decode("utf-8", "replace")
     return Run(p.returncode, text_out, err.decode("utf-8", "replace"), seconds, peak)
+
+
+def compile_config(*args: str | Path, cwd: Path, **limits: Any) -> Run:
+    """compile-config in a child (run's limits): the block workload, on the iops tier unless the arguments
+    name a tier, hardware or fleet."""
+    given = {str(a) for a in args}
+    tier = () if given & {"--tier", "--hardware", "--fleet"} else ("--tier", "iops")
+    workload = () if "--workload" in given else ("--workload", "block")
+    return run("flashtune.cli.compile", *tier, *workload, *args, cwd=cwd, **limits)
+
+
+def ingest(*args: str | Path, cwd: Path, mem_mib: int = 3072, **limits: Any) -> Run:
+    """flashtune ingest in a child (run's limits; pandas and numpy need more address space than the rest)."""
+    return run("flashtune.cli.main", "ingest", *args, cwd=cwd, mem_mib=mem_mib, **limits)
 
 
 def check(r: Run, *, rc: int | tuple[int, ...] = 2, where: str | None = None, says: str = "") -> None:

@@ -25,7 +25,18 @@ from hypothesis import strategies as st
 from flashtune.cli import compile as compile_cli
 from flashtune.cli import lint as lint_cli
 from flashtune.cli import main as flashtune_cli
-from support.hostile import ERROR, REPO, MiB, Run, check, no_temp_left, run, snapshot_of
+from support.hostile import (
+    ERROR,
+    REPO,
+    MiB,
+    Run,
+    check,
+    compile_config,
+    ingest,
+    no_temp_left,
+    run,
+    snapshot_of,
+)
 
 TIER = (REPO / "data" / "tiers" / "iops.yaml").read_text()
 GOOD_PLAN = (
@@ -116,17 +127,7 @@ def test_alias_bombs_are_refused_quickly_with_the_line(tmp_path: Path) -> None:
     hw = tmp_path / "hw.yaml"
     hw.write_text(bomb())
     assert len(hw.read_bytes()) < 500
-    r = run(
-        "flashtune.cli.compile",
-        "--workload",
-        "block",
-        "--hardware",
-        hw,
-        "--out",
-        tmp_path / "o",
-        cwd=tmp_path,
-        mem_mib=512,
-    )
+    r = compile_config("--hardware", hw, "--out", tmp_path / "o", cwd=tmp_path, mem_mib=512)
     check(r, where=f"{hw}:", says="expands to more than")
     assert r.peak_mib < 400
     plan = tmp_path / "plan.yaml"
@@ -153,9 +154,7 @@ def test_alias_bombs_are_refused_quickly_with_the_line(tmp_path: Path) -> None:
 def test_deep_recursive_and_unsafe_yaml(tmp_path: Path, text: str) -> None:
     f = tmp_path / "in.yaml"
     f.write_text(text)
-    r = run(
-        "flashtune.cli.compile", "--workload", "block", "--hardware", f, "--out", tmp_path / "o", cwd=tmp_path
-    )
+    r = compile_config("--hardware", f, "--out", tmp_path / "o", cwd=tmp_path)
     check(r, where=f"{f}:")
     assert re.match(rf"{re.escape(str(f))}:\d+:\d+: error: ", r.message()), r.err
     r = run("flashtune.cli.lint", f, cwd=tmp_path)
@@ -183,16 +182,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
     hw = tmp_path / "hw.yaml"
     hw.write_text(text)
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith(f"{key}:"))
-    r = run(
-        "flashtune.cli.compile",
-        "--workload",
-        "block",
-        "--hardware",
-        hw,
-        "--out",
-        tmp_path / "o",
-        cwd=tmp_path,
-    )
+    r = compile_config("--hardware", hw, "--out", tmp_path / "o", cwd=tmp_path)
     check(r, where=f"{hw}:{line}: error", says=says)
 
 
@@ -245,7 +235,7 @@ def test_nonsense_envelope_fields_in_a_hardware_file(tmp_path: Path, old: str, n
     r = run("flashtune.cli.main", "envelope", "--hardware", hw, cwd=tmp_path)
     check(r, where=f"{hw}:{line}: error", says=says)
     out = tmp_path / "o"
-    c = run("flashtune.cli.compile", "--workload", "block", "--hardware", hw, "--out", out, cwd=tmp_path)
+    c = compile_config("--hardware", hw, "--out", out, cwd=tmp_path)
     check(c, where=f"{hw}:{line}: error", says=says)
     assert c.message() == r.message()
 
@@ -268,7 +258,7 @@ def test_nonsense_numbers_in_a_layout_override(tmp_path: Path, layout: str, says
     hw.write_text(text)
     line = len(text.splitlines())
     out = tmp_path / "o"
-    r = run("flashtune.cli.compile", "--workload", "rgw", "--hardware", hw, "--out", out, cwd=tmp_path)
+    r = compile_config("--workload", "rgw", "--hardware", hw, "--out", out, cwd=tmp_path)
     check(r, where=f"{hw}:{line}: error", says=says)
 
 
@@ -295,18 +285,13 @@ def test_nonsense_numbers_in_a_layout_override(tmp_path: Path, layout: str, says
 )
 def test_nonsense_arguments(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
     out = [] if "--out" in args else ["--out", str(tmp_path / "o")]
-    r = run("flashtune.cli.compile", "--tier", "iops", "--workload", "block", *args, *out, cwd=tmp_path)
+    r = compile_config(*args, *out, cwd=tmp_path)
     check(r, says=says)
     assert not (tmp_path / "o").exists()
 
 
 def test_replication_2_is_an_explicit_loud_opt_in(tmp_path: Path) -> None:
-    r = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
+    r = compile_config(
         "--replication",
         "2",
         "--allow-unsafe",
@@ -327,9 +312,7 @@ def test_replication_2_is_an_explicit_loud_opt_in(tmp_path: Path) -> None:
 
 
 def _compile(tmp: Path, out: str | Path, *extra: str, **kw: object) -> Run:
-    return run(
-        "flashtune.cli.compile", "--tier", "tco", "--workload", "block", "--out", out, *extra, cwd=tmp, **kw
-    )  # type: ignore[arg-type]
+    return compile_config("--tier", "tco", "--out", out, *extra, cwd=tmp, **kw)  # type: ignore[arg-type]
 
 
 def test_output_targets_that_are_not_new_folders(tmp_path: Path) -> None:
@@ -406,7 +389,7 @@ def test_ingest_output_targets(tmp_path: Path) -> None:
         (tmp_path / "results.csv", "--force"),
         ("", "empty"),
     ):
-        r = run("flashtune.cli.main", "ingest", sample, "--out", out, cwd=tmp_path, mem_mib=3072)
+        r = ingest(sample, "--out", out, cwd=tmp_path)
         check(r, says=says)
     assert (tmp_path / "results.csv").read_text() == "mine\n"
 

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, check, child_env, run
+from support.hostile import FIO_JSON, REPO, check, child_env, ingest, run
 
-FIO_JSON = REPO / "tests" / "corpus" / "fio-json" / "fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-1-1.json"
 TIER = REPO / "data" / "tiers" / "iops.yaml"
 
 COMMANDS = {
@@ -115,21 +114,21 @@ def test_ingest_reads_standard_input(tmp_path: Path) -> None:
     """`flashtune ingest -` reads one result from standard input, named <stdin> in rows and messages, in
     both print formats; an old `--format fio-json` is told about --kind; - twice is refused."""
     with FIO_JSON.open("rb") as f:
-        r = run("flashtune.cli.main", "ingest", "-", "--out", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+        r = ingest("-", "--out", "-", cwd=tmp_path, stdin=f)
     check(r, rc=0)
     assert r.out.startswith("source,tool,format,") and r.out.count("\n<stdin>,fio,") == 42, r.out[:500]
     assert "standard output: 42 rows" in r.err
     with FIO_JSON.open("rb") as f:
-        r = run("flashtune.cli.main", "ingest", "--format", "json", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+        r = ingest("--format", "json", "-", cwd=tmp_path, stdin=f)
     check(r, rc=0)
     doc = json.loads(r.out)
     assert doc["rows"] == 42 and doc["sources"] == [{"source": "<stdin>", "format": "fio-json", "rows": 42}]
     with FIO_JSON.open("rb") as f:
-        r = run("flashtune.cli.main", "ingest", "--kind", "ior", "-", cwd=tmp_path, mem_mib=3072, stdin=f)
+        r = ingest("--kind", "ior", "-", cwd=tmp_path, stdin=f)
     check(r, where="<stdin>:1: error: this is not IOR output")
-    r = run("flashtune.cli.main", "ingest", "--format", "fio-json", FIO_JSON, cwd=tmp_path, mem_mib=3072)
+    r = ingest("--format", "fio-json", FIO_JSON, cwd=tmp_path)
     check(r, says="pass --kind fio-json (--format is what to print: text or json)")
-    r = run("flashtune.cli.main", "ingest", "-", "-", cwd=tmp_path, mem_mib=3072)
+    r = ingest("-", "-", cwd=tmp_path)
     check(r, says="standard input (-) is named more than once")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -155,7 +154,7 @@ def test_dash_is_refused_where_standard_input_or_output_makes_no_sense(
 
 
 def test_dash_is_standard_output_for_ingest_and_standard_input_for_lint(tmp_path: Path) -> None:
-    r = run("flashtune.cli.main", "ingest", FIO_JSON, "--out", "-", cwd=tmp_path, mem_mib=3072)
+    r = ingest(FIO_JSON, "--out", "-", cwd=tmp_path)
     check(r, rc=0)
     assert r.out.startswith("source,tool,format,") and r.out.count("\n") == 43
     assert "standard output: 42 rows" in r.err

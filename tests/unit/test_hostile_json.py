@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, check, run
+from support.hostile import FIXTURES, check, compile_config, ingest, run
 
-FIXTURES = REPO / "tests" / "fixtures" / "hostile"
 CASES = {
     "deep": ("nested more than 500 levels deep", "ceph-dump-deep.json", "fio-deep.json"),
     "digits": ("an integer of 5000 digits", "ceph-dump-5000-digits.json", "fio-5000-digits.json"),
@@ -31,19 +30,7 @@ def test_lint_config_reads_hostile_json_cleanly(tmp_path: Path, case: str) -> No
 def test_compile_config_against_hostile_json(tmp_path: Path, case: str) -> None:
     says, dump, _ = CASES[case]
     out = tmp_path / "o"
-    r = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
-        "--against",
-        FIXTURES / dump,
-        "--out",
-        out,
-        cwd=tmp_path,
-        mem_mib=512,
-    )
+    r = compile_config("--against", FIXTURES / dump, "--out", out, cwd=tmp_path, mem_mib=512)
     check(r, where=f"{FIXTURES / dump}:1:", says=says)
     assert not out.exists()
 
@@ -51,7 +38,7 @@ def test_compile_config_against_hostile_json(tmp_path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", list(CASES))
 def test_ingest_reads_hostile_fio_json_cleanly(tmp_path: Path, case: str) -> None:
     says, _, fio = CASES[case]
-    r = run("flashtune.cli.main", "ingest", FIXTURES / fio, cwd=tmp_path, mem_mib=3072)
+    r = ingest(FIXTURES / fio, cwd=tmp_path)
     check(r, where=f"{FIXTURES / fio}:3:", says=says)
     assert "0 input(s) read, 0 skipped, 1 bad" in r.out
 
@@ -61,17 +48,7 @@ def test_a_hostile_manifest_in_the_output_folder(tmp_path: Path) -> None:
     out = tmp_path / "o"
     out.mkdir()
     (out / "manifest.json").write_bytes((FIXTURES / "fio-deep.json").read_bytes())
-    r = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
-        "--out",
-        out,
-        "--force",
-        cwd=tmp_path,
-    )
+    r = compile_config("--out", out, "--force", cwd=tmp_path)
     check(r, where=f"{out}: error", says="not a flashtune output folder")
 
 

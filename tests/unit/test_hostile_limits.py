@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, MiB, check, child_env, run
+from support.hostile import REPO, MiB, check, child_env, compile_config, ingest, run
 
 CBT_RUN = REPO / "tests" / "corpus" / "cbt" / "cbt-2025-librbdfio" / "results" / "00000000" / "id-af9a4715"
 
@@ -24,7 +24,7 @@ def test_the_peak_measured_is_the_commands_own_not_the_test_processes(tmp_path: 
     exec: measured from here, `--version` would report this worker's size (CI saw 230-777 MiB)."""
     ballast = bytearray(400 * MiB)
     ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page so it is resident
-    r = run("flashtune.cli.compile", "--version", cwd=tmp_path, mem_mib=512)
+    r = compile_config("--version", cwd=tmp_path, mem_mib=512)
     check(r, rc=0)
     assert 5 < r.peak_mib < 150, r.peak_mib
     del ballast
@@ -47,19 +47,7 @@ def test_a_64_mib_ceph_conf_is_refused_at_the_line_cap_in_bounded_memory(
     check(r, rc=1)
     assert f"{big_conf}:100001:1: error FT001 has 3,050,403 lines" in r.out, r.out[:500]
     assert r.peak_mib < 400, r.peak_mib
-    c = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
-        "--against",
-        big_conf,
-        "--out",
-        tmp_path / "o",
-        cwd=tmp_path,
-        mem_mib=768,
-    )
+    c = compile_config("--against", big_conf, "--out", tmp_path / "o", cwd=tmp_path, mem_mib=768)
     check(c, where=f"{big_conf}:100001:1: error", says="at most 100,000")
     assert c.peak_mib < 400, c.peak_mib
 
@@ -107,23 +95,17 @@ def _archive(root: Path, runs: int) -> Path:
 
 def test_a_cbt_archive_of_many_runs_gives_each_run_its_rows(tmp_path: Path) -> None:
     """The archive's fio reports become one frame (not a frame a file): every run's rows, with its run id."""
-    one = run(
-        "flashtune.cli.main",
-        "ingest",
+    one = ingest(
         _archive(tmp_path / "one", 1),
         "--out",
         tmp_path / "one.csv",
         cwd=tmp_path,
-        mem_mib=3072,
     )
-    many = run(
-        "flashtune.cli.main",
-        "ingest",
+    many = ingest(
         _archive(tmp_path / "many", 150),
         "--out",
         tmp_path / "many.csv",
         cwd=tmp_path,
-        mem_mib=3072,
     )
     check(one, rc=0)
     check(many, rc=0)
@@ -162,7 +144,7 @@ def test_ingest_shows_progress_on_a_terminal_and_nothing_elsewhere(tmp_path: Pat
     assert rc == 0
     assert b"\rflashtune ingest: " in seen and b" files read (" in seen, seen[-400:]
     assert seen.endswith(b"\r\x1b[K"), seen[-100:]  # the line is wiped at the end
-    r = run("flashtune.cli.main", "ingest", archive, cwd=tmp_path, mem_mib=3072, env=env)
+    r = ingest(archive, cwd=tmp_path, env=env)
     check(r, rc=0)
     assert "files read" not in r.err and "\r" not in r.err, r.err
 
@@ -185,17 +167,7 @@ def test_fleet_compile_shows_progress_on_a_terminal_and_nothing_elsewhere(tmp_pa
     assert b"\rcompile-config: 1 kinds of hardware compiled (" in seen, seen[-400:]
     assert b"\rcompile-config: 3 groups, 60 hosts: building the files" in seen, seen[-400:]
     assert seen.endswith(b"\r\x1b[K"), seen[-100:]
-    r = run(
-        "flashtune.cli.compile",
-        "--fleet",
-        fleet,
-        "--workload",
-        "block",
-        "--out",
-        tmp_path / "b",
-        cwd=tmp_path,
-        env=env,
-    )
+    r = compile_config("--fleet", fleet, "--out", tmp_path / "b", cwd=tmp_path, env=env)
     check(r, rc=0)
     assert "compile-config:" not in r.err and "\r" not in r.err, r.err
 

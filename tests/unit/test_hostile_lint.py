@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import check, run
+from support.hostile import FIXTURES, check, run
 
 
 @pytest.mark.parametrize(
@@ -68,9 +68,6 @@ def test_a_knob_with_risky_values_is_never_called_safe(tmp_path: Path, knob: str
     check(r, rc=0)
     assert "no data or security is at stake" not in r.out, r.out
     assert "unsafe" in r.out
-
-
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "hostile"
 
 
 def _findings(r_out: str, name: str, code: str) -> dict[int, str]:
@@ -144,3 +141,24 @@ def test_mysql_flavour_decides_which_plugin_options_exist(tmp_path: Path) -> Non
     assert _findings(r.out, name, "FT101")[8].startswith(
         "rpl_semi_sync_master_enabled is an option of the semisync_master.so plugin"
     ), r.out
+
+
+def test_numbers_the_server_does_not_take_as_written(tmp_path: Path) -> None:
+    """Below an option's minimum (innodb_* included, measured one option at a time): raised with a warning
+    (FT202); negative where the server takes none: refused (FT201), with what the server then does."""
+    r = run("flashtune.cli.lint", FIXTURES / "my-below-minimum.cnf", cwd=tmp_path)
+    check(r, rc=0)
+    below = _findings(r.out, "my-below-minimum.cnf", "FT202")
+    assert sorted(below) == [4, 5, 6, 7], r.out
+    assert below[4].startswith(
+        "innodb_buffer_pool_size = 1M is below mariadb-10.11's minimum 2097152: the server"
+    )
+    r = run("flashtune.cli.lint", FIXTURES / "my-negative-values.cnf", cwd=tmp_path)
+    check(r, rc=1)
+    negative = _findings(r.out, "my-negative-values.cnf", "FT201")
+    assert sorted(negative) == [4, 5, 6], r.out
+    assert negative[5].endswith(
+        "takes no negative number here ('Incorrect unsigned value'): the server refuses to start"
+    )
+    assert "does not load the plugin the option belongs to (InnoDB: it then stops" in negative[6]
+    assert "FT202" not in r.out  # not also 'raised to the minimum': it is refused

@@ -12,10 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, check, run
-
-FIXTURES = REPO / "tests" / "fixtures" / "hostile"
-FIO_JSON = REPO / "tests" / "corpus" / "fio-json" / "fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-1-1.json"
+from support.hostile import FIO_JSON, FIXTURES, check, compile_config, ingest, run
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -32,7 +29,7 @@ def _iops(rows: list[dict[str, str]]) -> float:
 def _ingest(tmp: Path, *args: str | Path) -> tuple[int, str, list[dict[str, str]]]:
     out = tmp / "rows.csv"
     out.unlink(missing_ok=True)
-    r = run("flashtune.cli.main", "ingest", *args, "--out", out, cwd=tmp, mem_mib=3072)
+    r = ingest(*args, "--out", out, cwd=tmp)
     check(r, rc=(0, 2))
     return r.rc, r.err, _rows(out) if out.exists() else []
 
@@ -72,7 +69,7 @@ def test_impossible_values_are_bad_rows_counted_and_named(tmp_path: Path, fixtur
     assert f"{FIXTURES / fixture}: error: 1 row(s) with impossible values left out" in err, err
     assert shown in err, err
     assert rows and all(float(r["value"]) >= 0 and float(r["value"]) != float("inf") for r in rows)
-    r = run("flashtune.cli.main", "ingest", FIXTURES / fixture, cwd=tmp_path, mem_mib=3072)
+    r = ingest(FIXTURES / fixture, cwd=tmp_path)
     assert "1 input(s) read, 0 skipped, 0 bad, 1 bad row(s) left out" in r.out, r.out
 
 
@@ -98,7 +95,6 @@ def test_envelope_counts_a_repeated_row_once(tmp_path: Path) -> None:
         "--results",
         FIXTURES / "results-twice.csv",
         cwd=tmp_path,
-        mem_mib=3072,
     )
     check(a, rc=0)
     check(b, rc=0)
@@ -111,7 +107,7 @@ def test_a_fleet_group_name_that_is_not_plain_is_refused_with_its_line(tmp_path:
     fleet = tmp_path / "fleet.yaml"
     fleet.write_text(f"groups:\n  - name: {name!r}\n    tier: iops\n    hosts: 'n[1-3]'\n")
     out = tmp_path / "sub" / "o"
-    r = run("flashtune.cli.compile", "--fleet", fleet, "--workload", "block", "--out", out, cwd=tmp_path)
+    r = compile_config("--fleet", fleet, "--out", out, cwd=tmp_path)
     check(r, where=f"{fleet}:2: error", says="is not a plain name")
     assert not (tmp_path / "sub").exists() and not (tmp_path / "escaped").exists()
 
@@ -122,17 +118,7 @@ def test_host_ranges_adding_up_to_millions_are_refused_in_bounded_memory(tmp_pat
         "groups:\n"
         + "".join(f"  - {{name: g{i}, tier: iops, hosts: 'g{i}n[000001-900000]'}}\n" for i in range(5))
     )
-    r = run(
-        "flashtune.cli.compile",
-        "--fleet",
-        fleet,
-        "--workload",
-        "block",
-        "--out",
-        tmp_path / "o",
-        cwd=tmp_path,
-        mem_mib=512,
-    )
+    r = compile_config("--fleet", fleet, "--out", tmp_path / "o", cwd=tmp_path, mem_mib=512)
     check(r, where=f"{fleet}:2", says="more than 20,000 hosts")
     assert r.peak_mib < 200, r.peak_mib
 
@@ -163,7 +149,7 @@ def test_explain_gives_one_pg_count_per_pool(tmp_path: Path, args: tuple[str, ..
     import re
 
     out = tmp_path / "o"
-    check(run("flashtune.cli.compile", "--tier", "iops", *args, "--out", out, cwd=tmp_path), rc=0)
+    check(compile_config(*args, "--out", out, cwd=tmp_path), rc=0)
     explain = (out / "explain.md").read_text()
     assert not re.search(r"^\| pg_num \|", explain, re.M)
     pools = (out / "pools.sh").read_text()

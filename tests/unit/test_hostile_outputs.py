@@ -14,19 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from support.hostile import REPO, check, child_env, no_temp_left, run, snapshot_of
-
-FIXTURES = REPO / "tests" / "fixtures" / "hostile"
-FIO_JSON = REPO / "tests" / "corpus" / "fio-json" / "fio-3.1-HPDL380G8-H420i-Crucial-MX200_randread-1-1.json"
-
-
-def _fio_json() -> Path:
-    return FIO_JSON
+from support.hostile import (
+    FIO_JSON,
+    REPO,
+    check,
+    child_env,
+    compile_config,
+    ingest,
+    no_temp_left,
+    snapshot_of,
+)
 
 
 def _earlier_output(tmp: Path) -> Path:
     out = tmp / "o"
-    check(run("flashtune.cli.compile", "--tier", "iops", "--workload", "block", "--out", out, cwd=tmp), rc=0)
+    check(compile_config("--out", out, cwd=tmp), rc=0)
     return out
 
 
@@ -36,17 +38,7 @@ def test_force_never_replaces_a_folder_holding_the_hardware_file(tmp_path: Path)
     hw.write_bytes((REPO / "data" / "tiers" / "iops.yaml").read_bytes())
     before = snapshot_of(out)
     for force in ((), ("--force",)):
-        r = run(
-            "flashtune.cli.compile",
-            "--hardware",
-            hw,
-            "--workload",
-            "block",
-            "--out",
-            out,
-            *force,
-            cwd=tmp_path,
-        )
+        r = compile_config("--hardware", hw, "--out", out, *force, cwd=tmp_path)
         check(r, where=f"{out}: error", says=str(hw))
         assert "would replace an input" in r.message(), r.err
     assert snapshot_of(out) == before
@@ -57,19 +49,7 @@ def test_force_never_replaces_a_folder_holding_the_against_dump(tmp_path: Path) 
     out = _earlier_output(tmp_path)
     dump = out / "live.json"
     dump.write_text('[{"section": "global", "name": "osd_pool_default_size", "value": "3"}]\n')
-    r = run(
-        "flashtune.cli.compile",
-        "--tier",
-        "iops",
-        "--workload",
-        "block",
-        "--against",
-        dump,
-        "--out",
-        out,
-        "--force",
-        cwd=tmp_path,
-    )
+    r = compile_config("--against", dump, "--out", out, "--force", cwd=tmp_path)
     check(r, where=f"{out}: error", says=str(dump))
     assert dump.exists()
 
@@ -80,17 +60,7 @@ def test_the_hardware_file_given_as_the_output_folder_by_another_name(tmp_path: 
     hw = out / "hw.yaml"
     hw.write_bytes((REPO / "data" / "tiers" / "iops.yaml").read_bytes())
     (tmp_path / "alias").symlink_to(out)
-    r = run(
-        "flashtune.cli.compile",
-        "--hardware",
-        tmp_path / "alias" / "hw.yaml",
-        "--workload",
-        "block",
-        "--out",
-        out,
-        "--force",
-        cwd=tmp_path,
-    )
+    r = compile_config("--hardware", tmp_path / "alias" / "hw.yaml", "--out", out, "--force", cwd=tmp_path)
     check(r, where=f"{out}: error", says="would replace an input")
     assert hw.exists()
 
@@ -104,17 +74,7 @@ def test_a_fleet_group_hardware_file_inside_the_output(tmp_path: Path) -> None:
         "  - {name: nvme, hardware: o/nvme.yaml, hosts: 'node[01-04]'}\n"
         "  - {name: tco, tier: tco, hosts: 'node[05-08]'}\n"
     )
-    r = run(
-        "flashtune.cli.compile",
-        "--fleet",
-        fleet,
-        "--workload",
-        "block",
-        "--out",
-        out,
-        "--force",
-        cwd=tmp_path,
-    )
+    r = compile_config("--fleet", fleet, "--out", out, "--force", cwd=tmp_path)
     check(r, where=f"{out}: error", says="nvme.yaml")
     assert (out / "nvme.yaml").exists()
 
@@ -122,7 +82,7 @@ def test_a_fleet_group_hardware_file_inside_the_output(tmp_path: Path) -> None:
 @pytest.mark.parametrize("how", ["same name", "another spelling", "hard link"])
 def test_ingest_never_replaces_its_own_input(tmp_path: Path, how: str) -> None:
     raw = tmp_path / "run.json"
-    raw.write_bytes(_fio_json().read_bytes())
+    raw.write_bytes(FIO_JSON.read_bytes())
     before = raw.read_bytes()
     out = {"same name": raw, "another spelling": tmp_path / "." / "x" / ".." / "run.json"}.get(how)
     if how == "another spelling":
@@ -130,7 +90,7 @@ def test_ingest_never_replaces_its_own_input(tmp_path: Path, how: str) -> None:
     if out is None:
         out = tmp_path / "link.csv"
         os.link(raw, out)
-    r = run("flashtune.cli.main", "ingest", raw, "--out", out, "--force", cwd=tmp_path, mem_mib=3072)
+    r = ingest(raw, "--out", out, "--force", cwd=tmp_path)
     check(r, says="would replace an input")
     assert str(raw) in r.err
     assert raw.read_bytes() == before
@@ -212,7 +172,7 @@ sys.exit(m.main(sys.argv[1:]))
     out = tmp_path / "rows.csv"
     out.write_text("earlier\n")
     p = subprocess.run(
-        [sys.executable, "-c", script, "ingest", str(_fio_json()), "--out", str(out), "--force"],
+        [sys.executable, "-c", script, "ingest", str(FIO_JSON), "--out", str(out), "--force"],
         cwd=tmp_path,
         env=child_env(),
         capture_output=True,

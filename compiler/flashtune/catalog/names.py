@@ -32,11 +32,22 @@ def mysql_option_names(flavour: str) -> frozenset[str] | None:
 def mysql_option_minimums(flavour: str) -> dict[str, int]:
     """name -> the smallest value the server takes (data/mysql-option-minimums/; a lower one it raises, with a
     warning); empty where flashtune has no list for the flavour."""
+    return {name: low for name, (low, _) in _numeric_options(flavour).items() if low > 0}
+
+
+def mysql_negative_values(flavour: str) -> dict[str, str]:
+    """name -> what the server does with a negative value (data/mysql-option-minimums/): 'stops' (it refuses
+    to start), 'plugin-off' (it does not load the option's plugin) or 'takes'."""
+    return {name: action for name, (_, action) in _numeric_options(flavour).items()}
+
+
+@cache
+def _numeric_options(flavour: str) -> dict[str, tuple[int, str]]:
     path = data_path(f"mysql-option-minimums/{flavour}.txt")
     if not path.is_file():
         return {}
     rows = (ln.split() for ln in read_text(path).splitlines() if ln.strip() and ln[0] != "#")
-    return {name: int(low) for name, low in rows}
+    return {name: (int(low), action) for name, low, action in rows}
 
 
 @cache

@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
-from flashtune.catalog.names import mysql_option_minimums, mysql_option_names
+from flashtune.catalog.names import mysql_negative_values, mysql_option_minimums, mysql_option_names
 from flashtune.catalog.spelling import mysql_option
 from flashtune.lint import ruledata
 from flashtune.lint.common import Context, check_duplicates, check_value, did_you_mean
@@ -162,16 +162,42 @@ class MycnfLinter:
                 )
 
     def minimum(self, e: Entry, name: str) -> None:
-        """A number below the option's minimum (data/mysql-option-minimums/): the server raises it and warns
-        ("unsigned value 0 adjusted to 4096"), so the file does not say what runs."""
-        low = mysql_option_minimums(self.flavour).get(name)
-        if low is None or e.value is None:
+        """A number the server does not take as written (data/mysql-option-minimums/, measured with mariadbd):
+        below the option's minimum it raises the value and warns ("unsigned value 0 adjusted to 4096"), so the
+        file does not say what runs; a negative one it refuses, and stops or leaves the option's plugin out."""
+        if e.value is None:
             return
         try:
             value = mysql_value("int", e.value)
         except ValueError:
             return  # not a plain number: the option's own type rules apply
-        if isinstance(value, int) and value < low:
+        if not isinstance(value, int):
+            return
+        negative = mysql_negative_values(self.flavour).get(name)
+        if value < 0 and negative in ("stops", "plugin-off"):
+            does = (
+                "the server refuses to start"
+                if negative == "stops"
+                else "the server does not load the plugin the option belongs to"
+                + (
+                    " (InnoDB: it then stops, 'Unknown/unsupported storage engine')"
+                    if name.startswith("innodb_")
+                    else ""
+                )
+            )
+            self.ctx.add(
+                e,
+                "error",
+                "FT201",
+                e.key,
+                f"{e.key} = {e.value}: {self.flavour} takes no negative number here ('Incorrect unsigned value'): "
+                f"{does}",
+                "use 0 or a positive number (or delete the line)",
+                on_value=True,
+            )
+            return
+        low = mysql_option_minimums(self.flavour).get(name)
+        if low is not None and value < low:
             self.ctx.add(
                 e,
                 "warning",
