@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -38,38 +37,10 @@ from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
 
-# the loopback cluster as a hardware file: 3 nodes of one NVMe OSD each (3 replicas need 3 failure domains;
-# the lab puts them on OSDs), one client
-LAB_HARDWARE = """\
-name: cephlab
-node:
-  cpu: loopback
-  sockets: 1
-  cores: 16
-  cpu_ghz: 2.5
-  ram_gib: 64
-  nics:
-    - {count: 1, speed_gbps: 25}
-  data_devices:
-    - {count: 1, type: nvme, size_gb: 1000}
-  db_devices: []
-cluster:
-  nodes: 3
-  clients: 1
-  client_ram_gib: 8
-"""
-
 
 @pytest.fixture(scope="module")
 def cbt(shared: Path) -> Path:
-    path = shared / "tools" / "cbt"
-    why = None if (path / "cbt.py").is_file() else f"CBT is not at {path}"
-    why = why or cbtrun.python_ok()
-    if why:
-        if os.environ.get("FLASHTUNE_REQUIRE_SHARED") == "1":
-            pytest.fail(f"{why}, and FLASHTUNE_REQUIRE_SHARED=1 requires it")
-        pytest.skip(why)
-    return path
+    return cbtrun.checkout(shared)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +61,7 @@ def lab(ceph_lab: CephLab) -> Iterator[CephLab]:
 
 def _smoke(workload: str, tmp: Path) -> Any:
     hw = tmp / "cephlab.yaml"
-    hw.write_text(LAB_HARDWARE)
+    hw.write_text(cbtrun.LAB_HARDWARE)
     return compile_bundle(
         CompileRequest(workload=workload, tier=None, hardware_file=str(hw), bench_scale="smoke")
     )

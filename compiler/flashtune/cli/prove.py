@@ -5,6 +5,7 @@ flashtune prove --out DIR --compiled flashtune-iops-block-pacific # an existing 
 flashtune prove --out DIR --workload block --dry-run              # health, saved dump and the plan only
 flashtune prove --out DIR --lab --workload block                  # a throwaway loopback cluster
 flashtune prove --out DIR --workload rgw                          # S3 through every gateway (needs boto3)
+flashtune prove --out DIR --workload block --cbt ~/cbt --case 4k-randwrite-qd32   # the CBT plan's cases in CBT
 flashtune prove --restore DIR                                     # after a crash: put everything back
 
 Before anything changes it checks health (HEALTH_ERR refuses; HEALTH_WARN refuses unless --allow-warn), saves
@@ -15,19 +16,22 @@ with --restore: the config database ends byte-identical to the saved dump, and t
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from flashtune import cbtrun
 from flashtune.catalog import load_catalog
 from flashtune.cli.common import path_arg
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.deploy import central_config
 from flashtune.compile.pipeline import WORKLOADS
+from flashtune.envelope.bundle import for_bundle
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.hardware import tier_names
 from flashtune.lab import ceph_cluster, free_ports, missing_tools
-from flashtune.prove import report
+from flashtune.prove import cbtarms, report
 from flashtune.prove.arms import read_script
 from flashtune.prove.cluster import Cluster
 from flashtune.prove.journal import restore
@@ -37,6 +41,7 @@ from flashtune.prove.run import Options, execute, plan_text, prepare
 from flashtune.prove.s3 import require_boto3
 from flashtune.prove.stats import format_gain
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
+from flashtune.yamlio import load_yaml
 
 HELP = "A/B the cluster's current settings against the compiled ones (gain with a 95 %% interval)"
 
@@ -118,6 +123,34 @@ def add_parser(sub: Any) -> None:
         help="S3 requests in flight over all gateways, one per thread (default 16; rounded up to a multiple "
         "of the gateways)",
     )
+    p.add_argument(
+        "--cbt",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="run the compiled CBT plan's cases through CBT in every arm (PATH: a ceph/cbt checkout or its "
+        "cbt.py; without PATH: $CBT, else cbt.py on PATH); librbdfio plans (block, mysql)",
+    )
+    p.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --cbt: run only these CBT cases, e.g. 4k-randwrite-qd32 (repeatable; default all)",
+    )
+    p.add_argument(
+        "--cbt-iterations",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --cbt: CBT iterations per arm run, folded into one sample (their median); default 1",
+    )
+    p.add_argument(
+        "--bench-scale",
+        choices=("full", "smoke"),
+        default="full",
+        help="CBT plan sizes and durations to compile (smoke: seconds and MiB, for a test cluster)",
+    )
     p.add_argument("--allow-warn", action="store_true", help="run on a HEALTH_WARN cluster")
     p.add_argument(
         "--restart-command",
@@ -169,6 +202,26 @@ def _check(args: argparse.Namespace) -> None:
     for probe in args.probe:
         if probe not in PROBES:
             raise UsageError(f"unknown probe {probe!r}", suggestion="one of " + ", ".join(PROBES))
+    if args.cbt is None and (args.case or args.cbt_iterations != 1):
+        raise UsageError("--case and --cbt-iterations go with --cbt", suggestion="add --cbt PATH")
+    if args.cbt is not None:
+        if args.probe:
+            raise UsageError(
+                "--probe chooses built-in probes; with --cbt the benchmark is the CBT plan's cases",
+                suggestion="--case NAME chooses CBT cases",
+            )
+        if args.cbt_iterations < 1:
+            raise UsageError(
+                f"--cbt-iterations {args.cbt_iterations}: at least 1", suggestion="--cbt-iterations 1"
+            )
+        if args.name and args.name != "client.admin":
+            raise UsageError(
+                f"--name {args.name}: CBT's fio connects as client.admin (benchmark/librbdfio.py: --clientname=admin)",
+                suggestion="leave --name out with --cbt, or use the built-in probes",
+            )
+        # CBT and its interpreter are checked before anything reaches the cluster
+        args.cbt_script = cbtrun.find_cbt(args.cbt or None)
+        args.cbt_python = cbtrun.check_python(args.cbt_script)
 
 
 def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str, Any]:
@@ -191,6 +244,7 @@ def _compiled(args: argparse.Namespace, release: str | None) -> tuple[Any, str, 
         nodes=args.nodes,
         clients=args.clients,
         replication=args.replication,
+        bench_scale=args.bench_scale,
     )
     bundle = compile_bundle(req)
     label = f"compile-config --{'hardware ' + str(args.hardware) if args.hardware else 'tier ' + (args.tier or 'iops')}"
@@ -205,6 +259,14 @@ def _predict(bundle: Any, run: Any) -> None:
         run.envelope_notes.append("no prediction: --compiled gives no hardware description")
         return
     objectstore = load_catalog().default_objectstore(bundle.request.ceph_release)
+    if run.cbt is not None:  # the compiled plan's own predicted ceilings (as its cbt.yaml header shows them)
+        doc = for_bundle(
+            bundle.hardware, bundle.shape, bundle.plans, objectstore, bundle.request.ceph_release
+        )
+        rows = {r["case"]: r for plan in doc["benchmarks"].values() for r in plan}
+        run.predicted = {c.name: rows[c.name] for c in run.cbt.cases if c.name in rows}
+        run.envelope_cluster = str(doc["cluster"])
+        return
     run.predicted, run.envelope_cluster = predicted(
         bundle.hardware, bundle.shape, run.cases, objectstore, bundle.request.ceph_release
     )
@@ -238,13 +300,13 @@ def run(args: argparse.Namespace) -> int:
         print(result.summary())
         return 0 if result.clean else 1
     chosen = probes_for(args.workload, args.probe or None)
-    if any(p.needs_s3 for p in chosen):
+    if args.cbt is None and any(p.needs_s3 for p in chosen):
         require_boto3()  # before a lab boots or anything is asked of the cluster
     if args.lab:
         # the CephFS probes need an MDS and a file system, the S3 probes a gateway: the lab boots them only
-        # then (they cost boot time)
-        mds = any(p.needs_file for p in chosen)
-        rgw = any(p.needs_s3 for p in chosen)
+        # then (they cost boot time); CBT's librbdfio plans need neither
+        mds = args.cbt is None and any(p.needs_file for p in chosen)
+        rgw = args.cbt is None and any(p.needs_s3 for p in chosen)
         missing = missing_tools(rgw=rgw, mds=mds)
         if missing:
             raise FlashtuneError(
@@ -259,6 +321,44 @@ def run(args: argparse.Namespace) -> int:
             hook = (lambda: lab.restart_with("", daemons=("osd",))) if args.lab_restart else None
             return _prove(args, Cluster(conf=str(lab.conf_path)), hook)
     return _prove(args, Cluster(args.conf, args.keyring, args.name))
+
+
+def _plans(
+    args: argparse.Namespace, bundle: Any
+) -> tuple[dict[str, dict[str, Any]], dict[str, str], list[str]]:
+    """The CBT plans to run (file -> document) and the cases' notes: the compile's, or the folder's files."""
+    if bundle is not None:
+        plans, notes = dict(bundle.plans), dict(bundle.case_notes)
+    else:
+        folder = Path(args.compiled)
+        files = [folder / "cbt.yaml", *sorted((folder / "cbt").glob("*.yaml"))]
+        plans = {
+            str(f.relative_to(folder)): json.loads(json.dumps(load_yaml(f))) for f in files if f.is_file()
+        }
+        notes = {}
+    if not plans:
+        raise FlashtuneError(
+            "no CBT plan to run",
+            suggestion="compile one (compile-config writes cbt.yaml), or leave --cbt out",
+        )
+    skipped = cbtarms.unsupported(plans)
+    plans = {k: v for k, v in plans.items() if cbtarms.MODULE in (v.get("benchmarks") or {})}
+    if not plans:
+        raise UsageError(
+            "prove --cbt runs CBT's librbdfio plans (workloads block and mysql); these plans use "
+            + "; ".join(skipped),
+            suggestion="leave --cbt out: the built-in probes stand in for them",
+        )
+    return plans, notes, skipped
+
+
+def _cbt_source(args: argparse.Namespace, bundle: Any) -> cbtarms.CbtSource:
+    script, python = args.cbt_script, args.cbt_python
+    plans, notes, skipped = _plans(args, bundle)
+    cbtarms.choose(cbtarms.all_cases(plans, notes), args.case)  # an unknown --case stops here
+    return cbtarms.CbtSource(
+        script, python, plans, notes, tuple(args.case), args.cbt_iterations, tuple(skipped)
+    )
 
 
 def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> int:
@@ -284,6 +384,8 @@ def _prove(args: argparse.Namespace, cluster: Any, restart_hook: Any = None) -> 
         s3_threads=args.s3_threads,
     )
     config, label, bundle = _compiled(args, cluster.release())
+    if args.cbt is not None:
+        options.cbt = _cbt_source(args, bundle)
     prove_run, saved = prepare(cluster, config, options, label)
     _predict(bundle, prove_run)
     print(plan_text(prove_run), end="")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashtune.errors import FlashtuneError
-from flashtune.prove import arms
+from flashtune.prove import arms, cbtarms
 from flashtune.prove.run import Run
 from flashtune.prove.stats import Comparison, compare, format_gain
 
@@ -41,6 +41,8 @@ def sample_frames(run: Run) -> Any:
     from flashtune.ingest import load
     from flashtune.ingest.schema import conform
 
+    if run.cbt is not None:
+        return conform_frames(cbt_frames(run))
     frames = []
     for s in run.samples:
         df = load(run.options.out / s.file)
@@ -54,8 +56,35 @@ def sample_frames(run: Run) -> Any:
     return conform(pd.concat(frames, ignore_index=True))
 
 
+def conform_frames(frames: list[Any]) -> Any:
+    import pandas as pd
+
+    from flashtune.ingest.schema import conform, empty_frame
+
+    return conform(pd.concat(frames, ignore_index=True)) if frames else empty_frame()
+
+
+def cbt_frames(run: Run) -> list[Any]:
+    """Each arm run's CBT archive in the tidy schema, the run column `case/<arm><round>/<CBT iteration>`."""
+    assert run.cbt is not None
+    frames = []
+    for rel, (k, arm, index) in run.cbt_archives.items():
+        archive = run.options.out / rel
+        cached = run.cbt_frames.get(rel)
+        df = cached.copy() if cached is not None else cbtarms.archive_frame(archive)
+        cases = cbtarms.run_cases(archive, run.cbt.runs[k])
+        df["run"] = [
+            f"{cases[r][0]}/{arm}{index}/{cases[r][1]}" if r in cases else f"{arm}{index}/{r}"
+            for r in df["run"]
+        ]
+        frames.append(df)
+    return frames
+
+
 def measured_iops(frame: Any, run: Run) -> dict[tuple[str, str], list[float]]:
     """(case, arm) -> the mean IOPS of each sample, in sample order."""
+    if run.cbt is not None:  # one sample per arm run: its iterations folded (cbtarms.arm_sample)
+        return cbtarms.samples_by_arm(run.cbt_iterations)
     ops = {p.name: p.op for p in run.cases}
     out: dict[tuple[str, str], list[float]] = {}
     for s in run.samples:
@@ -76,10 +105,10 @@ def measured_iops(frame: Any, run: Run) -> dict[tuple[str, str], list[float]]:
 
 def results(run: Run, iops: dict[tuple[str, str], list[float]]) -> list[CaseResult]:
     out: list[CaseResult] = []
-    for p in run.cases:
-        a, b = iops.get((p.name, "A"), []), iops.get((p.name, "B"), [])
+    for name in run.case_names:
+        a, b = iops.get((name, "A"), []), iops.get((name, "B"), [])
         comp = compare(a, b, seed=len(out)) if len(a) >= 2 and len(b) >= 2 else None
-        out.append(CaseResult(p.name, a, b, comp))
+        out.append(CaseResult(name, a, b, comp))
     return out
 
 
@@ -134,10 +163,18 @@ def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
         f"Cluster: {run.version}; health before: {run.health.get('status')}. Run: {when}, "
         f"{(run.finished - run.started) / 60:.1f} min. Compiled config: {run.compiled_from}.\n\n"
         f"Arm A is the cluster as it was; arm B adds the compiled central config ({len(run.applied)} "
-        f"`ceph config set` lines, below). The arms alternated A B A B ... ({o.repeat} rounds); in each arm "
-        f"every case had the same {o.warmup} s warm-up and then one {o.seconds} s sample, on the same pool "
-        f"and data (written once before the first sample).\n\n"
+        f"`ceph config set` lines, below). The arms alternated A B A B ... ({o.repeat} rounds); "
     )
+    if run.cbt is not None:
+        out.append(
+            "in each arm every case ran once through CBT (the compiled plan's cases, fio's ramp as the same "
+            "warm-up in every arm), on the same pool and RBD images (written once, in the first arm).\n\n"
+        )
+    else:
+        out.append(
+            f"in each arm every case had the same {o.warmup} s warm-up and then one {o.seconds} s sample, on "
+            "the same pool and data (written once before the first sample).\n\n"
+        )
     if run.interrupted:
         out.append(f"**The benchmark did not finish: {run.interrupted}.**\n\n")
     out.append(
@@ -172,8 +209,11 @@ def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
     out.append("| case | arm A | arm B |\n|---|---|---|\n")
     for c in cases:
         out.append(f"| {c.case} | {', '.join(_fmt(v) for v in c.a)} | {', '.join(_fmt(v) for v in c.b)} |\n")
-    probes_by = {p.name: p for p in run.cases}
-    out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
+    if run.cbt is not None:
+        out.append(_cbt_section(run))
+    else:
+        probes_by = {p.name: p for p in run.cases}
+        out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
     out += [f"\nNote: {n}.\n" for n in run.method_notes + run.envelope_notes]
     out.append(extra)
     out.append(
@@ -216,6 +256,26 @@ def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
                 "\nThe daemons were restarted once more after the restore, so they run with the restored "
                 "start-time settings again.\n"
             )
+    return "".join(out)
+
+
+def _cbt_section(run: Run) -> str:
+    """The CBT cases (plan file, what each answers) and, per arm run, the values its sample was made from."""
+    assert run.cbt is not None
+    out = ["\n## CBT cases\n\n| case | plan | what it answers |\n|---|---|---|\n"]
+    for c in run.cbt.cases:
+        out.append(f"| {c.name} | {c.plan} | {c.note or '-'} |\n")
+    out.append(
+        "\n### How each sample was formed\n\nPer arm run (one CBT run per plan file and arm): the IOPS of "
+        "each CBT iteration (fio's read + write IOPS summed over every job, volume and client), and the one "
+        "sample taken from them (their median).\n\n| case | arm run | CBT iterations (IOPS) | sample |\n"
+        "|---|---|---|---|\n"
+    )
+    for (case, arm, index), values in run.cbt_iterations.items():
+        out.append(
+            f"| {case} | {arm}{index} | {', '.join(_fmt(v) for v in values)} | "
+            f"{_fmt(cbtarms.arm_sample(values))} |\n"
+        )
     return "".join(out)
 
 

@@ -27,10 +27,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from flashtune import cbtrun
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
 from flashtune.progress import Progress
-from flashtune.prove import arms, cephfs, probes, s3
+from flashtune.prove import arms, cbtarms, cephfs, probes, s3
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
@@ -72,6 +73,7 @@ class Options:
         str, ...
     ] = ()  # the gateways the S3 probes drive (default: every rgw in the service map)
     s3_threads: int = 16  # S3 requests in flight over all gateways (rounded up to a multiple of them)
+    cbt: cbtarms.CbtSource | None = None  # --cbt: the compiled CBT plan's cases through the user's CBT
 
     @property
     def restarts_allowed(self) -> bool:
@@ -118,10 +120,18 @@ class Run:
 
     refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (target, key) -> Ceph's refusal
     restarted_after_restore: bool = False
+    cbt: cbtarms.CbtPlan | None = None  # --cbt: the CBT runs of each arm
+    cbt_iterations: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)  # (case, arm, n)
+    cbt_archives: dict[str, tuple[int, str, int]] = field(default_factory=dict)  # archive -> (run, arm, n)
+    cbt_frames: dict[str, Any] = field(default_factory=dict)  # archive -> its ingested rows (read once)
 
     @property
     def restarts_allowed(self) -> bool:
         return self.options.restarts_allowed
+
+    @property
+    def case_names(self) -> list[str]:
+        return [c.name for c in self.cbt.cases] if self.cbt else [p.name for p in self.cases]
 
     @property
     def needs_file(self) -> bool:
@@ -155,6 +165,8 @@ class Run:
         ]
 
     def expected_seconds(self) -> float:
+        if self.cbt is not None:
+            return self.cbt.expected_seconds(2 * self.options.repeat) + 2 * self.options.repeat * SETTLE_S
         per_sample = self.options.seconds + self.options.warmup + 3
         n = 2 * self.options.repeat * len(self.cases)
         prefill = self.options.prefill_seconds * (
@@ -215,7 +227,7 @@ def prepare(
         source=str(options.out / "config-before.json"),
     )
     tag = secrets.token_hex(3)
-    cases = probes.probes_for(options.workload, options.probe_names or None)
+    cases = [] if options.cbt else probes.probes_for(options.workload, options.probe_names or None)
     run = Run(
         options=options,
         version=cluster.version(),
@@ -227,9 +239,14 @@ def prepare(
         image=f"flashtune-prove-{tag}",
         compiled_from=compiled_from,
     )
-    run.method_notes.append(
-        "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove"
-    )
+    if options.cbt is not None:
+        run.cbt = cbtarms.build(options.cbt, tag, cluster)
+        run.method_notes += cbtarms.method_notes(run.cbt, options.repeat)
+    else:
+        run.method_notes.append(
+            "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove "
+            "(--cbt PATH runs them through CBT)"
+        )
     if run.needs_s3:
         s3.require_boto3()
         run.gateways = s3.discover(cluster, options.s3_endpoints)
@@ -260,6 +277,15 @@ def prepare(
 def plan_text(run: Run) -> str:
     o = run.options
     order = " ".join(["A", "B"] * o.repeat)
+    if run.cbt is not None:
+        lines = [
+            f"flashtune prove: {run.version}, health {run.health.get('status')}",
+            f"compiled config: {run.compiled_from}",
+            f"arms: {order}  ({o.repeat} samples per arm and case: one per arm run)",
+            f"expected duration: about {run.expected_seconds() / 60:.1f} min",
+            *cbtarms.plan_lines(run.cbt, o.out),
+        ]
+        return "\n".join(lines + _arm_b_lines(run)) + "\n"
     lines = [
         f"flashtune prove: {run.version}, health {run.health.get('status')}",
         f"compiled config: {run.compiled_from}",
@@ -293,6 +319,13 @@ def plan_text(run: Run) -> str:
             if run.needs_s3
             else []
         ),
+    ]
+    return "\n".join(lines + _arm_b_lines(run)) + "\n"
+
+
+def _arm_b_lines(run: Run) -> list[str]:
+    o = run.options
+    lines = [
         f"saved: {o.out / 'config-before.json'} (the config database now), {o.out / 'pools-before.json'}; "
         f"journal: {o.out / 'journal.jsonl'}",
         f"arm B sets {len(run.applied)} keys, restored to the saved dump between arms and at the end:",
@@ -311,7 +344,7 @@ def plan_text(run: Run) -> str:
             lines.append(f"{len(group)} {what}:")
             lines += [f"  {s.target} {s.key} = {s.value}  ({s.note})" for s in group]
     lines += [f"note: {n}" for n in run.shadow_notes]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -446,6 +479,9 @@ def execute(
             signals_interrupt(),
             Progress("flashtune prove", total=run.expected_seconds(), after=0) as progress,
         ):
+            if run.cbt is not None:
+                _cbt_arms(run, run.cbt, cluster, journal, saved, progress, on_sample)
+                return run
             if run.needs_pool:
                 journal.append("pool", name=run.pool)
                 cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
@@ -539,3 +575,87 @@ def execute(
             run.finished = time.time()
             print(run.restored.summary(), file=sys.stderr)
     return run
+
+
+def _cbt_arms(
+    run: Run,
+    plan: cbtarms.CbtPlan,
+    cluster: Cluster,
+    journal: Journal,
+    saved: dict[tuple[str, str], str],
+    progress: Progress,
+    on_sample: Callable[[Sample], None] | None,
+) -> None:
+    """--cbt: per arm, each plan run through CBT; one sample per case from that arm's archive."""
+    o = run.options
+    env = cbtarms.cbt_env(cluster)
+    for index in range(1, o.repeat + 1):
+        for arm in ("A", "B"):
+            _set_arm(run, cluster, journal, saved, arm)
+            if arm == "B" and index == 1:
+                run.shadow_notes += arms.overridden(cluster, run.applied)
+            journal.append("measure", arm=arm, index=index)
+            label = f"arm {arm} {index}/{o.repeat}"
+            for k, prun in enumerate(plan.runs, start=1):
+                reuse = not (prun.first_of_pool and index == 1 and arm == "A")
+                if not reuse:  # CBT creates them in this run: journaled first, removed by the restore
+                    for pool in prun.pools:
+                        journal.append("pool", name=pool, by="cbt", plan=prun.plan)
+                    for image in prun.images(plan.clients):
+                        journal.append("image", name=image, pool=prun.pool, by="cbt")
+                rel = f"cbt/{arm}{index}-{k}"
+                doc = cbtrun.localize(
+                    cbtarms.arm_doc(prun, reuse=reuse, iterations=plan.iterations),
+                    conf=plan.conf,
+                    scratch=o.out / rel,
+                    mon_addr=plan.mon_addr,
+                )
+                inv = cbtrun.prepare(plan.script, doc, o.out / rel, env, plan.python)
+                journal.append(
+                    "cbt",
+                    arm=arm,
+                    index=index,
+                    plan=prun.plan,
+                    cases=[c.name for c in prun.cases],
+                    archive=f"{rel}/archive",
+                    reuse=reuse,
+                )
+                first = prun.cases[0].name + (
+                    "" if reuse else ", CBT creating the pool and writing the images"
+                )
+                progress.status(f"{first}: {label}")
+
+                def seen(line: str, prun: cbtarms.PlanRun = prun, label: str = label) -> None:
+                    case = cbtarms.case_of_line(line, prun)
+                    if case:
+                        progress.status(f"{case}: {label} (CBT)")
+
+                t0 = time.time()
+                proc = cbtrun.run(inv, timeout=plan.timeout(prun, reuse), on_line=seen)
+                if proc.returncode != 0:
+                    tail = "".join(proc.stdout.splitlines(keepends=True)[-15:])
+                    raise FlashtuneError(
+                        f"CBT failed (exit {proc.returncode}) in {label}, plan {prun.plan}:\n{tail}",
+                        file=str(inv.log),
+                        suggestion="the whole log is in that file; `ceph -s` for the cluster's state",
+                    )
+                run.cbt_archives[f"{rel}/archive"] = (k - 1, arm, index)
+                frame = cbtarms.archive_frame(inv.archive)
+                run.cbt_frames[f"{rel}/archive"] = frame
+                totals = cbtarms.arm_totals(frame, inv.archive, prun)
+                for case in prun.cases:
+                    values = totals[case.name]
+                    run.cbt_iterations[(case.name, arm, index)] = values
+                    sample = Sample(case.name, arm, index, f"{rel}/archive", t0, time.time() - t0)
+                    run.samples.append(sample)
+                    journal.append(
+                        "sample",
+                        case=case.name,
+                        arm=arm,
+                        index=index,
+                        file=sample.file,
+                        value=cbtarms.arm_sample(values),
+                        iterations=values,
+                    )
+                    if on_sample:
+                        on_sample(sample)
