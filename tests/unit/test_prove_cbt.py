@@ -28,7 +28,15 @@ def plans() -> dict[str, dict[str, Any]]:
 
 
 def _row(run: str, op: str, value: float, **kw: Any) -> dict[str, Any]:
-    return {"run": run, "metric": "iops", "stat": "mean", "op": op, "value": value, **kw}
+    return {
+        "run": run,
+        "format": "fio-json",
+        "metric": "iops",
+        "stat": "mean",
+        "op": op,
+        "value": value,
+        **kw,
+    }
 
 
 # ---- sample formation ------------------------------------------------------------------------------------
@@ -42,9 +50,11 @@ def test_an_iterations_figure_sums_read_and_write_over_every_job_volume_and_clie
             _row("00000000/id-aaaa", "write", 350.0, source="output.1.localhost"),
             # not the run's mean: a time-series point, a percentile, a latency, fio's 'total' op
             _row("00000000/id-aaaa", "read", 99999.0, time_s=1.0),
-            {"run": "00000000/id-aaaa", "metric": "iops", "stat": "p99", "op": "read", "value": 5.0},
-            {"run": "00000000/id-aaaa", "metric": "latency", "stat": "mean", "op": "read", "value": 2.0},
+            _row("00000000/id-aaaa", "read", 5.0, stat="p99"),
+            _row("00000000/id-aaaa", "read", 2.0, metric="latency"),
             _row("00000000/id-aaaa", "total", 2000.0),
+            # the mean of fio's IOPS log over the same run (output.0_iops.1.log): not a second measurement
+            _row("00000000/id-aaaa", "read", 710.0, format="fio-log", source="output.0_iops.1.log.localhost"),
             # iteration 1 of the same case, another case's run
             _row("00000001/id-bbbb", "read", 800.0),
             _row("00000001/id-bbbb", "write", 400.0),
@@ -251,3 +261,23 @@ def test_cbt_refusals_come_before_the_cluster(args: list[str], message: str, tmp
     assert r.returncode == 2, r.stderr
     assert message in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_dry_run_prints_the_plans_cbt_would_run(tmp_path: Path, plans: dict[str, Any]) -> None:
+    chosen = cbtarms.choose(cbtarms.all_cases(plans, {}), ["4k-randwrite-qd16", "randread"])
+    plan = cbtarms.CbtPlan(
+        script=tmp_path / "cbt.py",
+        python="/usr/bin/python3",
+        runs=cbtarms.plan_runs(plans, chosen, "d00d"),
+        conf=tmp_path / "ceph.conf",
+        mon_addr="127.0.0.1:6789",
+        clients=["here"],
+    )
+    text = "\n".join(cbtarms.plan_lines(plan, tmp_path / "out"))
+    assert "cases (2): 4k-randwrite-qd16, randread" in text
+    assert f"pool(s) {POOL_PREFIX}d00d-1, {POOL_PREFIX}d00d-2" in text
+    # each plan file as CBT gets it in the first arm: localized, the pool named, volumes created there
+    assert "--- cbt.yaml (4k-randwrite-qd16)" in text and "--- cbt/latency-qd1.yaml (randread)" in text
+    assert f"poolname: {POOL_PREFIX}d00d-1" in text and "use_existing_volumes: false" in text
+    assert f"conf_file: {tmp_path / 'ceph.conf'}" in text and "head: localhost" in text
+    assert plan.expected_seconds(6) > 6 * 2 * (1 + 2)  # every arm runs each case's ramp and time at least

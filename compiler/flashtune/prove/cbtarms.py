@@ -45,6 +45,7 @@ from flashtune.prove.journal import POOL_PREFIX
 from flashtune.yamlio import load_yaml
 
 MODULE = "librbdfio"
+REPORT_FORMATS = ("fio-json", "fio-json+", "fio-normal", "fio-terse")  # fio's end-of-run report (ingest)
 # CBT logs `Running benchmark <run_dir> ...`: librbdfio's run_dir ends op_size-N/concurrent_procs-N/iodepth-N/MODE
 _RUN_DIR = re.compile(r"op_size-(?P<op_size>\d+)/concurrent_procs-\d+/iodepth-(?P<iodepth>\d+)/(?P<mode>\w+)")
 
@@ -265,9 +266,12 @@ def _same_type(value: Any, like: Any) -> Any:
 
 def iteration_totals(frame: Any, cases_by_run: Mapping[str, tuple[str, int]]) -> dict[str, list[float]]:
     """case -> per CBT iteration the IOPS the cluster served: fio's mean IOPS (read + write) summed over every
-    job of every volume and client of that run (rows of the tidy ingest schema)."""
+    job of every volume and client of that run (rows of the tidy ingest schema). Only fio's own end-of-run
+    report counts (JSON, normal or terse output): the archive's fio logs (output.N_iops.1.log) give a mean of
+    their own over the same run, which must not be added to it."""
     rows = frame[
-        (frame["metric"] == "iops")
+        frame["format"].isin(REPORT_FORMATS)
+        & (frame["metric"] == "iops")
         & (frame["stat"] == "mean")
         & frame["time_s"].isna()
         & frame["op"].isin(["read", "write"])
