@@ -243,7 +243,7 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
     if not Path("/dev/fuse").exists():
         pytest.skip("/dev/fuse is absent: ceph-fuse cannot mount here")
     hw = tmp_path / "cephlab.yaml"
-    hw.write_text(LAB_HARDWARE)
+    hw.write_text(cbtrun.LAB_HARDWARE)
     b = compile_bundle(
         CompileRequest(
             workload="scratch", tier=None, hardware_file=str(hw), bench_scale="smoke", cephfs_client="fuse"
