@@ -16,6 +16,8 @@ from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.hardware import tier_doc, tier_names
 from flashtune.yamlio import parse_yaml
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def run(form: dict[str, object], base: object = None) -> dict[str, object]:
     result: dict[str, object] = json.loads(web.compile_form(json.dumps(form), json.dumps(base)))
@@ -137,3 +139,15 @@ def test_the_choices_are_the_commands() -> None:
 
 def test_parse_yaml_is_the_readers() -> None:
     assert parse_yaml("a: on\n") == {"a": "on"}  # the core schema: the form keeps 'on' a string
+
+
+def test_the_database_hosts_vcpus_reach_the_command_and_my_cnf() -> None:
+    """The form's db-vcpus control (book/compile.md) is compile-config's --db-vcpus: MySQL 8.4 sizes redo from it."""
+    form = {"use": "tier", "tier": "iops", "workload": "mysql", "mysql": "mysql-8.4", "db-vcpus": "48"}
+    argv = web.argv_of(form)
+    assert argv[argv.index("--db-vcpus") + 1] == "48"
+    assert 'name="db-vcpus"' in (REPO / "book" / "compile.md").read_text()
+    result = web.run_cli(argv)
+    assert "innodb_redo_log_capacity = 17179869184" in result["files"]["my.cnf"], result["stderr"]
+    block = web.argv_of({**form, "workload": "block"})
+    assert "--db-vcpus" not in block  # a database option only for the mysql workload
