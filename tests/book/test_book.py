@@ -178,6 +178,23 @@ def test_remote_assets_are_detected(tmp_path: Path) -> None:
     ]
 
 
+def test_size_budgets_count_what_the_compile_page_downloads(tmp_path: Path) -> None:
+    static = tmp_path / "_static"
+    for name in build_book.PYODIDE_FILES:
+        (static / "pyodide").mkdir(parents=True, exist_ok=True)
+        (static / "pyodide" / name).write_bytes(b"x" * 1000)
+    (static / "compile").mkdir()
+    for name in build_book.COMPILE_FILES:
+        (static / "compile" / name).write_bytes(b"x" * 1000)
+    assert build_book.over_budget(tmp_path) == []
+    # the memory snapshot alone over the page's budget: the page's budget is broken, the book's is not
+    (static / "compile" / "pyodide-snapshot.bin.gz").write_bytes(b"x" * int(build_book.PAGE_BUDGET_MB * 1e6))
+    problems = build_book.over_budget(tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("the compile page downloads")
+    (tmp_path / "big.bin").write_bytes(b"x" * int(build_book.BOOK_BUDGET_MB * 1e6))
+    assert len(build_book.over_budget(tmp_path)) == 2
+
+
 # --- the build -----------------------------------------------------------------------------------
 
 

@@ -78,9 +78,7 @@ def test_an_option_error_is_the_commands_message_beside_its_field() -> None:
     assert result["field"] == "ec" and "is not K+M" in str(result["stderr"])
 
 
-@pytest.mark.parametrize(
-    ("control", "value"), [("cores", "0"), ("data-device-size-gb", "-5"), ("nodes", "0")]
-)
+@pytest.mark.parametrize(("control", "value"), [("cores", "0"), ("nodes", "0")])
 def test_a_hardware_field_error_names_its_control(control: str, value: str) -> None:
     form: dict[str, object] = {
         "use": "hardware",
@@ -92,7 +90,76 @@ def test_a_hardware_field_error_names_its_control(control: str, value: str) -> N
     result = run(form)
     assert result["code"] == 2, result
     assert str(result["stderr"]).startswith("hardware.yaml:")
-    assert result["field"] == control
+    assert (result["field"], result["row"]) == (control, None)
+
+
+@pytest.mark.parametrize(
+    ("group", "row", "control", "value"),
+    [
+        ("data-devices", 0, "data-device-size-gb", "-5"),
+        ("nics", 1, "nic-speed-gbps", "0"),
+        ("data-devices", 1, "data-device-count", "0"),
+    ],
+)
+def test_an_error_in_a_group_names_its_row_and_control(
+    group: str, row: int, control: str, value: str
+) -> None:
+    fields = web.tier_fields("iops")  # two NIC groups
+    form: dict[str, object] = {"use": "hardware", "tier": "iops", "workload": "block", **fields}
+    form["data-devices"] = [
+        *fields["data-devices"],
+        {
+            "data-device-count": "2",
+            "data-device-type": "sata-ssd",
+            "data-device-size-gb": "960",
+            "from": None,
+        },
+    ]
+    form[group][row][control] = value  # type: ignore[index]
+    result = run(form)
+    assert result["code"] == 2, result
+    assert str(result["stderr"]).startswith("hardware.yaml:")
+    assert (result["field"], result["row"]) == (control, row)
+
+
+def test_groups_are_added_removed_and_keep_what_the_form_does_not_show() -> None:
+    base = {
+        "node": {
+            "sockets": 1,
+            "cores": 16,
+            "ram_gib": 128,
+            "nics": [{"count": 2, "speed_gbps": 25, "role": "public"}, {"count": 2, "speed_gbps": 100}],
+            "data_devices": [
+                {"count": 8, "type": "nvme", "size_gb": 3840, "model": "A"},
+                {"count": 2, "type": "sata-ssd", "size_gb": 960, "model": "B"},
+            ],
+        },
+        "cluster": {"nodes": 4},
+    }
+    fields = web.fields_from_tree(base)
+    assert [r["from"] for r in fields["data-devices"]] == [0, 1] and fields["db-devices"] == []
+    assert fields["nics"][1] == {"nic-count": 2, "nic-speed-gbps": 100, "nic-role": "", "from": 1}
+    assert web.hardware_tree(fields, base) == base  # loaded and saved unchanged
+    # remove the first data group, add a DB group and a third NIC group; change the second NIC's role
+    form = {**fields, "data-devices": fields["data-devices"][1:]}
+    form["db-devices"] = [
+        {"db-device-count": "2", "db-device-type": "nvme", "db-device-size-gb": "800", "from": None}
+    ]
+    form["nics"] = [*fields["nics"], {"nic-count": "1", "nic-speed-gbps": "10", "nic-role": "", "from": None}]
+    form["nics"][1] = {**form["nics"][1], "nic-role": "cluster"}
+    node = web.hardware_tree(form, base)["node"]
+    assert node["data_devices"] == [{"count": 2, "type": "sata-ssd", "size_gb": 960, "model": "B"}]
+    assert node["db_devices"] == [{"count": 2, "type": "nvme", "size_gb": 800}]
+    assert node["nics"] == [
+        {"count": 2, "speed_gbps": 25, "role": "public"},
+        {"count": 2, "speed_gbps": 100, "role": "cluster"},
+        {"count": 1, "speed_gbps": 10},
+    ]
+    # a DB row without a count is no group
+    form["db-devices"] = [
+        {"db-device-count": "", "db-device-type": "nvme", "db-device-size-gb": "", "from": None}
+    ]
+    assert "db_devices" not in web.hardware_tree(form, base)["node"]
 
 
 @pytest.mark.parametrize("tier", tier_names())

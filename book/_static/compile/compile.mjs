@@ -1,8 +1,14 @@
-// The "Compile a config" page: starts Pyodide (served with the book, ../pyodide/), unpacks flashtune and its
-// data snapshot (flashtune-web.zip, built by scripts/build_book.py), and sends the form to
-// flashtune.cli.web, which runs compile-config itself. This file only moves text between the form and Python
-// and draws the result; every decision is the compiler's.
+// The "Compile a config" page: starts Pyodide (served with the book, ../pyodide/) from the memory snapshot the
+// book build made after importing flashtune and compiling once (pyodide-snapshot.bin.gz,
+// scripts/pyodide_snapshot.mjs), unpacks flashtune and its data snapshot (flashtune-web.zip, built by
+// scripts/build_book.py), and sends the form to flashtune.cli.web, which runs compile-config itself. This file
+// only moves text between the form and Python and draws the result; every decision is the compiler's.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
+import createPyodideModule from "../pyodide/pyodide.asm.mjs";
+
+// Downloads start as soon as this module runs, while the page is still drawing.
+const bundleDownload = fetch(new URL("flashtune-web.zip", import.meta.url));
+const snapshotDownload = fetch(new URL("pyodide-snapshot.bin.gz", import.meta.url));
 
 const form = document.getElementById("ft-form");
 const statusLine = document.getElementById("ft-status");
@@ -27,10 +33,64 @@ function fillSelect(name, values, selected) {
   if (selected !== undefined && selected !== null) select.value = String(selected);
 }
 
+// The hardware file's lists of groups: one row of controls per group (flashtune.cli.web.GROUPS). A row made
+// from a loaded file remembers which of its groups it shows (data-from), so the fields the form has no control
+// for (a device's model, its measured IOPS) stay with that group when rows are added or removed.
+const GROUP_ROWS = {
+  "data-devices": [
+    ["type", "data-device-type", "device_types"],
+    ["per node", "data-device-count", null],
+    ["size (GB)", "data-device-size-gb", null],
+  ],
+  "db-devices": [
+    ["type", "db-device-type", "device_types"],
+    ["per node", "db-device-count", null],
+    ["size (GB)", "db-device-size-gb", null],
+  ],
+  nics: [
+    ["ports", "nic-count", null],
+    ["speed (Gb/s)", "nic-speed-gbps", null],
+    ["role", "nic-role", "nic_roles"],
+  ],
+};
+
+function groupRows(group) {
+  return [...form.querySelectorAll(`.ft-group[data-group="${group}"] .ft-group-row`)];
+}
+
+function addRow(group, values = {}, from = null) {
+  const row = el("div", { class: "ft-group-row" });
+  if (from !== null && from !== undefined) row.dataset.from = String(from);
+  for (const [label, name, options] of GROUP_ROWS[group]) {
+    let control;
+    if (options) {
+      const choices = options === "nic_roles" ? ["", ...state.choices.nic_roles] : state.choices[options];
+      control = el("select", { name });
+      control.append(...choices.map((v) => el("option", { value: v }, v === "" ? "(default)" : v)));
+    } else {
+      control = el("input", { name, type: "number", min: name.endsWith("-count") && group === "db-devices" ? "0" : "1" });
+    }
+    const value = values[name];
+    control.value = value === undefined || value === null ? (options ? control.options[0].value : "") : String(value);
+    const wrap = el("label", {}, `${label} `);
+    wrap.append(control);
+    row.append(wrap);
+  }
+  row.append(el("button", { type: "button", class: "ft-remove" }, "remove"));
+  for (const [, name] of GROUP_ROWS[group]) row.append(el("span", { class: "ft-err", "data-error-for": name }));
+  form.querySelector(`.ft-group[data-group="${group}"] .ft-rows`).append(row);
+  return row;
+}
+
+function setRows(group, rows) {
+  for (const row of groupRows(group)) row.remove();
+  for (const values of rows) addRow(group, values, values.from);
+}
+
 function formData() {
   const out = {};
   for (const control of form.elements) {
-    if (!control.name) continue;
+    if (!control.name || control.closest(".ft-group-row")) continue;
     if (control.type === "radio" && !control.checked) continue;
     if (control.type === "checkbox") {
       if (control.name === "allow-unsafe") {
@@ -43,11 +103,22 @@ function formData() {
     }
     out[control.name] = control.value;
   }
+  for (const group of Object.keys(GROUP_ROWS)) {
+    out[group] = groupRows(group).map((row) => {
+      const values = { from: row.dataset.from === undefined ? null : Number(row.dataset.from) };
+      for (const control of row.querySelectorAll("[name]")) values[control.name] = control.value;
+      return values;
+    });
+  }
   return out;
 }
 
 function setFields(fields) {
   for (const [name, value] of Object.entries(fields)) {
+    if (GROUP_ROWS[name]) {
+      setRows(name, value);
+      continue;
+    }
     const control = form.elements[name];
     if (control) control.value = value === null ? "" : String(value);
   }
@@ -56,7 +127,7 @@ function setFields(fields) {
 function showMode() {
   const hardware = form.elements.use.value === "hardware";
   form.classList.toggle("ft-mode-hardware", hardware);
-  for (const control of form.querySelectorAll(".ft-hw input, .ft-hw select")) {
+  for (const control of form.querySelectorAll(".ft-hw input, .ft-hw select, .ft-hw button")) {
     const always = control.name === "nodes" || control.name === "clients";
     control.disabled = !hardware && !always;
   }
@@ -73,14 +144,17 @@ function clearErrors() {
   document.getElementById("ft-error").hidden = true;
 }
 
-function showError(message, field) {
+function showError(message, field, row = null) {
   clearErrors();
   document.getElementById("ft-error-text").textContent = message;
   document.getElementById("ft-error").hidden = false;
-  const span = field && form.querySelector(`.ft-err[data-error-for="${field}"]`);
+  // a field of a group's row: that row's span and control; otherwise the form's own
+  const group = Object.keys(GROUP_ROWS).find((g) => GROUP_ROWS[g].some(([, name]) => name === field));
+  const scope = group && row !== null && row !== undefined ? groupRows(group)[row] : form;
+  const span = field && scope && scope.querySelector(`.ft-err[data-error-for="${field}"]`);
   if (span) {
     span.textContent = message;
-    const control = form.elements[field];
+    const control = scope === form ? form.elements[field] : scope.querySelector(`[name="${field}"]`);
     if (control && control.classList) control.classList.add("ft-bad");
     span.scrollIntoView({ block: "center" });
   }
@@ -226,7 +300,7 @@ function compileNow() {
   state.timings = [...(state.timings || []), out.ms];
   if (out.code !== 0) {
     document.getElementById("ft-result").hidden = true;
-    showError(out.stderr.trimEnd(), out.field);
+    showError(out.stderr.trimEnd(), out.field, out.row);
     setStatus(`compile-config exited with code ${out.code}`);
   } else {
     showResult(out);
@@ -236,15 +310,46 @@ function compileNow() {
   return out;
 }
 
+async function gunzip(response) {
+  if (!response.ok) throw new Error(`${response.url}: HTTP ${response.status}`);
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// Pyodide restored from the build's memory snapshot: the interpreter already started, flashtune imported and its
+// data loaded. Pyodide copies the snapshot into the WebAssembly memory without growing it, so the memory is
+// grown to the snapshot's size first.
+async function fromSnapshot(indexURL) {
+  const snapshot = await gunzip(await snapshotDownload);
+  mark("snapshot");
+  const grown = async (settings) => {
+    const module = await createPyodideModule(settings);
+    if (!module._emscripten_resize_heap(snapshot.length)) throw new Error("cannot grow memory for the snapshot");
+    return module;
+  };
+  return loadPyodide({ indexURL, _loadSnapshot: snapshot, createPyodideModule: grown });
+}
+
+function mark(name) {
+  state.marks[name] = Math.round(performance.now() - state.started);
+}
+
 async function start() {
   setStatus("Starting Python in the page (Pyodide)…");
-  const mark = (name) => (state.marks[name] = Math.round(performance.now() - state.started));
-  const pyodideURL = new URL("../pyodide/", import.meta.url).href;
-  const bundle = fetch(new URL("flashtune-web.zip", import.meta.url)); // while Pyodide starts
-  const py = await loadPyodide({ indexURL: pyodideURL });
+  const indexURL = new URL("../pyodide/", import.meta.url).href;
+  let py;
+  try {
+    py = await fromSnapshot(indexURL);
+    state.boot = "snapshot";
+  } catch (error) {
+    // a book built without the snapshot, or a browser that cannot restore it: start Python the long way
+    console.warn(`Pyodide snapshot not used (${error}); starting Python without it`);
+    py = await loadPyodide({ indexURL });
+    state.boot = "plain";
+  }
   mark("pyodide");
   setStatus("Loading flashtune and its data…");
-  const zip = await bundle;
+  const zip = await bundleDownload;
   if (!zip.ok) throw new Error(`flashtune-web.zip: HTTP ${zip.status}`);
   const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
   py.unpackArchive(new Uint8Array(await zip.arrayBuffer()), "zip", { extractDir: site });
@@ -260,9 +365,7 @@ async function start() {
   fillSelect("ceph-release", opt["ceph-release"].choices, opt["ceph-release"].default);
   fillSelect("mysql", opt.mysql.choices, opt.mysql.default);
   fillSelect("bench-scale", opt["bench-scale"].choices, opt["bench-scale"].default);
-  fillSelect("data-device-type", choices.device_types);
-  fillSelect("db-device-type", ["", ...choices.device_types]);
-  fillSelect("nic-role", ["", ...choices.nic_roles]);
+  state.choices = choices;
   const box = document.getElementById("ft-unsafe-list");
   for (const u of choices.unsafe) {
     const label = el("label", { class: "ft-unsafe-knob" });
@@ -299,6 +402,12 @@ form.addEventListener("change", (event) => {
   }
   if (name === "workload") showWorkload();
 });
+form.addEventListener("click", (event) => {
+  const add = event.target.closest(".ft-add");
+  if (add) addRow(add.dataset.add);
+  const remove = event.target.closest(".ft-remove");
+  if (remove) remove.closest(".ft-group-row").remove();
+});
 document.getElementById("ft-load").addEventListener("change", async (event) => {
   const file = event.target.files[0];
   if (!file || !state.web) return;
@@ -318,10 +427,7 @@ document.getElementById("ft-load").addEventListener("change", async (event) => {
 });
 document.getElementById("ft-save").addEventListener("click", () => {
   if (!state.web) return;
-  const data = formData();
-  let base = state.base;
-  if (!base) base = state.web.tier_tree(form.elements.tier.value).toJs({ dict_converter: Object.fromEntries });
-  const text = state.web.hardware_yaml(state.py.toPy(data), state.py.toPy(base));
+  const text = state.web.save_form(JSON.stringify(formData()), JSON.stringify(state.base));
   download(form.elements.hardware.value || "hardware.yaml", text, "application/yaml");
 });
 document.getElementById("ft-zip").addEventListener("click", () => {

@@ -27,27 +27,34 @@ import yaml
 
 from flashtune.catalog import load_catalog
 from flashtune.cli.compile import build_parser, main
+from flashtune.compile.pipeline import WORKLOADS
 from flashtune.errors import FlashtuneError
 from flashtune.hardware import DEVICE_TYPES, NIC_ROLES, tier_doc
 from flashtune.yamlio import compose, parse_yaml
 
 DEFAULT_HARDWARE_NAME = "hardware.yaml"
-# form control -> its place in the hardware file (node.data_devices etc. take the first group of the list)
-HARDWARE_FIELDS: dict[str, tuple[str | int, ...]] = {
+# form control -> its place in the hardware file
+HARDWARE_FIELDS: dict[str, tuple[str, ...]] = {
     "sockets": ("node", "sockets"),
     "cores": ("node", "cores"),
     "ram-gib": ("node", "ram_gib"),
-    "data-device-type": ("node", "data_devices", 0, "type"),
-    "data-device-count": ("node", "data_devices", 0, "count"),
-    "data-device-size-gb": ("node", "data_devices", 0, "size_gb"),
-    "db-device-type": ("node", "db_devices", 0, "type"),
-    "db-device-count": ("node", "db_devices", 0, "count"),
-    "db-device-size-gb": ("node", "db_devices", 0, "size_gb"),
-    "nic-count": ("node", "nics", 0, "count"),
-    "nic-speed-gbps": ("node", "nics", 0, "speed_gbps"),
-    "nic-role": ("node", "nics", 0, "role"),
     "nodes": ("cluster", "nodes"),
     "clients": ("cluster", "clients"),
+}
+# The hardware file's lists of groups (node.data_devices, node.db_devices, node.nics): the form sends each as a
+# list of rows, {control: text, ..., "from": the index of the loaded file's group the row shows, or None for a
+# row added in the form}. A row keeps the fields of its group the form has no control for (a model name, a
+# device's measured IOPS).
+GROUPS: dict[str, tuple[str, dict[str, str]]] = {
+    "data-devices": (
+        "data_devices",
+        {"count": "data-device-count", "type": "data-device-type", "size_gb": "data-device-size-gb"},
+    ),
+    "db-devices": (
+        "db_devices",
+        {"count": "db-device-count", "type": "db-device-type", "size_gb": "db-device-size-gb"},
+    ),
+    "nics": ("nics", {"count": "nic-count", "speed_gbps": "nic-speed-gbps", "role": "nic-role"}),
 }
 _TEXT_FIELDS = {"data-device-type", "db-device-type", "nic-role"}
 # options whose value is the control's text, in the command's order; the rest are flags or special
@@ -117,17 +124,29 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _at(tree: Any, path: tuple[str, ...]) -> Any:
+    for step in path:
+        tree = tree.get(step) if isinstance(tree, dict) else None
+    return tree
+
+
 def fields_from_tree(tree: Any) -> dict[str, Any]:
-    """The form's hardware controls filled from a hardware file's tree (absent fields left empty)."""
+    """The form's hardware controls filled from a hardware file's tree (absent fields left empty), and one row
+    per group of each list."""
     out: dict[str, Any] = {}
     for control, path in HARDWARE_FIELDS.items():
-        value: Any = tree
-        for step in path:
-            if isinstance(step, int):
-                value = value[step] if isinstance(value, list) and len(value) > step else None
-            else:
-                value = value.get(step) if isinstance(value, dict) else None
+        value = _at(tree, path)
         out[control] = "" if value is None else value
+    for group, (key, controls) in GROUPS.items():
+        items = _at(tree, ("node", key))
+        rows = []
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            item = item if isinstance(item, dict) else {}
+            row: dict[str, Any] = {
+                control: "" if item.get(field) is None else item[field] for field, control in controls.items()
+            }
+            rows.append({**row, "from": i})
+        out[group] = rows
     return out
 
 
@@ -159,34 +178,49 @@ def _number(text: str) -> int | float | str:
         return int(value) if value.is_integer() and "." not in text else value
 
 
+def _value(control: str, raw: str) -> Any:
+    return raw if control in _TEXT_FIELDS else _number(raw)
+
+
 def hardware_tree(form: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
     """The hardware file of the form: the loaded (or tier) tree with the form's fields written over it."""
     tree: dict[str, Any] = json.loads(json.dumps(base or {}))
-    for control, path in HARDWARE_FIELDS.items():
+    for control, (*parents, leaf) in HARDWARE_FIELDS.items():
         raw = str(form.get(control, "")).strip()
-        *parents, leaf = path
         at: Any = tree
-        for i, step in enumerate(parents):
-            nxt = path[i + 1]
-            empty: Any = [] if isinstance(nxt, int) else {}
-            if isinstance(step, int):
-                while len(at) <= step:
-                    at.append({})
-                at = at[step]
-            else:
-                at = at.setdefault(step, empty)
+        for step in parents:
+            at = at.setdefault(step, {}) if isinstance(at, dict) else None
         if isinstance(at, dict):
             if raw == "":
                 at.pop(leaf, None)
             else:
-                at[leaf] = raw if control in _TEXT_FIELDS else _number(raw)
-    node = tree.get("node", {})
-    for group in ("data_devices", "db_devices", "nics"):  # a group without a count is no group
-        items = node.get(group)
-        if isinstance(items, list) and items and isinstance(items[0], dict):
-            first = items[0]
-            if not first or (group == "db_devices" and first.get("count") in (None, 0)):
-                items.pop(0)
+                at[leaf] = _value(control, raw)
+    for group, (key, controls) in GROUPS.items():
+        rows = form.get(group)
+        if not isinstance(rows, list):
+            continue  # the form did not send this list: the file's groups stay as they are
+        node = tree.setdefault("node", {})
+        if not isinstance(node, dict):
+            continue
+        listed = node.get(key)
+        before: list[Any] = listed if isinstance(listed, list) else []
+        items = []
+        for row in rows:
+            kept = row.get("from")
+            item: dict[str, Any] = {}
+            if isinstance(kept, int) and 0 <= kept < len(before) and isinstance(before[kept], dict):
+                item = before[kept]
+            for field, control in controls.items():
+                raw = str(row.get(control, "")).strip()
+                if raw == "":
+                    item.pop(field, None)
+                else:
+                    item[field] = _value(control, raw)
+            if not item or (key == "db_devices" and item.get("count") in (None, 0)):
+                continue  # an empty row, or DB devices without a count, is no group
+            items.append(item)
+        if items or key in node:
+            node[key] = items
     return tree
 
 
@@ -277,24 +311,29 @@ def run_cli(argv: list[str], inputs: dict[str, str] | None = None) -> dict[str, 
     }
 
 
-def field_of(message: str, form: dict[str, Any], hardware_text: str | None) -> str | None:
-    """The form control an error message concerns: the option it names, or the hardware file's field at the
-    line it names."""
+def field_of(message: str, form: dict[str, Any], hardware_text: str | None) -> tuple[str | None, int | None]:
+    """The form control an error message concerns, and the row when the control is in a list of groups: the
+    option the message names, or the hardware file's field at the line it names."""
     at = _AT_LINE.match(message)
     if at and hardware_text is not None and at.group("file") == safe_name(str(form.get("hardware") or "")):
         path = _path_at_line(hardware_text, int(at.group("line")))
+        for group, (key, controls) in GROUPS.items():
+            if path[:2] == ("node", key):
+                row = path[2] if len(path) > 2 and isinstance(path[2], int) else None
+                field = path[3] if len(path) > 3 else None
+                return (controls.get(str(field), group), row)
         related = [
             control
             for control, place in HARDWARE_FIELDS.items()
             if path[: len(place)] == place or place[: len(path)] == path
         ]
         best = min(related, key=lambda c: abs(len(HARDWARE_FIELDS[c]) - len(path)), default=None)
-        return best or "hardware"
+        return (best or "hardware", None)
     m = _OPTION.search(message.split("\n", 1)[0].replace("argument ", ""))
     if not m:
-        return None
+        return (None, None)
     option = m.group(1)
-    return {"hardware": "tier", "mysql": "mysql"}.get(option, option)
+    return ({"hardware": "tier", "mysql": "mysql"}.get(option, option), None)
 
 
 def _path_at_line(text: str, line: int) -> tuple[str | int, ...]:
@@ -337,8 +376,19 @@ def compile_form(form_json: str, base_json: str = "null") -> str:
     result = run_cli(argv, inputs)
     result["argv"] = argv
     result["hardware_yaml"] = hardware_text
-    result["field"] = field_of(result["stderr"], form, hardware_text) if result["code"] else None
+    result["field"], result["row"] = (
+        field_of(result["stderr"], form, hardware_text) if result["code"] else (None, None)
+    )
     return json.dumps(result)
+
+
+def save_form(form_json: str, base_json: str = "null") -> str:
+    """The page's Save button: the form (JSON) as a hardware file, over the loaded file or the chosen tier."""
+    form: dict[str, Any] = json.loads(form_json)
+    base = json.loads(base_json)
+    if base is None and form.get("tier"):
+        base = tier_tree(str(form["tier"]))
+    return hardware_yaml(form, base)
 
 
 def zip_folder(folder: str, files_json: str) -> bytes:
@@ -353,3 +403,18 @@ def zip_folder(folder: str, files_json: str) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, files[rel].encode("utf-8"))
     return out.getvalue()
+
+
+def warm_up() -> None:
+    """What the book build runs once in Pyodide before it takes the page's memory snapshot
+    (scripts/pyodide_snapshot.mjs): the form's choices, a compile of each workload and of a hardware file from the
+    form, and a zip. The modules they import and the data they load are then already in the snapshot the page
+    starts from, so a reader's first compile costs about what a later one does."""
+    choices()
+    tier_fields("iops")
+    for workload in WORKLOADS:
+        compile_form(json.dumps({"use": "tier", "tier": "iops", "workload": workload}))
+    form = {"use": "hardware", "tier": "standard", "workload": "mysql", "hardware": DEFAULT_HARDWARE_NAME}
+    result = json.loads(compile_form(json.dumps(form)))
+    zip_folder(result["folder"], json.dumps(result["files"]))
+    load_hardware(result["hardware_yaml"], DEFAULT_HARDWARE_NAME)
