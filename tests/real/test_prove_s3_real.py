@@ -11,6 +11,8 @@ Durations are short (2 s samples): these prove the mechanism, not a tuning resul
 from __future__ import annotations
 
 import json
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,6 +158,33 @@ def test_sigkill_then_restore_removes_the_s3_user_and_buckets(
     # a second restore finds nothing left to remove
     code, stdout, _ = finish(prove("--restore", str(out), conf=lab.conf_path))
     assert code == 0 and "byte-identical" in stdout and "S3 user" not in stdout
+
+
+def test_sigint_mid_sample_stops_the_threads_and_removes_the_user(
+    two_gateways: CephLab, compiled: Path, tmp_path: Path
+) -> None:
+    lab = two_gateways
+    before = dump_text(lab)
+    out = tmp_path / "prove"
+    p = prove(
+        *("--out", str(out), "--compiled", str(compiled), "--workload", "rgw", "--probe", "s3-put-64k"),
+        *("--repeat", "3", "--seconds", "30", "--warmup", "0"),
+        conf=lab.conf_path,
+    )
+    wait_for(
+        "arm B's measurement in the journal",
+        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
+    )
+    assert p.poll() is None, p.communicate()
+    time.sleep(2)  # PUTs in flight on both gateways
+    p.send_signal(signal.SIGINT)
+    code, _, stderr = finish(p, timeout=300)
+    assert code == 130, stderr[-3000:]
+    uid = next(str(e["uid"]) for e in journal(out) if e["op"] == "s3-user")
+    assert f"S3 user {uid} removed with its buckets and objects" in stderr and "NOT cleaned up" not in stderr
+    assert dump_text(lab) == before
+    assert uid not in run_users(lab) and not run_buckets(lab)
+    assert "did not finish: interrupted" in (out / "report.md").read_text()
 
 
 def test_a_gateway_that_does_not_answer_stops_the_run_before_any_change(

@@ -109,13 +109,20 @@ class _Thread:
 
 
 def _worker(
-    target: Target, op: str, size: int, deadline: float, prefix: str, reads: list[Obj], me: _Thread
+    target: Target,
+    op: str,
+    size: int,
+    deadline: float,
+    prefix: str,
+    reads: list[Obj],
+    me: _Thread,
+    stop: threading.Event,
 ) -> None:
     client = target.clients[target.gateway_of(me.index)]
     bucket = target.bucket_of(me.index)
     payload = body(size)
     n = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not stop.is_set():
         t0 = time.perf_counter()
         try:
             if op == "put":
@@ -144,18 +151,30 @@ def _drive(target: Target, op: str, size: int, seconds: float, prefix: str) -> t
     if op == "get" and not reads:
         raise FlashtuneError(f"no prefilled {size}-byte objects to read: the prefill wrote none")
     threads = [_Thread(i) for i in range(target.threads)]
+    stop = threading.Event()
     deadline = time.monotonic() + seconds
     started = time.perf_counter()
     workers = [
         threading.Thread(
-            target=_worker, args=(target, op, size, deadline, prefix, reads, t), name=f"s3-{t.index}"
+            target=_worker,
+            args=(target, op, size, deadline, prefix, reads, t, stop),
+            name=f"s3-{t.index}",
         )
         for t in threads
     ]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    except BaseException:
+        # Ctrl-C or SIGTERM (run.signals_interrupt): every thread ends after its request in flight, so no
+        # request races the restore that removes the user and its buckets
+        stop.set()
+        for w in workers:
+            if w.is_alive():
+                w.join()
+        raise
     return threads, time.perf_counter() - started
 
 
