@@ -28,6 +28,7 @@ fails the same way (one line with file:line) everywhere.
       colocated: {clients: true, gateways: 2}   # clients on the storage nodes; RGW daemons per node (optional)
       client_network_gbps: 80              # all clients together (an uplink), optional
       ec_optimizations: true               # fast EC on the pool (Tentacle and later), optional
+      mds_daemons: 3                       # scratch: MDS daemons (one standby, the rest active ranks), optional
       protection: {replicated: 3} | {erasure: [k, m]} | {none: true, raid: [k, m]}   # optional
     layout: {...}                          # the daemon layout override, checked by compile/layout.py
 
@@ -68,6 +69,7 @@ LIMITS = {
     "cpu_ghz_run": 100,
     "osds_per_device": 64,
     "gateways": 1024,
+    "mds_daemons": 1024,
     "client_network_gbps": 1_000_000,
     "client_nic_gbps": 3200,
     "nic_gbps": 3200,
@@ -88,6 +90,7 @@ WHOLE = frozenset(
         "replicated",
         "osds_per_device",
         "gateways",
+        "mds_daemons",
     }
 )
 
@@ -404,6 +407,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
         if "gateways" in coloc
         else 0,
         client_network_gbps=_opt(cluster, "client_network_gbps", path),
+        mds_daemons=int(_num(cluster, "mds_daemons", path)) if "mds_daemons" in cluster else None,
         ec_optimizations=ec_opt,
     )
 

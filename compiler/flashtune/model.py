@@ -116,6 +116,7 @@ class Hardware:
     colocated_gateways: int = 0  # RGW daemons per storage node
     client_network_gbps: float | None = None  # all clients together: an uplink between them and the nodes
     ec_optimizations: bool = False  # fast EC (Tentacle's allow_ec_optimizations) on the pool
+    mds_daemons: int | None = None  # MDS daemons of the scratch file system (None: layout.yaml's default)
 
     @property
     def node_cores(self) -> int:
@@ -351,6 +352,8 @@ SHAPE_FACTS = (
     "db_ram_gib",
     "db_vcpus",
     "device_type",
+    "mds_daemons",
+    "max_mds",
 )
 
 

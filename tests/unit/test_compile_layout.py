@@ -586,3 +586,45 @@ def test_scratch_benchmark_file_system_pool_fits_a_small_cluster(tmp_path: Path,
         assert "    pool_profile: cephfs\n" in text
         pg = int(text.split("    cephfs:\n      pg_size: ", 1)[1].split("\n", 1)[0])
         assert pg == want and pg * 3 / b.shape["osds"] <= 250
+
+
+@pytest.mark.parametrize("daemons", [None, 1, 2, 3, 5])
+@pytest.mark.parametrize("ec", [None, (2, 1)])
+def test_scratch_mds_daemons_give_max_mds_and_a_folder_to_pin(
+    tmp_path: Path, daemons: int | None, ec: tuple[int, int] | None
+) -> None:
+    """cluster.mds_daemons: all but one standby hold a rank (max_mds, at least 1); with several ranks pools.sh
+    sets max_mds, makes the subvolume even without EC and prints the distributed pin for the mounted folder
+    (tests/real/test_mds_ranks_real.py shows both ranks then serve the jobs' folders)."""
+    hw = tmp_path / "hw.yaml"
+    extra = "" if daemons is None else f"  mds_daemons: {daemons}\n"
+    hw.write_text(hardware_yaml(drives=4, kind="nvme", cores=32, ram=256, nodes=5, db=False) + extra)
+    b = compile_bundle(CompileRequest(workload="scratch", hardware_file=hw, ec=ec))
+    n = 2 if daemons is None else daemons
+    ranks = max(1, n - 1)
+    assert (b.shape["mds_daemons"], b.shape["max_mds"]) == (n, ranks)
+    assert b.cluster_facts()["max_mds"] == ranks
+    lines = pools.commands(b)
+    assert (
+        f"if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds scratch --placement={n}; fi"
+        in lines
+    )
+    assert (f"ceph fs set scratch max_mds {ranks}" in lines) is (ranks > 1)
+    assert any(line.startswith("ceph fs subvolume create scratch scratch") for line in lines) is (
+        ranks > 1 or ec is not None
+    )
+    pinned = [line for line in lines if "ceph.dir.pin.distributed -v 1" in line]
+    assert len(pinned) == (ranks > 1)
+    assert f"{ranks} active rank(s)" in b.files["explain.md"]
+    assert any("no standby" in w for w in b.warnings) is (n == 1)
+
+
+def test_more_mds_daemons_than_nodes_warn_and_a_bad_count_is_refused(tmp_path: Path) -> None:
+    hw = tmp_path / "hw.yaml"
+    base = hardware_yaml(drives=4, kind="nvme", cores=32, ram=256, nodes=3, db=False)
+    hw.write_text(base + "  mds_daemons: 4\n")
+    b = compile_bundle(CompileRequest(workload="scratch", hardware_file=hw))
+    assert any("4 MDS daemons on 3 OSD nodes" in w for w in b.warnings)
+    hw.write_text(base + "  mds_daemons: 1.5\n")
+    with pytest.raises(FlashtuneError, match="mds_daemons"):
+        load_hardware(hw)

@@ -89,6 +89,11 @@ def filesystem() -> dict[str, str]:
     return {k: str(v) for k, v in layout_data()["pools"]["filesystem"].items()}
 
 
+def filesystem_mds() -> dict[str, Any]:
+    """The scratch file system's MDS rules: default daemons, standbys kept, the pin clients set."""
+    return dict(layout_data()["pools"]["filesystem_mds"])
+
+
 def autoscaler_rules() -> dict[str, Any]:
     return dict(layout_data().get("autoscaler") or {"pg_num_min": 32})
 

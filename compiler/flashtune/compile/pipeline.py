@@ -323,6 +323,8 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             "(https://docs.ceph.com/en/latest/start/hardware-recommendations/#memory). More RAM per OSD, or "
             "fewer daemons on the OSD nodes, would lift it."
         )
+    if req.workload == "scratch":
+        shape.update(_mds_ranks(hw, nodes, shape["warnings"]))
     shape["pools"] = pool_list(req, shape, target, max_pg)
     return shape
 
@@ -351,6 +353,26 @@ def pin_device_classes(planned: list[dict[str, Any]], shape: Shape, release: str
     shape["crush_rules"][shape["mgr_rule"]] = flash
     own = facts.get("daemon_pools", {}).get(str(shape["workload"]), [])
     shape["flash_pools"] = [str(mgr.get(release, mgr["default"])), *map(str, own)]
+
+
+def _mds_ranks(hw: Hardware, nodes: int, warnings: list[str]) -> dict[str, int]:
+    """The scratch file system's MDS daemons (hardware cluster.mds_daemons, else layout.yaml's default) and
+    its active ranks, max_mds: all but the standbys layout.yaml keeps (at least one rank)."""
+    rules = layout.filesystem_mds()
+    daemons = int(rules["daemons"]) if hw.mds_daemons is None else hw.mds_daemons
+    ranks = max(1, daemons - int(rules["standby"]))
+    if daemons <= int(rules["standby"]):
+        warnings.append(
+            f"WARNING: {daemons} MDS daemon(s) leave no standby: when the active MDS fails the file system "
+            "stops until it returns (cluster.mds_daemons: one more keeps a standby)"
+        )
+    if daemons > nodes:
+        warnings.append(
+            f"WARNING: {daemons} MDS daemons on {nodes} OSD nodes put more than one on a node, while the memory "
+            "budget counts one MDS per node (layout placement): lower cluster.mds_daemons or budget the memory "
+            "with a layout override"
+        )
+    return {"mds_daemons": daemons, "max_mds": ranks}
 
 
 def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> list[dict[str, Any]]:
@@ -426,7 +448,8 @@ def pool_list(req: CompileRequest, shape: Shape, target: int, max_pg: int) -> li
         p["pg_num"] = pg
         if p["application"] == "cephfs":  # pools.sh makes them this file system
             p["filesystem"] = fs["name"]
-            if p["type"] == "erasure":
+            p["mds_daemons"], p["max_mds"] = shape["mds_daemons"], shape["max_mds"]
+            if p["type"] == "erasure" or shape["max_mds"] > 1:  # the folder clients mount (and pin)
                 p["subvolume"] = fs["subvolume"]
         if p["type"] == "erasure":
             del p["size"]  # k+m comes with the profile

@@ -116,6 +116,29 @@ def _store(pools: list[dict[str, Any]]) -> list[str]:
                 "the default data pool, keeps only each file's backtrace object"
             )
         out.append(". Every command succeeds when run again.\n\n")
+        first = next(p for p in pools if p.get("filesystem"))
+        daemons, ranks = int(first.get("mds_daemons", 2)), int(first.get("max_mds", 1))
+        out.append(
+            f"MDS: {daemons} daemon(s) (hardware file `cluster.mds_daemons`; cephadm's placement count), "
+            f"{ranks} active rank(s) (`max_mds`), the rest standby to take over a failed rank. "
+        )
+        if ranks > 1:
+            out.append(
+                f"pools.sh sets `max_mds {ranks}` and makes the subvolume `{first['subvolume']}` even without EC; "
+                "on one client, set the ephemeral distributed pin on the folder you mount "
+                "(`setfattr -n ceph.dir.pin.distributed -v 1 /mnt/scratch`): every folder directly under it is "
+                "then pinned to a rank by a hash of its inode number, so jobs that each work in their own folder "
+                "there spread their metadata over every active MDS, while files directly in the mounted folder "
+                "stay with one rank. `ceph fs subvolume pin` would set the pin one level too high (on the "
+                "subvolume's own folder, whose only child is the path clients mount). The CBT fio plans cannot "
+                "use this: CBT's endpoint makes its own file system with one rank and writes every job's file in "
+                "its root.\n\n"
+            )
+        else:
+            out.append(
+                "One active MDS serves all metadata; with more daemons in `cluster.mds_daemons` the compile sets "
+                "`max_mds` to all but one and spreads job folders over the ranks.\n\n"
+            )
     elif ec is not None and partner is not None and partner["application"] == "rbd":
         out.append(
             f"pools.sh sets `rbd_default_data_pool` = `{ec['name']}` on the pool `{partner['name']}`: every "

@@ -80,8 +80,9 @@ def commands(bundle: Bundle) -> list[str]:
 
 
 def _cephfs(pools: list[dict[str, Any]]) -> list[str]:
-    """The scratch file system: `ceph fs new` (succeeds again when the file system exists with these pools),
-    and with EC the EC pool added and a subvolume laid out in it, the directory clients mount."""
+    """The scratch file system: `ceph fs new` (succeeds again when the file system exists with these pools), its
+    MDS daemons and active ranks (max_mds), and where a subvolume is needed (the EC pool's layout, or a folder
+    to pin across several ranks) the subvolume clients mount."""
     cephfs = [p for p in pools if p["application"] == "cephfs"]
     if not cephfs:
         return []
@@ -89,24 +90,43 @@ def _cephfs(pools: list[dict[str, Any]]) -> list[str]:
     name = shlex.quote(fs)
     meta = next(p["name"] for p in cephfs if p["type"] == "replicated" and not p.get("data"))
     default = next(p["name"] for p in cephfs if p["type"] == "replicated" and p.get("data"))
+    daemons, ranks = int(cephfs[0].get("mds_daemons", 2)), int(cephfs[0].get("max_mds", 1))
     out = [
         f"ceph fs new {name} {shlex.quote(meta)} {shlex.quote(default)}",
         # cephadm deploys the MDS daemons itself; elsewhere they must be started
-        f"if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds {name} --placement=2; fi",
+        f"if ceph orch status 2>/dev/null | grep -q cephadm; then ceph orch apply mds {name} --placement={daemons}; fi",
     ]
+    if ranks > 1:  # each rank is taken by a standby daemon; the one left over stays standby
+        out.append(f"ceph fs set {name} max_mds {ranks}")
     ec = next((p for p in cephfs if p["type"] == "erasure"), None)
-    if ec is None:
+    sub_pool = next((p for p in cephfs if p.get("subvolume")), None)
+    if sub_pool is None:
         return out
-    ec_pool, sub = str(ec["name"]), shlex.quote(str(ec["subvolume"]))
-    out += [
-        f"ceph fs add_data_pool {name} {shlex.quote(ec_pool)}",
+    sub = shlex.quote(str(sub_pool["subvolume"]))
+    if ec is not None:
+        out.append(f"ceph fs add_data_pool {name} {shlex.quote(str(ec['name']))}")
+    out.append(
         # the manager mounts the file system to make a subvolume: that needs an active MDS
         f"i=0; until ceph fs get {name} --format json | grep -q up:active; do i=$((i + 1)); "
         f'if [ "$i" -gt 60 ]; then echo "pools.sh: file system {fs} has no active MDS after 5 minutes: '
-        f'start its MDS daemons, then run pools.sh again" >&2; exit 1; fi; sleep 5; done',
-        f"ceph fs subvolume create {name} {sub} --pool_layout {shlex.quote(ec_pool)}",
-        f'echo "mount this path (files land in {ec_pool}): $(ceph fs subvolume getpath {name} {sub})"',
-    ]
+        f'start its MDS daemons, then run pools.sh again" >&2; exit 1; fi; sleep 5; done'
+    )
+    if ec is not None:
+        ec_pool = str(ec["name"])
+        out += [
+            f"ceph fs subvolume create {name} {sub} --pool_layout {shlex.quote(ec_pool)}",
+            f'echo "mount this path (files land in {ec_pool}): $(ceph fs subvolume getpath {name} {sub})"',
+        ]
+    else:
+        out += [
+            f"ceph fs subvolume create {name} {sub}",
+            f'echo "mount this path: $(ceph fs subvolume getpath {name} {sub})"',
+        ]
+    if ranks > 1:
+        out.append(
+            f'echo "then, once on one client with it mounted at /mnt/scratch: setfattr -n ceph.dir.pin.distributed '
+            f'-v 1 /mnt/scratch (spreads the folders directly under it over the {ranks} active MDS ranks)"'
+        )
     return out
 
 
