@@ -4,6 +4,7 @@ archive's rows, what the journal records for CBT's pools, and the refusals befor
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from flashtune import cbtrun
+from flashtune.cli.prove import _plans
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.ingest.schema import to_frame
@@ -281,3 +283,15 @@ def test_the_dry_run_prints_the_plans_cbt_would_run(tmp_path: Path, plans: dict[
     assert f"poolname: {POOL_PREFIX}d00d-1" in text and "use_existing_volumes: false" in text
     assert f"conf_file: {tmp_path / 'ceph.conf'}" in text and "head: localhost" in text
     assert plan.expected_seconds(6) > 6 * 2 * (1 + 2)  # every arm runs each case's ramp and time at least
+
+
+def test_a_compiled_folders_plans_are_read_from_its_files() -> None:
+    """--compiled DIR: the folder's cbt.yaml and cbt/*.yaml as written (the shipped configs/ folders here)."""
+    repo = Path(__file__).resolve().parents[2]
+    plans, notes, skipped = _plans(argparse.Namespace(compiled=repo / "configs" / "iops-block"), None)
+    assert sorted(plans) == ["cbt.yaml", "cbt/latency-qd1.yaml"] and notes == {} and skipped == []
+    b = compile_bundle(CompileRequest(workload="block", tier="iops"))
+    assert [c.name for c in cbtarms.all_cases(plans, {})] == b.cases
+    with pytest.raises(UsageError, match="librbdfio plans") as e:
+        _plans(argparse.Namespace(compiled=repo / "configs" / "iops-rgw"), None)
+    assert "hsbench" in e.value.message
