@@ -15,6 +15,8 @@ fails the same way (one line with file:line) everywhere.
       cpu_ghz: 2.2                         # base clock (optional; the envelope assumes a default)
       cpu_ghz_run: 2.9                     # the clock the cores run at under load (optional; default cpu_ghz)
       osds_per_device: 1                   # OSD daemons per data device (optional, default 1)
+      osd_cpu_cores: 3.5                   # cores each OSD may use: a CPU limit on its container, in physical
+                                           # cores (vCPUs / threads per core) (optional; default no limit)
       ram_gib: 128
       nics: [{count, speed_gbps, role}]    # count default 1; role: public, cluster or both (default both)
       data_devices: [{count, type, size_gb, model, read_iops, write_iops, read_mb_s, write_mb_s}]
@@ -68,6 +70,7 @@ LIMITS = {
     "cpu_ghz": 100,
     "cpu_ghz_run": 100,
     "osds_per_device": 64,
+    "osd_cpu_cores": 1024,
     "gateways": 1024,
     "mds_daemons": 1024,
     "client_network_gbps": 1_000_000,
@@ -393,6 +396,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
         release=None if release is None else str(release),
         cpu_ghz_run=_opt(node, "cpu_ghz_run", path),
         osds_per_device=int(_num(node, "osds_per_device", path)) if "osds_per_device" in node else 1,
+        osd_cpu_cores=_opt(node, "osd_cpu_cores", path),
         colocated_clients=coloc_clients,
         colocated_gateways=int(
             number(

@@ -112,6 +112,7 @@ class Hardware:
     release: str | None = None  # the Ceph release the OSDs run (selects the envelope's cost family)
     cpu_ghz_run: float | None = None  # the clock the cores really run at under load (None: cpu_ghz)
     osds_per_device: int = 1  # OSD daemons per data device
+    osd_cpu_cores: float | None = None  # cores each OSD may use (a container CPU limit); None: no limit
     colocated_clients: bool = False  # the benchmark clients run on the storage nodes (shared NICs, cores)
     colocated_gateways: int = 0  # RGW daemons per storage node
     client_network_gbps: float | None = None  # all clients together: an uplink between them and the nodes

@@ -214,6 +214,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
         ("name: iops", "name: iops\nobjectstore: [bluestore]", "is not bluestore or filestore"),
         ("name: iops", "name: iops\nrelease: reefy", "release 'reefy' is not a Ceph release name"),
         ("ram_gib: 128", "ram_gib: 128\n  cpu_ghz_run: .nan", "'cpu_ghz_run' must be a finite"),
+        ("ram_gib: 128", "ram_gib: 128\n  osd_cpu_cores: -2", "'osd_cpu_cores' must be"),
         ("ram_gib: 128", "ram_gib: 128\n  osds_per_device: 1.5", "'osds_per_device' must be a whole number"),
         (
             "nodes: 5",

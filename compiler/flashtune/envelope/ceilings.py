@@ -149,6 +149,7 @@ class Cluster:
     notes: tuple[str, ...] = ()
     release: str = ""  # the Ceph release ("" = not given): selects the cost family and the EC paths
     osds_per_device: int = 1
+    osd_cpu_cores: float | None = None  # a CPU limit per OSD (container), in physical cores
     colocated_clients: bool = False  # clients on the storage nodes: their traffic uses the nodes' ports
     colocated_gateways: int = 0  # RGW daemons per storage node
     client_network_gbps: float | None = None  # all clients together (an uplink)
@@ -457,10 +458,13 @@ def _bps(gbps: float, k: Constants, link: str = "", write_share: float = 0.0) ->
 
 
 def usable_cores(c: Cluster, k: Constants) -> float:
-    """Cores per node the OSDs can keep busy: all of them, or osd_max_cores per OSD where that is fewer."""
+    """Cores per node the OSDs can keep busy: all of them, or osd_max_cores per OSD where that is fewer, or
+    the CPU limit the set-up puts on each OSD (osd_cpu_cores: containers) where that is fewer still."""
     cores = float(c.sockets * c.cores)
     if k.osd_max_cores:
         cores = min(cores, c.osds_per_node * k.osd_max_cores)
+    if c.osd_cpu_cores:
+        cores = min(cores, c.osds_per_node * c.osd_cpu_cores)
     return cores
 
 

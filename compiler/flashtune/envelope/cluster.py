@@ -109,6 +109,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         notes=tuple(notes),
         release=release or hw.release or "",
         osds_per_device=hw.osds_per_device,
+        osd_cpu_cores=hw.osd_cpu_cores,
         colocated_clients=hw.colocated_clients,
         colocated_gateways=hw.colocated_gateways,
         client_network_gbps=hw.client_network_gbps,
