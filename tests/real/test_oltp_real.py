@@ -267,6 +267,7 @@ def test_row_bytes_is_a_lower_bound_of_a_real_sbtest_row(mariadb_server: MariaDB
             "WHERE table_schema = 'sbtest' AND table_name = 'sbtest1'"
         )
         per_row = (int(data) + int(index)) / rows
+        print(f"a sbtest row takes {per_row:.0f} B in InnoDB (data {data}, index {index}, {rows} rows)")
         assert per_row >= row_bytes, f"a sbtest row takes {per_row:.0f} B, the rule assumes {row_bytes}"
         assert per_row < 2 * row_bytes or math.isnan(per_row), (
             f"row_bytes {row_bytes} far below {per_row:.0f}"

@@ -68,6 +68,10 @@ def check_oltp(b: Bundle) -> None:
     # safe: strict mode, a cleanup trap, never an existing image
     assert "set -euo pipefail" in script and "trap cleanup EXIT" in script
     assert 'info "$POOL/$IMAGE"' in script
+    # the three map methods: krbd with the compiled options, nbd, and rbd-fuse under a direct-I/O loop device
+    assert _var(script, "MAP_OPTIONS") == ",".join(c.option for c in plan.map_options) == "alloc_size=4096"
+    assert 'device map -o "$MAP_OPTIONS"' in script and "device map -t nbd" in script
+    assert "rbd-fuse -c" in script and "losetup --find --show --direct-io=on" in script
     # the compiled server: the flavour's own programs, the compiled my.cnf included
     assert _var(script, "SERVER") == plan.server and "!include $MYCNF" in script
     # every case is explained (question + setting), in explain.md too

@@ -327,6 +327,10 @@ def _oltp(plan: OltpPlan) -> str:
         "script stops the server, unmounts, unmaps, and removes the image it created (`KEEP_IMAGE=1` keeps it); "
         "it refuses an image that exists and a results folder that is not empty.\n\n",
         f"- Data set: {plan.sizing.reason}\n",
+        "- Which client settings apply: krbd (the default) is the kernel's own RBD client; it reads none of "
+        "ceph.conf's [client] rbd_* options and has no cache of its own (with O_DIRECT nothing is cached between "
+        "InnoDB and the OSDs). rbd-nbd and rbd-fuse run librbd, which reads the compiled [client] section "
+        "(rbd_cache = false: no second copy beside the buffer pool).\n",
     ]
     if plan.server_overrides:
         out.append(

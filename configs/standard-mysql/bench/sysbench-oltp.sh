@@ -15,7 +15,7 @@
 # The image must not exist (the script makes a file system on it); it is removed at the end unless
 # KEEP_IMAGE=1. Every case's sizing and what it answers are in explain.md (Application-level run).
 #
-# Data set: 16 tables x 142270792 rows x 200 B = 424.0 GiB >= 2 x (buffer pool 24.0 GiB + page cache 8.0 GiB
+# Data set: 16 tables x 123713732 rows x 230 B = 424.0 GiB >= 2 x (buffer pool 24.0 GiB + page cache 8.0 GiB
 # (the rest of the database host's 32 GiB) + OSD caches 60 x 3.00 GiB = 180.0 GiB) = 424.0 GiB; image 549 GiB
 # = tables x 1.25 + 2 x redo 8.00 GiB + 2 GiB (at least 10 GiB); sysbench --rand-type=uniform spreads the rows
 # read over all of it
@@ -64,7 +64,7 @@ CLIENT=mariadb
 ADMIN=mariadb-admin
 INSTALL=mariadb-install-db
 TABLES=16
-TABLE_SIZE=142270792
+TABLE_SIZE=123713732
 TESTS=(oltp_read_write oltp_read_only oltp_write_only)
 THREADS=(1 32)
 ITERATIONS=3
