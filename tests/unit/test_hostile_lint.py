@@ -100,9 +100,10 @@ def _findings(r_out: str, name: str, code: str) -> dict[int, str]:
         (
             "ceph-dead-settings.conf",
             {
-                6: "bluestore_cache_size = 4G is not what the program runs with: With bluestore_cache_autotune on",
-                7: "bluestore_cache_size_ssd = 2G is not what the program runs with",
-                14: "osd_recovery_sleep_ssd = 0.1 is not what the program runs with: Under the mClock scheduler",
+                7: "bluestore_cache_size = 4G is not what the program runs with: With bluestore_cache_autotune on",
+                8: "bluestore_cache_size_ssd = 2G is not what the program runs with",
+                15: "osd_recovery_sleep_ssd = 0.1 is not what the program runs with: Under the mClock scheduler",
+                19: "osd_mclock_override_recovery_settings = true does nothing here: Only the mClock scheduler",
             },
         ),
     ],
@@ -113,7 +114,7 @@ def test_settings_made_dead_by_another_line_of_the_file(
     """One table (the catalog's dead_when facts) and one check: each line another line overrides or makes
     useless is reported where it is, with what the program does instead; the control file has none, an
     [osd.N] section that turns the autotuner off keeps its own cache size, and Pacific (wpq by default) keeps
-    its recovery sleep."""
+    its recovery sleep (and has no mClock override switch at all: that is FT101, not also dead)."""
     r = run("flashtune.cli.lint", FIXTURES / name, cwd=tmp_path)
     check(r, rc=(0, 1))
     found = _findings(r.out, name, "FT401")
@@ -123,8 +124,9 @@ def test_settings_made_dead_by_another_line_of_the_file(
         assert "(because " in found[line], found[line]  # the condition and the source are named
     if name.startswith("ceph"):
         r = run("flashtune.cli.lint", "--ceph-release", "pacific", FIXTURES / name, cwd=tmp_path)
-        check(r, rc=0)
-        assert sorted(_findings(r.out, name, "FT401")) == [6, 7], r.out
+        check(r, rc=1)
+        assert sorted(_findings(r.out, name, "FT401")) == [7, 8], r.out
+        assert _findings(r.out, name, "FT101")[19].startswith("osd_mclock_override_recovery_settings does no")
 
 
 def test_mysql_flavour_decides_which_plugin_options_exist(tmp_path: Path) -> None:

@@ -71,6 +71,9 @@ def lint(doc: ConfDoc, ctx: Context) -> None:
             knob = catalog.resolve(e.key, domain)
             if not isinstance(knob, Knob) or not knob.dead_when or e.value is None:
                 continue
+            status = catalog.status(knob, release) if release is not None else None
+            if status is not None and not status.in_effect:
+                continue  # not an option of this release at all: reported as such (FT101/FT102), not as dead
 
             def given(name: str, sec: str = section) -> Any:
                 for s in _lookup_order(sec):
