@@ -560,7 +560,7 @@ def execute(
                 "restoring the config database"
                 + (" and removing the test pool" if run.needs_pool else "")
                 + (" and CephFS folder (then unmounting)" if run.needs_file else "")
-                + (" and the S3 user with its buckets" if run.needs_s3 else "")
+                + (" and removing the S3 user with its buckets" if run.needs_s3 else "")
                 + " ...",
                 file=sys.stderr,
             )
