@@ -89,7 +89,7 @@ def test_corpus_is_big_and_sourced() -> None:
         assert e["checks"], f"{e['file']}: no hand-verified values"
         assert e["expect"] == "refused" or sum("where" in c or "count_where" in c for c in e["checks"]) >= 2
     tools = Counter(e["tool"] for e in MANIFEST)
-    assert set(tools) == {"fio", "ior", "iozone", "sysbench", "rados-bench", "cbt"}
+    assert set(tools) == {"fio", "ior", "iozone", "sysbench", "rados-bench", "cbt", "s3-probe"}
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["file"] for e in MANIFEST])
