@@ -159,22 +159,21 @@ CBT_FS = (
 )
 
 
-def _fuse_mounts(under: Path | None) -> list[str]:
-    """ceph-fuse mount points now (under a folder, or all of CBT's file system's)."""
+def _fuse_mounts(under: Path) -> list[str]:
+    """ceph-fuse mount points under a folder now."""
     out = []
     for line in Path("/proc/self/mounts").read_text().splitlines():
         point, kind = line.split()[1], line.split()[2]
-        if kind == "fuse.ceph-fuse" and (
-            f"/{CBT_FS}/" in point if under is None else point.startswith(str(under))
-        ):
+        if kind == "fuse.ceph-fuse" and point.startswith(f"{under}/"):
             out.append(point)
     return out
 
 
 def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
-    """What explain.md tells users to do between two scratch plans: unmount CBT's mounts, then remove the file
-    system CBT made (and here its pool too, so the session cluster is as it was)."""
-    for point in _fuse_mounts(mnt):
+    """What explain.md tells users to do between two scratch plans: unmount CBT's mounts (those under mnt, this
+    test's own), then remove the file system CBT made (and here its pool too, so the session cluster is as it
+    was)."""
+    for point in _fuse_mounts(mnt) if mnt is not None else []:
         subprocess.run(["fusermount", "-u", point], capture_output=True, check=False, timeout=60)
         if point in _fuse_mounts(mnt):
             subprocess.run(["umount", "-l", point], capture_output=True, check=False, timeout=60)
@@ -267,7 +266,7 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
         _remove_cbt_fs(lab, tmp_path / "write" / "mnt")
         _run_scratch_plan(cbt, lab, read, tmp_path / "read")
     finally:
-        _remove_cbt_fs(lab, None)
+        _remove_cbt_fs(lab, tmp_path)
 
 
 def test_scratch_plan_needs_the_kernel_cephfs_client(cbt: Path) -> None:
