@@ -1,5 +1,5 @@
-"""The Ceph facts behind lint-config's ceph.conf checks, on the real programs: size and integer spellings as
-ceph-conf 16.2.15 reads them, and the monitor refusing a size-1 pool without the guard CBT's rule names."""
+"""The Ceph facts behind lint-config's ceph.conf checks, on the real programs: size, integer and boolean
+spellings as ceph-conf 16.2.15 reads them, and the monitor refusing a size-1 pool without the guard CBT's rule names."""
 
 from __future__ import annotations
 
@@ -34,11 +34,14 @@ def test_ceph_sizes_and_integers_read_as_ceph_conf_reads_them(tmp_path: Path) ->
     for option, type_, default, forms in (
         ("bluestore_cache_size", "size", "0", SIZE_FORMS),
         ("osd_op_num_threads_per_shard", "int", "0", INT_FORMS),
+        ("osd_scrub_auto_repair", "bool", "false", BOOL_FORMS),  # default false: a refused 'yes' stays false
+        ("ms_crc_data", "bool", "true", BOOL_FORMS),  # default true: a refused 'off' keeps the CRCs on
     ):
         for text in forms:
             got = ceph_reads(option, text)
             try:
-                ours: str | None = str(ceph_value(type_, text))
+                value = ceph_value(type_, text)
+                ours: str | None = str(value).lower() if isinstance(value, bool) else str(value)
             except ValueError:
                 ours = None
             if ours is None:
@@ -66,4 +69,22 @@ def test_monitors_refuse_size_one_without_the_guard(ceph_lab: Any) -> None:
         ceph_lab.run("ceph", "osd", "pool", "rm", pool, pool, "--yes-i-really-really-mean-it", check=False)
 
 
+BOOL_FORMS = [
+    "true",
+    "false",
+    "TRUE",
+    "False",
+    "1",
+    "0",
+    "2",
+    "-1",
+    "+1",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "maybe",
+    "0x1",
+    "1.0",
+]
 INT_FORMS = ["7", "7K", "7k", "7Ki", "7KB", "+7", "-7", " 7 ", "7.5", "7e3", "0x7", "07", "7M", "7E"]

@@ -45,6 +45,9 @@ def test_my_cnf_misses(tmp_path: Path, text: str, finding: str) -> None:
         ("[global]\nmon_host = {{ mon_ip }}\n", ":2:12: error FT205"),
         ("[osd]\nosd_op_num_shards = CHANGEME\n", ":2:21: error FT205"),
         ("[osd]\nms_crc_data = maybe\n", ":2:15: error FT201 ms_crc_data: 'maybe' is not a boolean"),
+        # Ceph 16.2.15 refuses yes/no/on/off and keeps the default: 'off' leaves the CRCs on (measured with
+        # ceph-conf in tests/real/test_lint_cephconf_real.py)
+        ("[osd]\nms_crc_data = off\n", ":2:15: error FT201 ms_crc_data: 'off' is not a boolean Ceph reads"),
     ],
 )
 def test_ceph_conf_misses(tmp_path: Path, text: str, finding: str) -> None:

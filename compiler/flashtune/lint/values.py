@@ -25,16 +25,9 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _DURATION = {k: v for k, v in SECONDS.items() if k != "week"}  # Ceph's duration parser has no weeks
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
-CEPH_BOOLS = {
-    "true": True,
-    "false": False,
-    "yes": True,
-    "no": False,
-    "1": True,
-    "0": False,
-    "on": True,
-    "off": False,
-}
+# Ceph's booleans (Option::parse_value, src/common/options.cc, as ceph-conf 16.2.15 reads them): true or false in
+# any case, or a whole number (non-zero is true); yes/no/on/off are refused and the option keeps its default
+CEPH_BOOLS = {"true": True, "false": False}
 MYSQL_BOOLS = {
     "on": True,
     "off": False,
@@ -85,9 +78,11 @@ def ceph_value(type_: str, text: str) -> float | int | bool | None:
             raise ValueError(f"{t!r} is not a finite number")
         return f
     if type_ == "bool":
-        if t.lower() not in CEPH_BOOLS:
-            raise ValueError(f"{t!r} is not a boolean (true/false)")
-        return CEPH_BOOLS[t.lower()]
+        if t.lower() in CEPH_BOOLS:
+            return CEPH_BOOLS[t.lower()]
+        if _INTEGER.fullmatch(t) and abs(int(t)) <= INT64_MAX:
+            return int(t) != 0
+        raise ValueError(f"{t!r} is not a boolean Ceph reads (true/false or a number; not yes/no/on/off)")
     if type_ == "uuid":
         try:
             uuid.UUID(t)
