@@ -160,6 +160,7 @@ def test_smoke_run_on_rbd_fuse_is_ingested_and_cleaned_up(lab: CephLab, tmp_path
         rows = df[df["source"].astype(str).str.endswith(f.name) & df["time_s"].isna()]
         assert not rows.empty, f"ingest read nothing from {f.name}"
         assert set(rows["test"]) == {f.name.split("-")[0]} and set(rows["threads"]) == {printed["threads"]}
+        assert set(rows["run"]) == {f.stem.rsplit("iter", 1)[1]}  # the iteration, from the file name
 
         assert _one(rows, "tps", "mean") == pytest.approx(printed["tps"], abs=0.01), f.name
         assert _one(rows, "qps", "mean") == pytest.approx(printed["qps"], abs=0.01), f.name

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +21,7 @@ from flashtune.hardware import tier_names
 from flashtune.model import Bundle, GiB
 from flashtune.releases import MYSQL_FLAVOURS
 
+REPO = Path(__file__).resolve().parents[2]
 RELEASES = ("pacific", "quincy", "reef", "squid", "tentacle")
 # what --bench-scale may change: sizes and durations (and the sentences that state them)
 SCALED = {
@@ -195,3 +198,16 @@ def test_the_script_quotes_what_it_is_given() -> None:
 
     text = emit(dataclasses.replace(b.oltp, pool="my pool"), {})
     assert "POOL=${POOL:-'my pool'}" in text
+
+
+def test_ingest_labels_each_iteration_file_with_its_run(tmp_path: Path) -> None:
+    """bench/sysbench-oltp.sh writes <test>-threads<N>-iter<i>.txt: ingest gives the iteration as `run` (a real
+    sysbench 1.0 output from the corpus, renamed as the script names it)."""
+    from flashtune.ingest import load
+
+    sample = REPO / "tests" / "corpus" / "sysbench" / "sysbench-1.0.12-pkb-oltp-16threads.txt"
+    for i in (1, 2, 3):
+        shutil.copy(sample, tmp_path / f"oltp_read_write-threads16-iter{i}.txt")
+    df = load(tmp_path)
+    assert set(df["run"]) == {"1", "2", "3"}
+    assert set(df["test"]) == {"oltp_read_write"}

@@ -100,6 +100,7 @@ def _workload(path: Path, text: str) -> str | None:
     return "oltp" if "SQL statistics:" in text or '"qps"' in text else None
 
 
+_ITERATION = re.compile(r"-iter(\d+)\.[A-Za-z]+$")
 _GAVE_UP = re.compile(r"^(?:FATAL: .*|invalid option: .*|Unknown command: .*)$", re.M)
 
 
@@ -122,6 +123,11 @@ def parse(path: Path) -> pd.DataFrame:
         rows += got
         if got_fmt != "sysbench-text":
             fmt = got_fmt
+    # one run of several iterations, named as bench/sysbench-oltp.sh names them (<test>-threads<N>-iter<i>.txt)
+    iteration = _ITERATION.search(path.name)
+    if iteration and len(starts) == 1:
+        for r in rows:
+            r["run"] = iteration.group(1)
     # a run sysbench gave up on says why (`FATAL: ... Duplicate entry`, `invalid option: --x`): name it
     said = None if rows else _GAVE_UP.search(text)
     return results_frame(
