@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,66 @@ def test_prove_cbt_runs_the_compiled_block_cases_in_real_cbt_and_restores(
     assert {f"4k-randread-qd16/{a}{i}/0" for a in "AB" for i in (1, 2, 3)} <= {
         line.split(",")[3] for line in csv[1:]
     }
+
+
+def test_sigint_while_cbt_runs_ends_cbt_and_its_fio_and_restores(
+    cbt: Path, lab: CephLab, tmp_path: Path
+) -> None:
+    """Ctrl-C in arm B while CBT drives fio: CBT and every fio it started end (its process group), the pool
+    CBT created is deleted and the config database is byte-identical to the dump taken before."""
+    hw = tmp_path / "cephlab.yaml"
+    hw.write_text(cbtrun.LAB_HARDWARE)
+    dump_before = lab.run("ceph", "config", "dump", "-f", "json").stdout
+    pools_before = lab.ceph("osd", "pool", "ls")
+    out = tmp_path / "prove"
+    env = dict(os.environ, CEPH_CONF=str(lab.conf_path))
+    env.pop("CEPH_ARGS", None)
+    args = ["--out", str(out), "--hardware", str(hw), "--workload", "block", "--bench-scale", "smoke"]
+    args += ["--cbt", str(cbt), "--case", "4k-randwrite-qd16", "--repeat", "3", "--allow-warn"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "flashtune.cli.main", "prove", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    journal = out / "journal.jsonl"
+
+    def fio_running() -> bool:
+        if not journal.exists():
+            return False
+        entries = [json.loads(x) for x in journal.read_text().splitlines() if x.strip().endswith("}")]
+        in_b = any(e["op"] == "cbt" and e["arm"] == "B" for e in entries)
+        pool = next((e["name"] for e in entries if e["op"] == "pool"), "")
+        return in_b and _pids(f"--pool={pool}") != []
+
+    deadline = time.monotonic() + 600
+    while not fio_running():
+        assert p.poll() is None, p.communicate()[1][-3000:]
+        assert time.monotonic() < deadline, "CBT's fio never started in arm B"
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    _, stderr = p.communicate(timeout=600)
+    assert p.returncode == 130, stderr[-3000:]
+    entries = [json.loads(x) for x in journal.read_text().splitlines()]
+    pool = next(e["name"] for e in entries if e["op"] == "pool")
+    assert _pids(f"--pool={pool}") == [] and _pids(str(out / "cbt")) == []  # no fio, no CBT left
+    assert entries[-1]["op"] == "restored" and entries[-1]["identical"] is True
+    assert lab.run("ceph", "config", "dump", "-f", "json").stdout == dump_before
+    assert lab.ceph("osd", "pool", "ls") == pools_before
+
+
+def _pids(text: str) -> list[int]:
+    """Processes whose command line holds `text` (other than this test's own)."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd:
+            out.append(int(proc.name))
+    return out
