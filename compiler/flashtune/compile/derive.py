@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from flashtune.catalog.knob import human_size
 from flashtune.errors import DataError, UsageError
 from flashtune.model import Derived, ECProfile, Shape
 from flashtune.releases import ceph_index
@@ -196,7 +197,7 @@ def innodb_buffer_pool_size(ram_gib: float, flavour: str = "mariadb-10.11") -> D
     unit = "whole GiB (8 instances x 128 MiB chunks)" if step == GiB else "128 MiB chunks"
     return Derived(
         value,
-        f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in {unit}: {value / GiB:.2f} GiB",
+        f"{share:.0%} of the database host's {ram_gib:g} GiB RAM, in {unit}: {human_size(value)}",
         {"db_ram_gib": ram_gib},
         ("sources/guide-mycnf",),
     )
