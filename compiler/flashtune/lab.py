@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from flashtune.errors import FlashtuneError
+
 # Sections in the order ceph.conf conventionally lists them; daemons read their own plus [global].
 Conf = dict[str, dict[str, str]]
 
@@ -282,9 +284,10 @@ class CephLab:
                 try:
                     s.bind(("127.0.0.1", port))
                 except OSError:
-                    raise RuntimeError(
-                        f"127.0.0.1:{port} is in use (another test cluster?); set "
-                        "FLASHTUNE_CEPHLAB_PORTS=v2,v1,rgw to other ports"
+                    raise FlashtuneError(  # a user's choice (--lab-ports, the environment), not a bug
+                        f"127.0.0.1:{port} is in use (another cluster or server?)",
+                        suggestion="give other free ports: --lab-ports V2,V1,RGW or "
+                        "FLASHTUNE_CEPHLAB_PORTS=V2,V1,RGW (the OSDs take ports in 6800-7300 of their own)",
                     ) from None
 
     def start(self, *, rgw: bool = True, mds: bool = False) -> None:

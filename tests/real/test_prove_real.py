@@ -20,6 +20,7 @@ import json
 import os
 import pty
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -309,6 +310,17 @@ def test_health_err_refuses_and_warn_needs_consent(ceph_lab: CephLab, compiled: 
     finally:
         ceph_lab.run("ceph", "osd", "unset", "noout")
     assert dump_text(ceph_lab) == before
+
+
+def test_lab_ports_in_use_are_a_clean_error(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        args = ("--lab", "--lab-ports", f"{port},{port + 1},{port + 2}", "--workload", "block")
+        code, _, stderr = finish(prove("--out", str(tmp_path / "p"), *args), timeout=120)
+    assert code == 2 and "Traceback" not in stderr, stderr
+    assert f"127.0.0.1:{port} is in use" in stderr and "hint: give other free ports" in stderr, stderr
 
 
 # Restarts the session cluster's OSDs (what `ceph orch restart osd` does on a cephadm cluster): the command an
