@@ -5,6 +5,7 @@ latency probe. Over every tier x workload x release and over random hardware fil
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -233,6 +234,13 @@ def test_the_rgw_plans_drive_every_gateway_the_hardware_has(
         ep = doc["client_endpoints"]["s3"]
         assert ep["urls"] == urls and ep["endpoints_per_client"] == len(urls), file
     assert f"client_endpoints.s3.urls` = {len(urls)}: one URL per gateway" in b.files["explain.md"]
+    # the memory budget counts the gateways each OSD node runs, as many as the plan drives there
+    budget = json.loads(b.files["manifest.json"])["memory_budget_gib"]
+    per_node = sum(u.startswith("http://osd01:") for u in urls)
+    counted = {k: v for k, v in budget.items() if k == "rgw" or k.endswith(" x rgw")}
+    assert counted == (
+        {} if per_node == 0 else {"rgw" if per_node == 1 else f"{per_node} x rgw": 4.0 * per_node}
+    )
     plan = tmp_path / "plan.yaml"
     plan.write_text(b.files[next(iter(b.plans))])
     assert "FT711" not in lint_cli(plan, "--gateways", str(len(urls))).stdout

@@ -46,14 +46,22 @@ class NodeLayout:
     mds_cache_knob: str
 
 
-def node_layout(workload: str, override: dict[str, Any]) -> NodeLayout:
-    """The daemons on the busiest OSD node for this workload, with the hardware file's overrides applied."""
+def node_layout(workload: str, override: dict[str, Any], gateways: int | None = None) -> NodeLayout:
+    """The daemons on the busiest OSD node for this workload, with the hardware file's overrides applied.
+    gateways: RGW daemons per OSD node the hardware file gives (None: the layout's placement decides); where
+    the workload places a gateway on the node, that many run there and each needs its memory, and 0 (the
+    gateways run on hosts of their own) takes it off the node."""
     data = layout_data()
     placement = {**data["placement"], **(override.get("placement") or {})}
     lists = [placement.get("all", []), placement.get(workload, [])]
     names = [n for names in lists for n in names]
     # within one list a repeated name is another instance (rgw: [rgw, rgw] = two gateways on the node)
     counts = {n: max(names.count(n) for names in lists) for n in names}
+    if "rgw" in counts and gateways:
+        counts["rgw"] = max(counts["rgw"], gateways)
+    elif "rgw" in counts and gateways == 0:
+        del counts["rgw"]
+        names = [n for n in names if n != "rgw"]
     daemons = data["daemons"]
     memory = {n: float(d["memory_gib"]) for n, d in daemons.items() if "memory_gib" in d}
     memory.update({str(k): float(v) for k, v in (override.get("memory_gib") or {}).items()})

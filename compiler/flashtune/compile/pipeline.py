@@ -142,7 +142,9 @@ def _memory(
 ) -> tuple[int, Derived, Derived, dict[str, float], layout.NodeLayout]:
     """OSDs per node and osd_memory_target under the node budget. When derived OSDs per device leave too
     little memory, fall back to one OSD per device before refusing."""
-    nl = layout.node_layout(req.workload, hw.layout)
+    # RGW daemons per OSD node: the hardware's colocated count, none where gateways have hosts of their own
+    gateways = hw.colocated_gateways or (0 if hw.gateways else None)
+    nl = layout.node_layout(req.workload, hw.layout, gateways)
     daemons = _daemon_memory(nl, merged, catalog, req.ceph_release)
     rules = layout.memory_rules()
     osds_node, per_device = _node_osds(req, hw, chain, req.osds_per_device)
@@ -288,7 +290,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
         # the gateways the rgw plans drive: dedicated gateway hosts where the hardware file has them, else the
         # radosgw daemons on every OSD node (the layout's placement, or the hardware's colocated.gateways)
         "gateway_hosts": hw.gateways,
-        "rgw_per_node": max(nl.counts.get("rgw", 0), hw.colocated_gateways),
+        "rgw_per_node": max(nl.counts.get("rgw", 0), hw.colocated_gateways),  # the budget counts them too
         "pg_target_per_osd": target,
         "pg_max_per_osd": max_pg,
         "pg_num": pg.value,
