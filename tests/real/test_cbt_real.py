@@ -248,8 +248,11 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
             workload="scratch", tier=None, hardware_file=str(hw), bench_scale="smoke", cephfs_client="fuse"
         )
     )
-    write = b.plans["cbt/02-write-clients1-jobs4.yaml"]
-    read = copy.deepcopy(b.plans["cbt/11-read-clients1-jobs4.yaml"])
+    by_case = {
+        file.split("-", 1)[1]: doc for file, doc in b.plans.items()
+    }  # "cbt/02-write-..." -> "write-..."
+    write = by_case["write-clients1-jobs4.yaml"]
+    read = copy.deepcopy(by_case["read-clients1-jobs4.yaml"])
     assert write["client_endpoints"]["cephfs"]["driver"] == "cephfs-fuse"
     assert "mount_cmd" not in write["cluster"]  # only the kernel endpoint reads it
     assert write["cluster"]["iterations"] == 3 and write["benchmarks"]["fio"]["prefill"] is False

@@ -53,6 +53,9 @@ def check_plans(b: Any) -> None:
     osd_cache = shape["osds"] * shape["osd_memory_target"]
     client_ram = shape["client_ram_gib"] * GiB
     assert b.plans
+    # no plan twice (a clients axis of 1, half and all collapses on a cluster with one or two clients)
+    texts = [json.dumps(doc, sort_keys=True) for doc in b.plans.values()]
+    assert len(set(texts)) == len(texts), sorted(b.plans)
     for file, doc in b.plans.items():
         where = f"{b.request.workload} {file}"
         assert _keys_cbt_reads(doc) == [], where

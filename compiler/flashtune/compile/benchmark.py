@@ -190,6 +190,12 @@ def documents(
                 )
         return _scaled(docs, scale), names, derived
     all_axes = {**axes, **sweep}
+    if "clients" in all_axes:
+        # "half" and "all" as host counts, each count once: on a cluster with one or two clients they
+        # coincide, and the same plan twice would measure nothing new
+        all_axes["clients"] = list(
+            dict.fromkeys(_client_count(v, ctx["clients"]) for v in all_axes["clients"])
+        )
     endpoints = _endpoints(module, ctx, settings, cephfs_client)
     if module == "fio":
         client = _cephfs_client(cephfs_client)
@@ -224,7 +230,7 @@ def documents(
         n = ctx["clients"]
         for k, v in case.items():
             if k == "clients":
-                n = int({"half": max(1, ctx["clients"] // 2), "all": ctx["clients"]}.get(str(v), v))
+                n = int(v)
                 c["clients"] = _hosts("client", n)
                 case = {**case, "clients": n}
             else:
@@ -254,6 +260,11 @@ def documents(
         docs[name] = {"cluster": c, "client_endpoints": eps, "benchmarks": {module: bench}}
         names[case_name(case)] = what
     return _scaled(docs, scale), names, derived
+
+
+def _client_count(value: Any, clients: int) -> int:
+    """A clients-axis value as a host count: a number, or "half"/"all" of the compiled clients."""
+    return int({"half": max(1, clients // 2), "all": clients}.get(str(value), value))
 
 
 def _probe(
