@@ -74,7 +74,9 @@ def _cephconf_grammar() -> Any:
             - pp.Suppress("]")
             - (pp.Optional(comment) + nl)
         )
-        key_text = pp.Combine(pp.OneOrMore(cont | esc | pp.Regex(r"[^=\\\n#;\[]+")))
+        # a key holds at least one character that is not a line continuation: Ceph refuses `\<newline>=`
+        key_char = pp.Regex(r"\\[^\n]") | pp.Regex(r"[^=\\\n#;\[]+")
+        key_text = pp.Combine(pp.ZeroOrMore(cont) + key_char + pp.ZeroOrMore(cont | esc | key_char))
         qval = pp.Regex(r'"((?:\\[^\n]|[^"\\\n#;])*)"|\'((?:\\[^\n]|[^\'\\\n#;])*)\'')
         uval = pp.Combine(pp.ZeroOrMore(cont | esc | pp.Regex(r"[^\\\n#;]+")))
         value = qval("q") | (~pp.Char("\"'") + uval("u"))
