@@ -17,23 +17,9 @@ from typing import Any
 
 from flashtune.cli.common import output_arg, path_arg
 from flashtune.errors import UsageError
+from flashtune.resultkinds import KINDS
 
 HELP = "read fio/IOR/IOzone/rados bench/sysbench outputs or a CBT archive into one tidy CSV"
-# The kinds --kind takes: ingest.sniff.FORMATS without 'directory' (that module imports pandas, which the
-# parser must not; tests/unit/test_hostile_cli.py keeps the two equal).
-KINDS = (
-    "cbt",
-    "fio-log",
-    "fio-hist-log",
-    "fio-json",
-    "fio-normal",
-    "fio-terse",
-    "ior",
-    "iozone",
-    "rados-bench",
-    "s3-probe",
-    "sysbench",
-)
 STDIN_NAME = "stdin"  # the file standard input is copied to, in a private folder
 
 

@@ -20,21 +20,9 @@ from flashtune.ingest import (
     sysbench,
 )
 from flashtune.ingest.common import bad_input
+from flashtune.resultkinds import KINDS
 
-FORMATS: tuple[str, ...] = (
-    "cbt",
-    "directory",
-    "fio-log",
-    "fio-hist-log",
-    "fio-json",
-    "fio-normal",
-    "fio-terse",
-    "ior",
-    "iozone",
-    "rados-bench",
-    "s3-probe",
-    "sysbench",
-)
+FORMATS: tuple[str, ...] = ("directory", *KINDS)  # a folder is walked for the files it holds
 
 
 class UnknownFormat(FlashtuneError):
