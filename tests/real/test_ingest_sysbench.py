@@ -46,16 +46,7 @@ def sysbench_outputs(mariadb_server: MariaDB, tmp_path_factory: pytest.TempPathF
     (d / "oltp_rw_builtin.lua").write_text(
         'require("oltp_read_write")\nsysbench.hooks.report_intermediate = sysbench.report_json\n'
     )
-    opts = [
-        "--db-driver=mysql",
-        "--mysql-host=127.0.0.1",
-        f"--mysql-port={mariadb_server.port}",
-        "--mysql-user=sbtest",
-        "--mysql-password=sbpass",
-        "--mysql-db=sbtest",
-        "--tables=2",
-        "--table-size=2000",
-    ]
+    opts = mariadb_server.sysbench_options(2, 2000)
 
     def sb(script: str, *args: str) -> str:
         r = subprocess.run(

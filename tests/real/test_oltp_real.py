@@ -248,16 +248,7 @@ def test_row_bytes_is_a_lower_bound_of_a_real_sbtest_row(mariadb_server: MariaDB
     plan = last([read_profile("workload-mysql")], "benchmark")
     row_bytes = int(plan["application"]["row_bytes"])
     rows = 100000
-    opts = [
-        "--db-driver=mysql",
-        "--mysql-host=127.0.0.1",
-        f"--mysql-port={mariadb_server.port}",
-        "--mysql-user=sbtest",
-        "--mysql-password=sbpass",
-        "--mysql-db=sbtest",
-        "--tables=1",
-        f"--table-size={rows}",
-    ]
+    opts = mariadb_server.sysbench_options(1, rows)
     sb = ["sysbench", "oltp_read_write", *opts]
     subprocess.run([*sb, "cleanup"], capture_output=True, timeout=120)
     subprocess.run([*sb, "prepare"], capture_output=True, check=True, timeout=300)

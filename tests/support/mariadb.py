@@ -170,6 +170,19 @@ class MariaDB:
         quoted = ",".join(f"'{n}'" for n in names)
         return {k: v for k, v in self.sql(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({quoted})")}
 
+    def sysbench_options(self, tables: int, table_size: int) -> list[str]:
+        """sysbench's options for this server's sbtest database: `tables` tables of `table_size` rows."""
+        return [
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            f"--mysql-port={self.port}",
+            "--mysql-user=sbtest",
+            "--mysql-password=sbpass",
+            "--mysql-db=sbtest",
+            f"--tables={tables}",
+            f"--table-size={table_size}",
+        ]
+
     def sysbench(
         self,
         test: str = "oltp_read_write",
@@ -180,16 +193,7 @@ class MariaDB:
         table_size: int = 10000,
     ) -> dict[str, Any]:
         """prepare + run + cleanup; returns the run's text output parsed (tps, qps, latency ms, errors)."""
-        opts = [
-            "--db-driver=mysql",
-            "--mysql-host=127.0.0.1",
-            f"--mysql-port={self.port}",
-            "--mysql-user=sbtest",
-            "--mysql-password=sbpass",
-            "--mysql-db=sbtest",
-            f"--tables={tables}",
-            f"--table-size={table_size}",
-        ]
+        opts = self.sysbench_options(tables, table_size)
 
         def sb(*args: str) -> str:
             r = subprocess.run(
