@@ -35,6 +35,7 @@ from flashtune.ingest import load
 from flashtune.prove import cephfs
 from flashtune.prove.cluster import Cluster
 from support.cephlab import CephLab
+from support.proving import dump_text, finish, journal, prove, until_arm_b, wait_for
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
 
@@ -50,52 +51,6 @@ ceph config set global osd_pool_default_pg_autoscale_mode warn
 ceph config set osd osd_op_threads 8
 ceph config set osd osd_op_num_shards 8
 """
-
-
-def prove(*args: str, conf: Path | None = None, **kw: object) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env.pop("CEPH_ARGS", None)
-    if conf is not None:
-        env["CEPH_CONF"] = str(conf)
-    # a test run started in the background (as CI may start it) hands SIGINT down ignored: the child gets
-    # the default back, or the SIGINT tests would wait for a run that never hears them
-    options: dict[str, object] = {
-        "stdout": subprocess.PIPE,
-        "stderr": subprocess.PIPE,
-        "preexec_fn": _sigint_default,
-        **kw,
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "flashtune.cli.main", "prove", *args],
-        env=env,
-        text=True,
-        **options,  # type: ignore[call-overload]
-    )
-
-
-def finish(p: subprocess.Popen[str], timeout: float = 600) -> tuple[int, str, str]:
-    out, err = p.communicate(timeout=timeout)
-    return p.returncode, out, err
-
-
-def journal(folder: Path) -> list[dict[str, object]]:
-    path = folder / "journal.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip().endswith("}")]
-
-
-def wait_for(what: str, ok: object, timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ok():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    pytest.fail(f"{what} not seen in {timeout} s")
-
-
-def dump_text(lab: CephLab) -> str:
-    return lab.run("ceph", "config", "dump", "-f", "json").stdout
 
 
 def test_prove_lab_runs_the_whole_loop_and_reports_from_real_output(tmp_path: Path) -> None:
@@ -210,11 +165,7 @@ def _start_in_arm_b(lab: CephLab, compiled: Path, out: Path) -> subprocess.Popen
         "rados-write-4k",
         conf=lab.conf_path,
     )
-    wait_for(
-        "arm B's measurement in the journal",
-        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
-    )
-    assert p.poll() is None, p.communicate()
+    until_arm_b(p, out)
     time.sleep(1)  # into arm B's sample
     return p
 
@@ -388,10 +339,6 @@ def _fs_root(lab: CephLab, tmp_path: Path) -> list[str]:
         cephfs.unmount(point)
 
 
-def _sigint_default() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _mounts() -> str:
     return Path("/proc/self/mounts").read_text()
 
@@ -456,11 +403,7 @@ def test_sigint_unmounts_the_cephfs_and_removes_its_folder(
         *("--repeat", "3", "--seconds", "20", "--warmup", "0", "--probe", "cephfs-write-1m"),
         conf=ceph_lab.conf_path,
     )
-    wait_for(
-        "arm B's measurement in the journal",
-        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
-    )
-    assert p.poll() is None, p.communicate()
+    until_arm_b(p, out)
     point = next(str(e["path"]) for e in journal(out) if e["op"] == "mount")
     time.sleep(1)  # fio is writing to the mounted file system now
     assert point in _mounts()

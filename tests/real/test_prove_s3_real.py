@@ -17,11 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_prove_real import SCRIPT, dump_text, finish, journal, prove, wait_for
+from test_prove_real import SCRIPT
 
 from flashtune.ingest import load
 from flashtune.lab import free_ports
 from support.cephlab import CephLab
+from support.proving import dump_text, finish, journal, prove, until_arm_b
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
 
@@ -139,11 +140,7 @@ def test_sigkill_then_restore_removes_the_s3_user_and_buckets(
         *("--repeat", "3", "--seconds", "10", "--warmup", "0", "--prefill-seconds", "3"),
         conf=lab.conf_path,
     )
-    wait_for(
-        "arm B's measurement in the journal",
-        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
-    )
-    assert p.poll() is None, p.communicate()
+    until_arm_b(p, out)
     p.kill()
     p.communicate()
     uid = next(str(e["uid"]) for e in journal(out) if e["op"] == "s3-user")
@@ -171,11 +168,7 @@ def test_sigint_mid_sample_stops_the_threads_and_removes_the_user(
         *("--repeat", "3", "--seconds", "30", "--warmup", "0"),
         conf=lab.conf_path,
     )
-    wait_for(
-        "arm B's measurement in the journal",
-        lambda: any(e["op"] == "measure" and e["arm"] == "B" for e in journal(out)) or p.poll() is not None,
-    )
-    assert p.poll() is None, p.communicate()
+    until_arm_b(p, out)
     time.sleep(2)  # PUTs in flight on both gateways
     p.send_signal(signal.SIGINT)
     code, _, stderr = finish(p, timeout=300)
