@@ -460,6 +460,7 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "rhcs32_allflash",
         "mako_reef_encryption",
         "micron_9200_luminous",
+        "mako_reddit_mixed",
     }
     # every BlueStore-era result collected is a headline of the validation, with the bound its source states
     stated = {
@@ -673,6 +674,9 @@ TABLE = {
     "mako-encryption-4m-randread": (-5.6, "client network = public network", "met", ()),
     "micron-9200-4k-randread": (-17.4, "cpu", "met", ()),
     "micron-9200-4k-randwrite": (-23.3, "cpu", "met", ()),
+    "mako-reddit-pacific-4k-randrw": (-44.1, "media", "missed", ()),
+    "mako-reddit-quincy-4k-randrw": (-47.4, "media", "missed", ()),
+    "mako-reddit-reef-4k-randrw": (-48.7, "media", "missed", ()),
 }
 
 
@@ -698,7 +702,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (39, 56), "2018+": (30, 41)}
+REACHED = {"all": (39, 59), "2018+": (30, 44)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
