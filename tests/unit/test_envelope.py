@@ -4,6 +4,7 @@ against every published headline, and the `flashtune envelope` command (with a r
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -68,6 +69,37 @@ def test_media_ceiling_is_drives_times_data_sheet_over_copies() -> None:
     assert r == pytest.approx(5 * 4 * 400_000)  # one copy is read
     big = ceilings(c, Case("r", 1 << 20, 1.0), K)["media"]
     assert big == pytest.approx(5 * 4 * 2000e6 / (1 << 20))  # bandwidth-bound at 1 MiB
+
+
+def test_ceilings_closer_than_the_co_limit_band_are_named_together_whatever_the_pair() -> None:
+    """Within 1 %: equal ('a = b'); within CO_LIMIT (5 %): co-limits ('a ~ b'), the smallest first; further
+    apart: the smallest alone. The same band for a bound and an estimate as for two bounds."""
+    from flashtune.envelope.ceilings import CO_LIMIT, TIE
+
+    assert (TIE, CO_LIMIT) == (0.01, 0.05)
+    w = Case("w", 4096, 0.0)
+    cpu = ceilings(cluster(), w, K)["cpu"]
+    assert cpu is not None
+
+    def drives(ratio: float) -> Cluster:  # the media ceiling at `ratio` x the CPU ceiling
+        d = replace(DRIVE, write_iops=ratio * cpu * 3 / 20)
+        return cluster(drives=(d,))
+
+    for ratio, limit, named in (
+        (0.96, ("media", "cpu"), "media ~ cpu"),  # a bound under an estimate
+        (1.04, ("cpu", "media"), "cpu ~ media"),  # an estimate under a bound
+        (1.005, ("media", "cpu"), "media = cpu"),
+        (0.93, ("media",), "media"),
+        (1.07, ("cpu",), "cpu"),
+    ):
+        env = envelope(drives(ratio), w, K)
+        assert (env.limit, env.bottleneck) == (limit, named), ratio
+        assert env.iops == pytest.approx(min(cpu, ratio * cpu))
+    # two bounds: client ports against the storage nodes' ports, 3 % apart
+    r = Case("r", 1 << 20, 1.0)
+    env = envelope(cluster(clients=2, client_gbps=0.97 * 5 * 20 / 2), r, K)
+    assert env.bottleneck == "client network ~ public network"
+    assert env.bottleneck_class == "network"
 
 
 def test_replica_writes_cross_the_cluster_network_size_minus_one_times() -> None:
@@ -607,7 +639,7 @@ def test_validation_meets_the_goal_except_the_documented_misses() -> None:
 # table (and headlines.yaml's expected/why_miss/missing, notes/history/envelope.md) on purpose.
 TABLE = {
     "intel-4k-randread": (-4.4, "client network", "met", ()),
-    "intel-4k-randwrite": (-3.7, "media", "missed", ("cpu.write_op_bluestore",)),
+    "intel-4k-randwrite": (-3.7, "media ~ cpu", "met", ("cpu.write_op_bluestore",)),
     "intel-64k-seqread": (-1.3, "client network", "met", ()),
     "intel-64k-seqwrite": (2.6, "client network = public network", "met", ("cpu.write_op_bluestore",)),
     "sandisk-2node-64k-random": (0.0, "media", "met", ("cpu.read_op_filestore", "cpu.read_byte")),
@@ -631,7 +663,7 @@ TABLE = {
     "clyso-100osd-4m-write": (-4.6, "public network", "met", ()),
     "clyso-100osd-4k-randread": (-13.8, "osd node", "met", ("node_op_ceiling",)),
     "clyso-100osd-4k-randwrite": (-1.2, "cpu", "met", ()),
-    "clyso-320osd-4m-read": (-13.3, "client network", "met", ()),
+    "clyso-320osd-4m-read": (-13.3, "client network ~ public network", "met", ()),
     "clyso-320osd-4m-write": (5.6, "public network", "met", ()),
     "clyso-320osd-4k-randread": (-3.6, "osd node", "met", ("node_op_ceiling",)),
     "clyso-320osd-4k-randwrite": (-1.8, "cpu", "met", ()),
@@ -693,16 +725,16 @@ def test_the_validation_table_holds_row_by_row() -> None:
             assert r.bottleneck_match, hid  # the named bottleneck is the one the source states
         if goal == "missed":
             assert h.missing and h.why_miss, f"{hid}: a miss names the fact its source does not give"
-    # 2014-2017: 9 of 15 goal headlines; one of them (the SanDisk 4K CPU point) only with its own study's
-    # constant.
+    # 2014-2017: 10 of 15 goal headlines; two of them (the SanDisk 4K CPU point, the Intel 4K write's media ~
+    # cpu co-limit) only with their own study's constant.
     met = [hid for hid, t in TABLE.items() if t[2] == "met"]
     old = [hid for hid in met if not rows[hid].headline.evidence.startswith("published_results/")]
-    assert len(old) == 9 and len([hid for hid in old if not TABLE[hid][3] or "network" in TABLE[hid][1]]) >= 7
+    assert len(old) == 10 and len([hid for hid in old if not TABLE[hid][3] or "network" in TABLE[hid][1]]) >= 7
 
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the issue's goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (39, 59), "2018+": (30, 44)}
+REACHED = {"all": (40, 59), "2018+": (30, 44)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
@@ -836,7 +868,7 @@ def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture
     assert [c["case"] for c in doc["cases"]] == ["4k randread", "4k randwrite", "seq read", "seq write"]
     for c in doc["cases"]:
         known = {r: v for r, v in c["ceilings_IOPS"].items() if v is not None}
-        assert c["predicted_IOPS"] == min(known.values()) and c["limit"].split(" = ")[0] in known
+        assert c["predicted_IOPS"] == min(known.values()) and re.split(" [=~] ", c["limit"])[0] in known
     assert main(["envelope", "--tier", "iops", "--ec", "4+2", "--nodes", "8"]) == 0
     assert "EC 4+2" in capsys.readouterr().out
     assert main(["envelope", "--validation"]) == 0

@@ -91,7 +91,13 @@ def link_class(gbps: float) -> str:
     return "25-56g" if gbps < 100 else "100g"
 
 
-TIE = 0.01  # resources within 1 % of the smallest ceiling are named together
+TIE = 0.01  # resources within 1 % of the smallest ceiling are named together as equal ("a = b")
+# Co-limits ("a ~ b"): resources whose ceilings lie within 5 % of the smallest are named with it, for every pair
+# of resources alike. Every ceiling rests on published figures printed to two or three significant figures
+# (data-sheet IOPS such as 26K, results such as 2.2M or 495K that calibrate the CPU costs): rounding alone
+# leaves each up to 2.5 % off (half a unit in the last digit of a two-figure number of 20 or more), so two
+# ceilings from independent figures can be out of order by up to 5 % and the model cannot tell which limits.
+CO_LIMIT = 0.05
 SMALL_READ_BYTES = (
     4096  # EC stripe unit (osd_pool_erasure_code_stripe_unit default): I/O below k x this is sub-stripe
 )
@@ -562,7 +568,7 @@ class Envelope:
 
     case: Case
     ceilings: dict[str, float | None]  # client IOPS per resource
-    limit: tuple[str, ...]  # the resource(s) with the smallest ceiling (ties within 1 %)
+    limit: tuple[str, ...]  # the resource(s) with the smallest ceiling (ties within 1 %, then co-limits)
     iops: float
 
     @property
@@ -572,7 +578,10 @@ class Envelope:
 
     @property
     def bottleneck(self) -> str:
-        return " = ".join(self.limit)
+        """The limiting resources: equal ones joined by ' = ', co-limits (within CO_LIMIT) by ' ~ '."""
+        tied = [r for r in self.limit if _within(self.ceilings[r], self.iops, TIE)]
+        rest = [r for r in self.limit if r not in tied]
+        return " ~ ".join([" = ".join(tied), *rest]) if tied else " ~ ".join(rest)
 
     @property
     def bottleneck_class(self) -> str:
@@ -588,14 +597,21 @@ class Envelope:
         return {r: (measured_iops / v if v else None) for r, v in self.ceilings.items()}
 
 
+def _within(value: float | None, low: float, band: float) -> bool:
+    return value is not None and math.isfinite(value) and value <= low * (1 + band)
+
+
 def envelope(c: Cluster, case: Case, k: Constants) -> Envelope:
     ceil = ceilings(c, case, k)
     known = {r: v for r, v in ceil.items() if v is not None and math.isfinite(v)}
     if not known:
         return Envelope(case, ceil, (), math.inf)
     low = min(known.values())
-    limit = tuple(r for r in RESOURCES if r in known and known[r] <= low * (1 + TIE))
-    return Envelope(case, ceil, limit, low)
+    tied = [r for r in RESOURCES if _within(ceil.get(r), low, TIE)]
+    near = sorted(
+        (r for r in RESOURCES if r not in tied and _within(ceil.get(r), low, CO_LIMIT)), key=known.__getitem__
+    )
+    return Envelope(case, ceil, (*tied, *near), low)
 
 
 def with_protection(c: Cluster, p: Protection) -> Cluster:
