@@ -729,7 +729,9 @@ def test_the_validation_table_holds_row_by_row() -> None:
     # cpu co-limit) only with their own study's constant.
     met = [hid for hid, t in TABLE.items() if t[2] == "met"]
     old = [hid for hid in met if not rows[hid].headline.evidence.startswith("published_results/")]
-    assert len(old) == 10 and len([hid for hid in old if not TABLE[hid][3] or "network" in TABLE[hid][1]]) >= 7
+    assert (
+        len(old) == 10 and len([hid for hid in old if not TABLE[hid][3] or "network" in TABLE[hid][1]]) >= 7
+    )
 
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the goal is
