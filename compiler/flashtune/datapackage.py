@@ -109,7 +109,7 @@ def _checker(field: dict[str, Any]) -> Callable[[str], str | None]:
     enum = [str(v) for v in cons["enum"]] if "enum" in cons else None
     allowed = frozenset(enum) if enum is not None else None
     ranged = "minimum" in cons or "maximum" in cons
-    pattern = cons.get("pattern") if "pattern" in cons else None
+    pattern = re.compile(cons["pattern"]) if "pattern" in cons else None
 
     def check(value: str) -> str | None:
         if value == "":
@@ -117,8 +117,8 @@ def _checker(field: dict[str, Any]) -> Callable[[str], str | None]:
         if ftype == "string" and not ranged:  # the common cell: only enum and pattern apply
             if allowed is not None and value not in allowed:
                 return f"{value!r} is not one of the allowed values: {', '.join(enum or ())}"
-            if pattern is not None and not re.fullmatch(pattern, value):
-                return f"{value!r} does not match the pattern {pattern}"
+            if pattern is not None and not pattern.fullmatch(value):
+                return f"{value!r} does not match the pattern {pattern.pattern}"
             return None
         return _check_value(field, value)
 

@@ -43,6 +43,10 @@ from flashtune.errors import FlashtuneError
 Conf = dict[str, dict[str, str]]
 
 
+_SPACES = re.compile(r"\s+")
+_SECTION = re.compile(r"\[([^\]]+)\]")
+
+
 def parse_conf(text: str) -> Conf:
     """Ceph-style INI: `[section]`, `key = value`, `#`/`;` comments; spaces in keys mean `_`."""
     conf: Conf = {}
@@ -51,14 +55,14 @@ def parse_conf(text: str) -> Conf:
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
-        m = re.fullmatch(r"\[([^\]]+)\]", line)
+        m = _SECTION.fullmatch(line)
         if m:
             section = m.group(1).strip()
             conf.setdefault(section, {})
             continue
         if "=" in line:
             k, v = line.split("=", 1)
-            key = re.sub(r"\s+", "_", k.strip())
+            key = _SPACES.sub("_", k.strip())
             conf.setdefault(section, {})[key] = v.split(" #", 1)[0].strip()
     return conf
 

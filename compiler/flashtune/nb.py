@@ -297,9 +297,12 @@ def status_grid(
     return pd.DataFrame(rows)
 
 
+_NOT_ANCHOR = re.compile(r"[^a-z0-9-]+")
+
+
 def knob_link(knob: Knob) -> str:
     """Where the book publishes a knob's card, relative to a notebook page (see scripts/bookgen)."""
-    anchor = re.sub(r"[^a-z0-9-]+", "-", f"knob-{knob.domain}-{knob.name}".lower()).strip("-")
+    anchor = _NOT_ANCHOR.sub("-", f"knob-{knob.domain}-{knob.name}".lower()).strip("-")
     return f"{KNOB_PAGES}/{knob.domain}.html#{anchor}"
 
 

@@ -48,6 +48,9 @@ class CephOption:
         return "runtime" if "runtime" in self.flags else "restart"
 
 
+_NUMBER_UNIT = re.compile(r"(-?[0-9.]+(?:[eE]-?[0-9]+)?)_?([A-Za-z]*)")
+
+
 def normalize(type_: str, raw: Any) -> Any:
     """One value (default/min/max) as the catalog stores it; None for 'unset' ('' in JSON dumps)."""
     if raw is None:
@@ -64,7 +67,7 @@ def normalize(type_: str, raw: Any) -> Any:
         text = str(raw).strip()
         if text == "":
             return None
-        m = re.fullmatch(r"(-?[0-9.]+(?:[eE]-?[0-9]+)?)_?([A-Za-z]*)", text)
+        m = _NUMBER_UNIT.fullmatch(text)
         if not m:
             return text  # e.g. an unsubstituted @VAR@; kept verbatim
         number, suffix = m.groups()

@@ -282,9 +282,9 @@ def dead_reason(
     return None
 
 
-_URL = r"^(https?://\S+|[\w.-]+/[\w.-]+:\S+|tests/\S+)$"  # compiled on first use (re caches it)
+_URL = re.compile(r"^(https?://\S+|[\w.-]+/[\w.-]+:\S+|tests/\S+)$")
 
 
 def source_ok(source: str) -> bool:
     """A source is a URL, an upstream 'owner/repo:path' or a test 'tests/<file>::<name>'."""
-    return bool(re.match(_URL, source))
+    return bool(_URL.match(source))

@@ -52,9 +52,12 @@ def extract_json(text: str, path: Path) -> tuple[dict[str, Any], int]:
     return docs[0]
 
 
+_OBJECT_START = re.compile(r"^\{", re.M)
+
+
 def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
     """Every fio JSON object in the text (`--output` appends one per run) with its first line."""
-    starts = [m.start() for m in re.finditer(r"^\{", text, re.M)]
+    starts = [m.start() for m in _OBJECT_START.finditer(text)]
     if not starts:
         raise bad_input(
             path,
@@ -87,9 +90,12 @@ def extract_all_json(text: str, path: Path) -> list[tuple[dict[str, Any], int]]:
     return out
 
 
+_FIO_VERSION = re.compile(r"\bfio[- ]v?(\d+)\.(\d+)")
+
+
 def fio_version(text: str) -> tuple[int, int] | None:
     """(major, minor) from 'fio-2.2.10', 'fio-3.39-30-g58818', 'fio 3.1'."""
-    m = re.search(r"\bfio[- ]v?(\d+)\.(\d+)", text)
+    m = _FIO_VERSION.search(text)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
@@ -122,6 +128,9 @@ def parse_json(path: Path) -> pd.DataFrame:
     return to_frame(json_rows(path))
 
 
+_FIO_SAID = re.compile(r"^fio: (?!pid=).*$", re.M)
+
+
 def json_rows(path: Path) -> list[dict[str, Any]]:
     """parse_json's rows as dicts with their `format` (a CBT archive of thousands of small reports builds one
     frame from all of them: a DataFrame per file cost more than reading the file)."""
@@ -150,7 +159,7 @@ def json_rows(path: Path) -> list[dict[str, Any]]:
         for j in (d.get("jobs") or [])
         if isinstance(j, dict) and j.get("error")
     ]
-    said = re.search(r"^fio: (?!pid=).*$", text[: text.find("{")], re.M)
+    said = _FIO_SAID.search(text[: text.find("{")])
     if errors:
         problem += f" ({', '.join(errors)}{'; fio said: ' + said.group(0) if said else ''})"
     if not rows:
@@ -784,6 +793,10 @@ def sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
     return _sibling_version(folder)
 
 
+_FIO_VERSION_IN_FILE = re.compile(r'"fio version"\s*:\s*"fio-(\d+\.\d+[\w.-]*)|^fio-(\d+\.\d+[\w.-]*)', re.M)
+_DIGITS = re.compile(r"\d+")
+
+
 def _sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
     """The fio version a report in this folder or its parent states (fio's JSON or normal output next to
     its logs: CBT's json_output.N, a `fio --output` file). None when there is none or they disagree."""
@@ -808,10 +821,10 @@ def _sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
                 head = head_text(f, 16 * 1024)
             except OSError:
                 continue
-            m = re.search(r'"fio version"\s*:\s*"fio-(\d+\.\d+[\w.-]*)|^fio-(\d+\.\d+[\w.-]*)', head, re.M)
+            m = _FIO_VERSION_IN_FILE.search(head)
             if m:
                 full = m.group(1) or m.group(2)
-                major, minor = (int(x) for x in re.findall(r"\d+", full)[:2])
+                major, minor = (int(x) for x in _DIGITS.findall(full)[:2])
                 found.setdefault((major, minor), f"{full} in {f.name}")
         if found:
             break

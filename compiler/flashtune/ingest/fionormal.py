@@ -65,17 +65,22 @@ _TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
 
+_REPORT_LINE = re.compile(r"^\S.*: \(groupid=\d+, jobs=\d+\): err=", re.M)
+_DESC_LINE = re.compile(r"^(?:<[^>]*> )?\S.*: \(g=\d+\): rw=\w+, bs=", re.M)
+
+
 def looks_like(text: str) -> bool:
     """A job report (`name: (groupid=0, jobs=1): err=`), or fio's description lines before the run
     (`name: (g=0): rw=...`), so an output cut before the first report is named as fio's."""
-    return bool(re.search(r"^\S.*: \(groupid=\d+, jobs=\d+\): err=", text, re.M)) or bool(
-        re.search(r"^(?:<[^>]*> )?\S.*: \(g=\d+\): rw=\w+, bs=", text, re.M)
-    )
+    return bool(_REPORT_LINE.search(text)) or bool(_DESC_LINE.search(text))
+
+
+_COUNT = re.compile(r"([\d.]+)([kKmMgG]?)")
 
 
 def _count(text: str) -> float | None:
     """'22.1k' -> 22100.0, '1068.6K' -> 1068600.0, '98' -> 98.0 (fio's num2str: powers of 1000)."""
-    m = re.fullmatch(r"([\d.]+)([kKmMgG]?)", text.strip())
+    m = _COUNT.fullmatch(text.strip())
     if not m:
         return None
     v = as_float(m.group(1))

@@ -61,10 +61,13 @@ _RESULT_COLS: dict[str, tuple[str, float]] = {
 BANNER_LINE = re.compile(r"^IOR-\d+\.\d+\S*: MPI Coordinated Test", re.M)
 
 
+_IOR_WORD = re.compile(r"IOR-\d")
+
+
 def looks_like(text: str) -> bool:
     head = text[:50000]
     return (
-        bool(re.search(r"IOR-\d", head))
+        bool(_IOR_WORD.search(head))
         or bool(BANNER_LINE.search(text))
         or "Summary of all tests:" in text
         or "Max (MiB)  Min (MiB)" in text
@@ -72,11 +75,12 @@ def looks_like(text: str) -> bool:
     )
 
 
+_JSON_LIST = re.compile(r'^\s*"(?:summary|tests)"\s*:\s*\[', re.M)
+
+
 def _is_json(text: str) -> bool:
     """IOR's `-O summaryFormat=JSON` output: `"tests"` with `"Results"`, and/or a `"summary"` list."""
-    return bool(re.search(r'^\s*"(?:summary|tests)"\s*:\s*\[', text, re.M)) and (
-        '"bwMaxMIB"' in text or '"bwMiB"' in text
-    )
+    return bool(_JSON_LIST.search(text)) and ('"bwMaxMIB"' in text or '"bwMiB"' in text)
 
 
 def parse(path: Path) -> pd.DataFrame:
@@ -112,6 +116,9 @@ def parse(path: Path) -> pd.DataFrame:
     )
 
 
+_SETUP_LINE = re.compile(r"^([A-Za-z#][\w #/-]*?)\s*(=|:)\s*(.*)$")
+
+
 def _setup(chunk: str) -> dict[str, str]:
     """Key/value lines of the `Summary:` (2.x/3.0/3.1, `key = value`) and `Options:` (3.2+, `key : value`)
     blocks, plus `TestID : N`."""
@@ -124,15 +131,21 @@ def _setup(chunk: str) -> dict[str, str]:
             continue
         if s.startswith(("Results:", "Operation")) or "bw(MiB/s)" in s or (block and not s and len(out) > 1):
             block = False
-        m = re.match(r"^([A-Za-z#][\w #/-]*?)\s*(=|:)\s*(.*)$", s)
+        m = _SETUP_LINE.match(s)
         if m and (block or m.group(1) == "TestID"):
             out.setdefault(m.group(1).strip().lower(), m.group(3).strip())
     return out
 
 
+_SPACED_UNIT = re.compile(r"(\w+) \((\w+)\)")
+
+
 def _norm_header(line: str) -> list[str]:
-    line = re.sub(r"(\w+) \((\w+)\)", r"\1(\2)", line)  # IOR 2.10: "Max (MiB)" -> "Max(MiB)"
+    line = _SPACED_UNIT.sub(r"\1(\2)", line)  # IOR 2.10: "Max (MiB)" -> "Max(MiB)"
     return line.replace("Std Dev", "StdDev").split()
+
+
+_CLIENTS = re.compile(r"(\d+)\s*\((\d+) per node\)")
 
 
 def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, Any]]:
@@ -143,7 +156,7 @@ def _parse_run(path: Path, text: str, start: int, end: int) -> list[dict[str, An
     tasks = as_int(setup.get("tasks"))
     per_node = as_int(setup.get("clients per node"))
     nodes = as_int(setup.get("nodes"))
-    clients_m = re.match(r"(\d+)\s*\((\d+) per node\)", setup.get("clients", ""))
+    clients_m = _CLIENTS.match(setup.get("clients", ""))
     if clients_m:
         tasks, per_node = int(clients_m.group(1)), int(clients_m.group(2))
     if nodes is None and tasks and per_node:

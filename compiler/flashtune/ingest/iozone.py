@@ -57,13 +57,16 @@ _REPORTS = {
 }
 
 
+_WRITER_REPORT = re.compile(r'^"Writer report"', re.M)
+
+
 def looks_like(text: str) -> bool:
     head = text[:20000]
     return (
         "Iozone" in head
         or "Children see throughput" in text
         or any(_AUTO_HEADER.match(ln) for ln in head.splitlines())
-        or bool(re.search(r'^"Writer report"', text, re.M))
+        or bool(_WRITER_REPORT.search(text))
     )
 
 
@@ -73,9 +76,12 @@ def _op(test: str) -> str:
     return "write" if "writ" in test else "read"
 
 
+_RECORD_SIZE = re.compile(r"Record Size\s+(\d+)\s*(kB|KB)")
+
+
 def parse(path: Path) -> pd.DataFrame:
     text = read_tool_output(path, looks_like, "IOzone", "save the stdout of an iozone run to a file")
-    rec_m = re.search(r"Record Size\s+(\d+)\s*(kB|KB)", text)
+    rec_m = _RECORD_SIZE.search(text)
     record = int(rec_m.group(1)) * 1024 if rec_m else None
     ops_mode = "Output is in operations per second" in text or "Output is in ops/sec" in text
     rows = _throughput(path, text, record, ops_mode)
@@ -96,6 +102,9 @@ def parse(path: Path) -> pd.DataFrame:
     )
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
@@ -106,7 +115,7 @@ def _throughput(path: Path, text: str, record: int | None, ops_mode: bool) -> li
         m = _CHILDREN.search(line)
         if m:
             procs, name, value, unit = int(m.group(1)), m.group(2), float(m.group(3)), m.group(4).lower()
-            test = re.sub(r"\s+", "_", name.strip().lower())
+            test = _SPACES.sub("_", name.strip().lower())
             metric = "iops" if unit == "ops" or ops_mode else "bandwidth"
             factor = 1.0 if metric == "iops" else 1 / 1024
             current = {
@@ -158,8 +167,11 @@ _AUTO_NAMES = {
 }
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _ends(line: str) -> list[tuple[int, str]]:
-    return [(m.end(), m.group(0)) for m in re.finditer(r"\S+", line)]
+    return [(m.end(), m.group(0)) for m in _WORD.finditer(line)]
 
 
 def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
@@ -215,6 +227,10 @@ def _auto_table(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
     return rows
 
 
+_NOT_WORD = re.compile(r"\W+")
+_QUOTED_NUMBER = re.compile(r'"(\d+)"')
+
+
 def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]:
     """IOzone -R: per test a `"Writer report"` title, a row of quoted record sizes (kB), then one row per
     file size (kB): `"64"   581273  743988 ...`, values for the record sizes from the smallest up."""
@@ -230,8 +246,8 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
         m = _REPORT_TITLE.match(line.strip())
         if not m or i + 1 >= len(lines):
             continue
-        name = _REPORTS.get(m.group(1).strip().lower(), re.sub(r"\W+", "_", m.group(1).strip().lower()))
-        recs = [int(x) for x in re.findall(r'"(\d+)"', lines[i + 1])]
+        name = _REPORTS.get(m.group(1).strip().lower(), _NOT_WORD.sub("_", m.group(1).strip().lower()))
+        recs = [int(x) for x in _QUOTED_NUMBER.findall(lines[i + 1])]
         if not recs:
             raise bad_input(
                 path,
@@ -241,7 +257,7 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
             )
         for k in range(i + 2, len(lines)):
             cells = lines[k].split()
-            if not cells or not re.fullmatch(r'"\d+"', cells[0]):
+            if not cells or not _QUOTED_NUMBER.fullmatch(cells[0]):
                 break
             size_kb = int(cells[0].strip('"'))
             vals = cells[1:]
@@ -275,6 +291,9 @@ def _excel_report(path: Path, text: str, ops_mode: bool) -> list[dict[str, Any]]
     return rows
 
 
+_FILE_SIZE = re.compile(r"File size set to\s+(\d+\s*kB)", re.I)
+
+
 def file_size_bytes(text: str) -> int | None:
-    m = re.search(r"File size set to\s+(\d+\s*kB)", text, re.I)
+    m = _FILE_SIZE.search(text)
     return parse_size(m.group(1)) if m else None

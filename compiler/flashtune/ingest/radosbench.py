@@ -74,8 +74,6 @@ _JSON_KEYS: dict[str, tuple[str, str, float]] = {
 # Luminous+: "... of 4194304 bytes to objects of size 4194304 for up to 10 seconds"; before: "... bytes for up to"
 _MAINTAIN = re.compile(r"Maintaining (\d+) concurrent writes of (\d+) bytes")
 _SECOND = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+|-)\s+([\d.]+)\s*$")
-
-
 _NO_COLON = re.compile(r"^\s*([A-Za-z][A-Za-z ()/]*[A-Za-z)])\s{2,}(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
 _GLUED = re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+[\d.\s-]+$")
 _PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
@@ -149,12 +147,18 @@ def looks_like(text: str) -> bool:
     )
 
 
+_MODE_WORD = re.compile(r"(?:^|[^a-z])(write|seq|rand)(?:[^a-z]|$)")
+
+
 def mode_from_path(path: Path) -> str | None:
     for part in reversed(path.parts[:-1]):
         if part in ("write", "seq", "rand", "prefill"):
             return "write" if part == "prefill" else part
-    m = re.search(r"(?:^|[^a-z])(write|seq|rand)(?:[^a-z]|$)", path.name.lower())
+    m = _MODE_WORD.search(path.name.lower())
     return m.group(1) if m else None
+
+
+_OBJECT_START = re.compile(r"^\s*\{", re.M)
 
 
 def parse(path: Path) -> pd.DataFrame:
@@ -165,7 +169,7 @@ def parse(path: Path) -> pd.DataFrame:
         "save the stdout of `rados bench -p POOL SECONDS write|seq|rand` to a file",
     )
     text = _SHOW_TIME.sub("", text)
-    brace = re.search(r"^\s*\{", text, re.M)
+    brace = _OBJECT_START.search(text)
     if brace and '"total_time_run"' in text:
         return _parse_json(path, text, brace.start())
     return _parse_text(path, text)

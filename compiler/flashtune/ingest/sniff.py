@@ -39,6 +39,7 @@ _DEEP_BANNERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^sysbench \d+\.\d+", re.M), "sysbench"),
 )
 _LOG_LINE = re.compile(rb"^\s*\d+\s*,\s*-?\d+\s*,\s*[012]\s*,\s*\d+")
+_FIO_JSON_START = re.compile(r'^\{\s*$\s*"fio version"', re.M)
 
 
 def detect(path: Path) -> str:
@@ -75,7 +76,7 @@ def detect(path: Path) -> str:
         decode(read_bytes(path), path, limit=SNIFF_BYTES * 64)  # names binary content
     if s3probe.looks_like(text):
         return "s3-probe"
-    if '"fio version"' in text or re.search(r'^\{\s*$\s*"fio version"', text, re.M):
+    if '"fio version"' in text or _FIO_JSON_START.search(text):
         return "fio-json"
     if fionormal.looks_like(text):
         return "fio-normal"

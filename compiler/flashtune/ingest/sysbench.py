@@ -66,6 +66,9 @@ _BANNER = re.compile(
 # sysbench 0.5 / early 1.0 interval lines: "[   5s] threads: 64, tps: 4829.91, reads/s: 67739.61, writes/s: 0.00,
 # response time: 18.77ms (99%)[, errors: 0.00, reconnects:  0.00]" (0.5 also "reads:"/"writes:")
 _INTERVAL_05 = re.compile(r"^\[\s*([0-9.]+)s\s*\]\s+threads:\s*(\d+),\s*(.*)$")
+_INTERVAL_05_FIELD = re.compile(r"([a-z/ ]+?):\s*([0-9.]+(?:ms)?(?:\s*\(\d+(?:\.\d+)?%\))?)")
+_LEADING_NUMBER = re.compile(r"[0-9.]+")
+_PERCENT = re.compile(r"\((\d+(?:\.\d+)?)%\)")
 
 
 def looks_like(text: str) -> bool:
@@ -78,10 +81,15 @@ def looks_like(text: str) -> bool:
     )
 
 
+_DOING = re.compile(r"^Doing (\w+) test", re.M)
+_DOING_FILEIO = re.compile(r"^Doing (random|sequential) (r/w|read|write|rewrite)", re.M)
+_DOING_READ_ONLY = re.compile(r"^Doing read-only test", re.M)
+
+
 def _workload(path: Path, text: str) -> str | None:
-    m = re.search(r"^Doing (\w+) test", text, re.M)  # sysbench 0.4/0.5: "Doing OLTP test."
+    m = _DOING.search(text)  # sysbench 0.4/0.5: "Doing OLTP test."
     if "Extra file open flags" in text or "File operations:" in text or "Operations performed:" in text:
-        mode = re.search(r"^Doing (random|sequential) (r/w|read|write|rewrite)", text, re.M)
+        mode = _DOING_FILEIO.search(text)
         if mode:
             kind = {"r/w": "rw", "read": "rd", "write": "wr", "rewrite": "rewr"}[mode.group(2)]
             return f"fileio_{'rnd' if mode.group(1) == 'random' else 'seq'}{kind}"
@@ -95,7 +103,7 @@ def _workload(path: Path, text: str) -> str | None:
         if t in name:
             return t
     if m and m.group(1) == "OLTP":
-        ro = re.search(r"^Doing read-only test", text, re.M)
+        ro = _DOING_READ_ONLY.search(text)
         return "oltp_read_only" if ro else "oltp"
     return "oltp" if "SQL statistics:" in text or '"qps"' in text else None
 
@@ -141,9 +149,12 @@ def parse(path: Path) -> pd.DataFrame:
     )
 
 
+_THREADS = re.compile(r"^Number of threads:\s*(\d+)", re.M)
+
+
 def _parse_one(path: Path, full: str, start: int, end: int) -> tuple[list[dict[str, Any]], str]:
     text = full[start:end]
-    threads_m = re.search(r"^Number of threads:\s*(\d+)", text, re.M)
+    threads_m = _THREADS.search(text)
     threads = int(threads_m.group(1)) if threads_m else None
     workload = _workload(path, text)
     sql = "SQL statistics:" in text or '"qps"' in text or "OLTP test statistics:" in text
@@ -292,9 +303,9 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     row = dict(base, time_s=float(m.group(1)), threads=int(m.group(2)))
     out: list[dict[str, Any]] = []
-    for key, val in re.findall(r"([a-z/ ]+?):\s*([0-9.]+(?:ms)?(?:\s*\(\d+(?:\.\d+)?%\))?)", m.group(3)):
+    for key, val in _INTERVAL_05_FIELD.findall(m.group(3)):
         key = key.strip().strip(",").strip()
-        num = float(re.match(r"[0-9.]+", val).group(0))  # type: ignore[union-attr]
+        num = float(_LEADING_NUMBER.match(val).group(0))  # type: ignore[union-attr]
         if key == "tps":
             out.append(dict(row, op="total", metric="tps", stat="mean", value=num))
         elif key in ("reads", "reads/s"):
@@ -302,7 +313,7 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
         elif key in ("writes", "writes/s"):
             out.append(dict(row, op="write", metric="qps", stat="mean", value=num))
         elif key == "response time":
-            pct = re.search(r"\((\d+(?:\.\d+)?)%\)", val)
+            pct = _PERCENT.search(val)
             stat = percentile_stat(float(pct.group(1))) if pct else "value"
             out.append(dict(row, op="total", metric="latency", stat=stat, value=num))
         elif key == "errors":
@@ -310,6 +321,9 @@ def _interval_05(line: str, base: dict[str, Any]) -> list[dict[str, Any]]:
         elif key == "reconnects":
             out.append(dict(row, op="total", metric="reconnects", stat="mean", value=num))
     return out
+
+
+_ARRAY_START = re.compile(r"^\[\s*$", re.M)
 
 
 def _json_reports(
@@ -338,7 +352,7 @@ def _json_reports(
         offset += len(line)
     if lines_fmt:
         return rows, "sysbench-jsonl"
-    m = re.search(r"^\[\s*$", text, re.M)
+    m = _ARRAY_START.search(text)
     if m:
         # sysbench.report_json prints "[" then objects joined by ",\n"; the closing "]" comes from a Lua
         # garbage-collection hook, so it may come after the summary text, or never: read the objects one
@@ -416,6 +430,23 @@ def _json_obj(obj: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]
     return out
 
 
+# the end-of-run summary's lines (each searched for over the whole summary)
+_TOTAL_TIME = re.compile(rf"^\s*total time:\s*{_NUM}s", re.M)
+_TIME_ELAPSED = re.compile(rf"^\s*time elapsed:\s*{_NUM}s", re.M)
+_TRANSACTIONS = re.compile(rf"^\s*transactions:\s*\d+\s*\({_NUM} per sec", re.M)
+_QUERIES = re.compile(rf"^\s*queries:\s*\d+\s*\({_NUM} per sec", re.M)
+_QUERIES_TOTAL = re.compile(r"^\s*total:\s*(\d+)\s*$", re.M)  # queries performed ... total
+_QUERY_COUNT = {label: re.compile(rf"^\s*{label}:\s*(\d+)\s*$", re.M) for label in ("read", "write", "other")}
+_IGNORED_ERRORS = re.compile(rf"^\s*ignored errors:\s*\d+\s*\({_NUM} per sec", re.M)
+_RECONNECTS = re.compile(rf"^\s*reconnects:\s*\d+\s*\({_NUM} per sec", re.M)
+_EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)", re.M)
+_LATENCY_HEAD = re.compile(r"^(?:Latency \(ms\)|\s*per-request statistics|\s*response time):\s*$", re.M)
+_LATENCY_STAT = {
+    label: re.compile(rf"^\s*{label}:\s*{_NUM}(ms|s)?\s*$", re.M) for label in ("min", "avg", "max", "sum")
+}
+_LATENCY_PERCENTILE = re.compile(rf"^\s*(?:approx\.\s*)?{_NUM}(?:th)? percentile:\s*{_NUM}(ms|s)?", re.M)
+
+
 def _summary_text(
     path: Path, full: str, base: dict[str, Any], start: int = 0, end: int | None = None
 ) -> list[dict[str, Any]]:
@@ -426,12 +457,9 @@ def _summary_text(
     text = full[start:end]
     rows: list[dict[str, Any]] = []
 
-    def find(pattern: str) -> re.Match[str] | None:
-        return re.search(pattern, text, re.M)
-
     # sysbench 1.1 ends with `Throughput:` (events/s, `time elapsed: 10.0552s`, total number of events)
     # where 1.0 printed `General statistics:` (`total time: 10.0049s`, ...); the other blocks are the same
-    total = find(r"^\s*total time:\s*" + _NUM + "s") or find(r"^\s*time elapsed:\s*" + _NUM + "s")
+    total = _TOTAL_TIME.search(text) or _TIME_ELAPSED.search(text)
     if not total:
         if any(
             k in text
@@ -447,11 +475,11 @@ def _summary_text(
     seconds = float(total.group(1))
     row = dict(base)
     rows.append(dict(row, op="total", metric="runtime", stat="value", value=seconds))
-    m = find(r"^\s*transactions:\s*\d+\s*\(" + _NUM + r" per sec")
+    m = _TRANSACTIONS.search(text)
     if m:
         rows.append(dict(row, op="total", metric="tps", stat="mean", value=float(m.group(1))))
-    m = find(r"^\s*queries:\s*\d+\s*\(" + _NUM + r" per sec")
-    count = find(r"^\s*total:\s*(\d+)\s*$")  # queries performed ... total
+    m = _QUERIES.search(text)
+    count = _QUERIES_TOTAL.search(text)  # queries performed ... total
     qps: float | None = None
     if m:
         qps = float(m.group(1))
@@ -460,7 +488,7 @@ def _summary_text(
     if qps is not None:
         rows.append(dict(row, op="total", metric="qps", stat="mean", value=qps))
     for op, label in (("read", "read"), ("write", "write"), ("other", "other")):
-        m = find(rf"^\s*{label}:\s*(\d+)\s*$")
+        m = _QUERY_COUNT[label].search(text)
         if m and seconds > 0:
             # sysbench's rate divides by the threads' time, not `total time`: share its rate by count,
             # so read + write + other is the printed total
@@ -471,26 +499,26 @@ def _summary_text(
                 else n / seconds
             )
             rows.append(dict(row, op=op, metric="qps", stat="mean", value=value))
-    m = find(r"^\s*ignored errors:\s*\d+\s*\(" + _NUM + r" per sec")
+    m = _IGNORED_ERRORS.search(text)
     if m:
         rows.append(dict(row, op="total", metric="errors", stat="mean", value=float(m.group(1))))
-    m = find(r"^\s*reconnects:\s*\d+\s*\(" + _NUM + r" per sec")
+    m = _RECONNECTS.search(text)
     if m:
         rows.append(dict(row, op="total", metric="reconnects", stat="mean", value=float(m.group(1))))
-    events = find(r"^\s*total number of events:\s*(\d+)")
+    events = _EVENTS.search(text)
     sql = "SQL statistics:" in text or "OLTP test statistics:" in text
     if events:
         rows.append(dict(row, op="total", metric="ops", stat="sum", value=float(events.group(1))))
     rows += _fileio(text, row, seconds, events, sql)
     rows += _histogram(text, row)
-    lat = find(r"^(?:Latency \(ms\)|\s*per-request statistics|\s*response time):\s*$")
+    lat = _LATENCY_HEAD.search(text)
     if lat:
         block = text[lat.end() : lat.end() + 1000]
         for label, stat in (("min", "min"), ("avg", "mean"), ("max", "max"), ("sum", "sum")):
-            m = re.search(rf"^\s*{label}:\s*{_NUM}(ms|s)?\s*$", block, re.M)
+            m = _LATENCY_STAT[label].search(block)
             if m:
                 rows.append(dict(row, op="total", metric="latency", stat=stat, value=_ms(m)))
-        m = re.search(rf"^\s*(?:approx\.\s*)?{_NUM}(?:th)? percentile:\s*{_NUM}(ms|s)?", block, re.M)
+        m = _LATENCY_PERCENTILE.search(block)
         if m:
             v = float(m.group(2)) * (1000.0 if m.group(3) == "s" else 1.0)
             rows.append(
@@ -530,6 +558,19 @@ def _ms(m: re.Match[str]) -> float:
     return float(m.group(1)) * (1000.0 if m.group(2) == "s" else 1.0)
 
 
+# fileio, cpu and memory summaries: sysbench 1.0's rate lines, then 0.4/0.5's
+_FILEIO_RATE = {
+    label: re.compile(rf"^\s*{re.escape(label)}:\s*{_NUM}", re.M)
+    for label in ("reads/s", "writes/s", "fsyncs/s", "read, MiB/s", "written, MiB/s")
+}
+_OPERATIONS_04 = re.compile(r"^Operations performed:\s*(\d+) Reads?, (\d+) Writes?, (\d+) Other", re.M)
+_TRANSFERRED_04 = re.compile(r"Total transferred\s*([0-9.]+)([KMGT]?)b\s*\(([0-9.]+)([KMGT]?)b/sec\)")
+_REQUESTS_04 = re.compile(r"^\s*([0-9.]+) Requests/sec executed", re.M)
+_EVENTS_RATE = re.compile(r"^\s*events per second:\s*([0-9.]+)", re.M)  # 1.0 cpu
+_OPERATIONS_RATE = re.compile(r"^Total operations:\s*\d+\s*\(([0-9.]+) per second\)", re.M)  # 1.0 memory
+_MIB_TRANSFERRED = re.compile(r"^([0-9.]+) MiB transferred \(([0-9.]+) MiB/sec\)", re.M)  # 1.0 memory
+
+
 def _fileio(
     text: str, row: dict[str, Any], seconds: float, events: re.Match[str] | None, sql: bool
 ) -> list[dict[str, Any]]:
@@ -538,21 +579,21 @@ def _fileio(
         return out
     # sysbench 1.0 fileio
     for op, label in (("read", "reads/s"), ("write", "writes/s"), ("other", "fsyncs/s")):
-        m = re.search(rf"^\s*{re.escape(label)}:\s*{_NUM}", text, re.M)
+        m = _FILEIO_RATE[label].search(text)
         if m:
             out.append(dict(row, op=op, metric="iops", stat="mean", value=float(m.group(1))))
     for op, label in (("read", "read, MiB/s"), ("write", "written, MiB/s")):
-        m = re.search(rf"^\s*{re.escape(label)}:\s*{_NUM}", text, re.M)
+        m = _FILEIO_RATE[label].search(text)
         if m:
             out.append(dict(row, op=op, metric="bandwidth", stat="mean", value=float(m.group(1))))
     # sysbench 0.4/0.5 fileio: "Operations performed:  6000 Read, 4000 Write, 12800 Other = 22800 Total",
     # "Read 93.75Mb  Written 62.5Mb  Total transferred 156.25Mb  (15.551Mb/sec)", "995.23 Requests/sec executed"
     # (its "Mb" is 2^20 bytes: sysbench 0.4 divides by 1024*1024)
-    m = re.search(r"^Operations performed:\s*(\d+) Reads?, (\d+) Writes?, (\d+) Other", text, re.M)
+    m = _OPERATIONS_04.search(text)
     if m and seconds > 0:
         for op, n in zip(("read", "write", "other"), m.groups(), strict=True):
             out.append(dict(row, op=op, metric="iops", stat="mean", value=int(n) / seconds))
-    m = re.search(r"Total transferred\s*([0-9.]+)([KMGT]?)b\s*\(([0-9.]+)([KMGT]?)b/sec\)", text)
+    m = _TRANSFERRED_04.search(text)
     if m:
         scale = {"": 1 / 2**20, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2}
         out.append(
@@ -563,12 +604,10 @@ def _fileio(
         out.append(
             dict(row, op="total", metric="io", stat="sum", value=float(m.group(1)) * scale[m.group(2)])
         )
-    m = re.search(r"^\s*([0-9.]+) Requests/sec executed", text, re.M)
-    m = m or re.search(r"^\s*events per second:\s*([0-9.]+)", text, re.M)  # 1.0 cpu
-    m = m or re.search(r"^Total operations:\s*\d+\s*\(([0-9.]+) per second\)", text, re.M)  # 1.0 memory
+    m = _REQUESTS_04.search(text) or _EVENTS_RATE.search(text) or _OPERATIONS_RATE.search(text)
     if m:
         out.append(dict(row, op="total", metric="iops", stat="mean", value=float(m.group(1))))
-    t = re.search(r"^([0-9.]+) MiB transferred \(([0-9.]+) MiB/sec\)", text, re.M)  # 1.0 memory
+    t = _MIB_TRANSFERRED.search(text)  # 1.0 memory
     if t:
         out.append(dict(row, op="total", metric="bandwidth", stat="mean", value=float(t.group(2))))
         out.append(dict(row, op="total", metric="io", stat="sum", value=float(t.group(1))))

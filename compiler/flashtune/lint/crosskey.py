@@ -56,13 +56,16 @@ def _message_budget(keys: dict[str, Entry], mb: dict[str, Any], ctx: Context) ->
     )
 
 
+_STRIPE_UNIT = re.compile(r"\bstripe_unit=(\d+)\b")
+
+
 def _stripe_unit(keys: dict[str, Entry], ctx: Context) -> None:
     """FT608: an EC stripe unit above the 4 KiB default where the file does not turn Tentacle's EC
     optimisations on for new pools: without them a partial write rewrites the whole (larger) stripe."""
     unit_e = keys.get("osd_pool_erasure_code_stripe_unit")
     unit = _num(unit_e, "size")
     profile = keys.get("osd_pool_default_erasure_code_profile")
-    m = re.search(r"\bstripe_unit=(\d+)\b", profile.value or "") if profile is not None else None
+    m = _STRIPE_UNIT.search(profile.value or "") if profile is not None else None
     at, value = (profile, float(m[1])) if m and profile is not None else (unit_e, unit)
     if at is None or value is None or value <= 4096:
         return
@@ -82,6 +85,9 @@ def _stripe_unit(keys: dict[str, Entry], ctx: Context) -> None:
         "leave the 4 KiB default, or on Tentacle set osd_pool_default_flag_ec_optimizations = true with it",
         on_value=True,
     )
+
+
+_EC_KM = re.compile(r"\b([km])=(\d+)")
 
 
 def ceph(doc: ConfDoc, ctx: Context) -> None:
@@ -150,7 +156,7 @@ def ceph(doc: ConfDoc, ctx: Context) -> None:
     ec = keys.get("osd_pool_default_erasure_code_profile")
     domains = ctx.extra.get("failure_domains")
     if ec is not None and ec.value and domains:
-        km = dict(re.findall(r"\b([km])=(\d+)", ec.value))
+        km = dict(_EC_KM.findall(ec.value))
         if "k" in km and "m" in km and int(km["k"]) + int(km["m"]) > int(domains):
             ctx.add(
                 ec,

@@ -466,9 +466,7 @@ def lookup(doc: ConfDoc, name: str, key: str) -> Entry | None:
     return None
 
 
-_META = (
-    r"\$(?:\{([a-z_]+)\}|([a-z_]+))"  # compiled on first use (re caches it): the compile path never expands
-)
+_META = re.compile(r"\$(?:\{([a-z_]+)\}|([a-z_]+))")  # $name or ${name}
 
 
 def expand_meta(
@@ -501,7 +499,7 @@ def expand_meta(
             return m[0]
         return expand_meta(raw, name=name, cluster=cluster, host=host, option=option, _seen=(*_seen, var))
 
-    return re.sub(_META, sub, value)
+    return _META.sub(sub, value)
 
 
 def _needs_quotes(value: str) -> bool:
