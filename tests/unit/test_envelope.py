@@ -282,6 +282,19 @@ def test_the_micron_set_up_assumed_ports_do_not_move_its_predictions() -> None:
         assert envelope(c, h.case, k).bottleneck_class == "cpu", h.id
 
 
+def test_the_rocksdb_set_ups_assumed_client_placement_barely_moves_their_predictions() -> None:
+    """The RocksDB tuning post does not say where its fio clients ran; its set-ups assume one co-located
+    client per OSD node. With outside clients on their own 100 GbE links the 4K write predictions move by
+    under 2 % (only the clients' CPU share changes; their links carry little at 4K)."""
+    k = fit(leave_out="mako_rocksdb_tuning").constants
+    for name in ("mako-rocksdb-pacific", "mako-rocksdb-quincy"):
+        c = load_setup(name)
+        assert c.colocated_clients
+        outside = replace(c, colocated_clients=False, client_gbps=100)
+        for h in (h for h in headlines() if h.setup == name):
+            assert envelope(outside, h.case, k).iops == pytest.approx(envelope(c, h.case, k).iops, rel=0.02)
+
+
 def test_erasure_coded_paths_by_release() -> None:
     from flashtune.envelope.ceilings import demand
 
@@ -493,6 +506,7 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "mako_reef_encryption",
         "micron_9200_luminous",
         "mako_reddit_mixed",
+        "mako_rocksdb_tuning",
     }
     # every BlueStore-era result collected is a headline of the validation, with the bound its source states
     stated = {
@@ -709,6 +723,10 @@ TABLE = {
     "mako-reddit-pacific-4k-randrw": (-44.1, "media", "missed", ()),
     "mako-reddit-quincy-4k-randrw": (-47.4, "media", "missed", ()),
     "mako-reddit-reef-4k-randrw": (-48.7, "media", "missed", ()),
+    "mako-rocksdb-pacific-4k-randwrite": (36.2, "cpu", "missed", ()),
+    "mako-rocksdb-pacific-4k-randwrite-tuned": (13.6, "cpu", "missed", ()),
+    "mako-rocksdb-quincy-4k-randwrite": (23.3, "cpu", "missed", ()),
+    "mako-rocksdb-quincy-4k-randwrite-tuned": (7.9, "cpu", "missed", ()),
 }
 
 
@@ -736,7 +754,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the issue's goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (40, 59), "2018+": (30, 44)}
+REACHED = {"all": (40, 63), "2018+": (30, 48)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
