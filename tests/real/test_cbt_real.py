@@ -32,7 +32,7 @@ import pytest
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.benchmark import expand
 from flashtune.ingest import load
-from support import cbtrun
+from support import cbtlab
 from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.ceph, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def cbt(shared: Path) -> Path:
-    return cbtrun.checkout(shared)
+    return cbtlab.checkout(shared)
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def lab(ceph_lab: CephLab) -> Iterator[CephLab]:
 
 def _smoke(workload: str, tmp: Path) -> Any:
     hw = tmp / "cephlab.yaml"
-    hw.write_text(cbtrun.LAB_HARDWARE)
+    hw.write_text(cbtlab.LAB_HARDWARE)
     return compile_bundle(
         CompileRequest(workload=workload, tier=None, hardware_file=str(hw), bench_scale="smoke")
     )
@@ -78,7 +78,7 @@ def _run_and_check(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Path) 
     """Run one plan; every permutation x iteration has its archive folder, its config and fio output that did
     I/O in the mode the config names; `flashtune ingest` reads the same numbers fio printed."""
     shutil.rmtree(scratch, ignore_errors=True)
-    proc, archive = cbtrun.run_cbt(cbt, doc, lab, scratch)
+    proc, archive = cbtlab.run_cbt(cbt, doc, lab, scratch)
     log = (scratch / "cbt.log").read_text()
     assert proc.returncode == 0, log[-4000:]
     bench = doc["benchmarks"]["librbdfio"]
@@ -187,7 +187,7 @@ def _run_scratch_plan(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Pat
     job did I/O in the plan's mode on a file inside the ceph-fuse mount, and `flashtune ingest` reads each job's
     IOPS and bandwidth as fio printed them. Leaves CBT's file system mounted, as CBT does."""
     shutil.rmtree(scratch, ignore_errors=True)
-    proc, archive = cbtrun.run_cbt(cbt, doc, lab, scratch)
+    proc, archive = cbtlab.run_cbt(cbt, doc, lab, scratch)
     log = (scratch / "cbt.log").read_text()
     assert proc.returncode == 0, log[-4000:]
     bench = doc["benchmarks"]["fio"]
@@ -242,7 +242,7 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
     if not Path("/dev/fuse").exists():
         pytest.skip("/dev/fuse is absent: ceph-fuse cannot mount here")
     hw = tmp_path / "cephlab.yaml"
-    hw.write_text(cbtrun.LAB_HARDWARE)
+    hw.write_text(cbtlab.LAB_HARDWARE)
     b = compile_bundle(
         CompileRequest(
             workload="scratch", tier=None, hardware_file=str(hw), bench_scale="smoke", cephfs_client="fuse"

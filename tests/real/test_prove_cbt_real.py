@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from flashtune.yamlio import load_yaml
-from support import cbtrun
+from support import cbtlab
 from support.cephlab import CephLab
 
 pytestmark = [pytest.mark.ceph, pytest.mark.slow]
@@ -40,7 +40,7 @@ OUTPUT = re.compile(r"^output\.\d+\.localhost$")  # fio's stdout per volume, as 
 
 @pytest.fixture(scope="module")
 def cbt(shared: Path) -> Path:
-    return cbtrun.checkout(shared)
+    return cbtlab.checkout(shared)
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_prove_cbt_runs_the_compiled_block_cases_in_real_cbt_and_restores(
     cbt: Path, lab: CephLab, tmp_path: Path
 ) -> None:
     hw = tmp_path / "cephlab.yaml"
-    hw.write_text(cbtrun.LAB_HARDWARE)
+    hw.write_text(cbtlab.LAB_HARDWARE)
     dump_before = lab.run("ceph", "config", "dump", "-f", "json").stdout
     pools_before = lab.ceph("osd", "pool", "ls")
     out = tmp_path / "prove"
@@ -194,7 +194,7 @@ def test_sigint_while_cbt_runs_ends_cbt_and_its_fio_and_restores(
     """Ctrl-C in arm B while CBT drives fio: CBT and every fio it started end (its process group), the pool
     CBT created is deleted and the config database is byte-identical to the dump taken before."""
     hw = tmp_path / "cephlab.yaml"
-    hw.write_text(cbtrun.LAB_HARDWARE)
+    hw.write_text(cbtlab.LAB_HARDWARE)
     dump_before = lab.run("ceph", "config", "dump", "-f", "json").stdout
     pools_before = lab.ceph("osd", "pool", "ls")
     out = tmp_path / "prove"

@@ -17,7 +17,7 @@ from flashtune.cli.prove import _plans
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.ingest.schema import to_frame
-from flashtune.prove import cbtarms
+from flashtune.prove import cbtcases
 from flashtune.prove.journal import POOL_PREFIX, Journal
 
 
@@ -68,11 +68,11 @@ def test_an_iterations_figure_sums_read_and_write_over_every_job_volume_and_clie
         "00000001/id-bbbb": ("4k-randrw-qd16", 1),
         "00000000/id-cccc": ("randwrite", 0),
     }
-    totals = cbtarms.iteration_totals(frame, runs)
+    totals = cbtcases.iteration_totals(frame, runs)
     assert totals == {"4k-randrw-qd16": [2000.0, 1200.0], "randwrite": [50.0]}
     # a run CBT archived without fio IOPS is an error, not a zero
     with pytest.raises(FlashtuneError, match="no fio IOPS"):
-        cbtarms.iteration_totals(frame, {**runs, "00000002/id-dddd": ("randwrite", 2)})
+        cbtcases.iteration_totals(frame, {**runs, "00000002/id-dddd": ("randwrite", 2)})
 
 
 def test_one_sample_per_arm_run_whatever_the_iterations() -> None:
@@ -84,16 +84,16 @@ def test_one_sample_per_arm_run_whatever_the_iterations() -> None:
         for arm in "AB"
         for case in ("x",)
     }
-    samples = cbtarms.samples_by_arm(per_run)
+    samples = cbtcases.samples_by_arm(per_run)
     assert samples == {("x", "A"): [12.0, 22.0, 32.0], ("x", "B"): [112.0, 122.0, 132.0]}  # in round order
-    assert cbtarms.arm_sample([5.0]) == 5.0 and cbtarms.arm_sample([1.0, 100.0, 3.0]) == 3.0
+    assert cbtcases.arm_sample([5.0]) == 5.0 and cbtcases.arm_sample([1.0, 100.0, 3.0]) == 3.0
     with pytest.raises(ValueError):
-        cbtarms.arm_sample([])
+        cbtcases.arm_sample([])
 
 
 def test_an_archives_runs_are_named_by_their_benchmark_config(tmp_path: Path, plans: dict[str, Any]) -> None:
-    chosen = cbtarms.choose(cbtarms.all_cases(plans, {}), ["4k-randwrite-qd16", "16k-randread-qd1"])
-    (run,) = [r for r in cbtarms.plan_runs(plans, chosen, "abc") if r.plan == "cbt.yaml"][:1]
+    chosen = cbtcases.choose(cbtcases.all_cases(plans, {}), ["4k-randwrite-qd16", "16k-randread-qd1"])
+    (run,) = [r for r in cbtcases.plan_runs(plans, chosen, "abc") if r.plan == "cbt.yaml"][:1]
     for it, hash_, size, mode, depth in (
         (0, "id-11", 4096, "randwrite", 16),
         (0, "id-22", 16384, "randread", 1),
@@ -106,15 +106,15 @@ def test_an_archives_runs_are_named_by_their_benchmark_config(tmp_path: Path, pl
             f"  iodepth: {depth}\n  rwmixread: 70\n"
         )
     # the two cases are not a product of their axes (4k/16k x randwrite/randread x 16/1): one CBT run each
-    assert [len(r.cases) for r in cbtarms.plan_runs(plans, chosen, "abc")] == [1, 1]
-    both = cbtarms.PlanRun("cbt.yaml", plans["cbt.yaml"], run.axes, chosen, run.pool, True)
-    assert cbtarms.run_cases(tmp_path, both) == {
+    assert [len(r.cases) for r in cbtcases.plan_runs(plans, chosen, "abc")] == [1, 1]
+    both = cbtcases.PlanRun("cbt.yaml", plans["cbt.yaml"], run.axes, chosen, run.pool, True)
+    assert cbtcases.run_cases(tmp_path, both) == {
         "00000000/id-11": ("4k-randwrite-qd16", 0),
         "00000000/id-22": ("16k-randread-qd1", 0),
         "00000001/id-33": ("4k-randwrite-qd16", 1),
     }
     with pytest.raises(FlashtuneError, match="did not ask for"):
-        cbtarms.run_cases(tmp_path, run)  # an archive with a case this run never asked for
+        cbtcases.run_cases(tmp_path, run)  # an archive with a case this run never asked for
 
 
 # ---- the CBT runs of an arm ------------------------------------------------------------------------------
@@ -122,28 +122,28 @@ def test_every_compiled_case_is_a_cbt_case_named_as_compile_config_names_it(plan
     b = compile_bundle(
         CompileRequest(workload="block", tier="iops", ceph_release="pacific", bench_scale="smoke")
     )
-    cases = cbtarms.all_cases(plans, b.case_notes)
+    cases = cbtcases.all_cases(plans, b.case_notes)
     assert [c.name for c in cases] == b.cases
     assert all(c.note == b.case_notes[c.name] for c in cases)
     with pytest.raises(UsageError, match="no such case") as e:
-        cbtarms.choose(cases, ["4k-randwrite-qd3"])
+        cbtcases.choose(cases, ["4k-randwrite-qd3"])
     assert "4k-randwrite-qd16" in (e.value.suggestion or "")
 
 
 def test_an_arms_plan_keeps_the_measurement_and_names_the_pool(plans: dict[str, Any]) -> None:
-    cases = cbtarms.all_cases(plans, {})
-    chosen = cbtarms.choose(
+    cases = cbtcases.all_cases(plans, {})
+    chosen = cbtcases.choose(
         cases, ["4k-randwrite-qd16", "4k-randread-qd16", "4k-randwrite-qd32", "4k-randread-qd32", "randread"]
     )
-    runs = cbtarms.plan_runs(plans, chosen, "abc123")
+    runs = cbtcases.plan_runs(plans, chosen, "abc123")
     # a whole product (4k x randwrite/randread x qd16/qd32) is one CBT run; the probe plan's case another
     assert [(r.plan, [c.name for c in r.cases]) for r in runs] == [
         ("cbt.yaml", ["4k-randwrite-qd16", "4k-randread-qd16", "4k-randwrite-qd32", "4k-randread-qd32"]),
         ("cbt/latency-qd1.yaml", ["randread"]),
     ]
     assert [r.pool for r in runs] == [f"{POOL_PREFIX}abc123-1", f"{POOL_PREFIX}abc123-2"]
-    first = cbtarms.arm_doc(runs[0], reuse=False, iterations=1)
-    later = cbtarms.arm_doc(runs[0], reuse=True, iterations=2)
+    first = cbtcases.arm_doc(runs[0], reuse=False, iterations=1)
+    later = cbtcases.arm_doc(runs[0], reuse=True, iterations=2)
     bench, compiled = first["benchmarks"]["librbdfio"], plans["cbt.yaml"]["benchmarks"]["librbdfio"]
     assert bench["op_size"] == [4096] and bench["mode"] == ["randwrite", "randread"]
     assert bench["iodepth"] == [16, 32]
@@ -176,8 +176,8 @@ def test_cbts_pools_are_journaled_as_prove_restores_them(tmp_path: Path, plans: 
             "librbdfio": {**plans["cbt.yaml"]["benchmarks"]["librbdfio"], "data_pool_profile": "rbd-ec-data"}
         },
     }
-    chosen = cbtarms.choose(cbtarms.all_cases({"cbt.yaml": ec}, {}), ["4k-randwrite-qd16"])
-    (run,) = cbtarms.plan_runs({"cbt.yaml": ec}, chosen, "f00d")
+    chosen = cbtcases.choose(cbtcases.all_cases({"cbt.yaml": ec}, {}), ["4k-randwrite-qd16"])
+    (run,) = cbtcases.plan_runs({"cbt.yaml": ec}, chosen, "f00d")
     assert run.pools == [f"{POOL_PREFIX}f00d-1", f"{POOL_PREFIX}f00d-1-data"]
     assert all(p.startswith(POOL_PREFIX) for p in run.pools)
     assert run.images(["host-a"]) == [
@@ -194,11 +194,11 @@ def test_cbts_pools_are_journaled_as_prove_restores_them(tmp_path: Path, plans: 
 
 
 def test_cbt_names_the_case_it_starts(plans: dict[str, Any]) -> None:
-    chosen = cbtarms.choose(cbtarms.all_cases(plans, {}), ["4k-randwrite-qd16", "4k-randread-qd16"])
-    (run,) = cbtarms.plan_runs(plans, chosen, "t")
+    chosen = cbtcases.choose(cbtcases.all_cases(plans, {}), ["4k-randwrite-qd16", "4k-randread-qd16"])
+    (run,) = cbtcases.plan_runs(plans, chosen, "t")
     line = "INFO Running benchmark /tmp/cbt/00000000/LibrbdFio/osd_ra-00000000/op_size-00004096/concurrent_procs-010/iodepth-016/randread"
-    assert cbtarms.case_of_line(line, run) == "4k-randread-qd16"
-    assert cbtarms.case_of_line("INFO Pausing for 0s for idle monitoring.", run) is None
+    assert cbtcases.case_of_line(line, run) == "4k-randread-qd16"
+    assert cbtcases.case_of_line("INFO Pausing for 0s for idle monitoring.", run) is None
 
 
 # ---- the plan as CBT runs it on this host ----------------------------------------------------------------
@@ -266,16 +266,16 @@ def test_cbt_refusals_come_before_the_cluster(args: list[str], message: str, tmp
 
 
 def test_the_dry_run_prints_the_plans_cbt_would_run(tmp_path: Path, plans: dict[str, Any]) -> None:
-    chosen = cbtarms.choose(cbtarms.all_cases(plans, {}), ["4k-randwrite-qd16", "randread"])
-    plan = cbtarms.CbtPlan(
+    chosen = cbtcases.choose(cbtcases.all_cases(plans, {}), ["4k-randwrite-qd16", "randread"])
+    plan = cbtcases.CbtPlan(
         script=tmp_path / "cbt.py",
         python="/usr/bin/python3",
-        runs=cbtarms.plan_runs(plans, chosen, "d00d"),
+        runs=cbtcases.plan_runs(plans, chosen, "d00d"),
         conf=tmp_path / "ceph.conf",
         mon_addr="127.0.0.1:6789",
         clients=["here"],
     )
-    text = "\n".join(cbtarms.plan_lines(plan, tmp_path / "out"))
+    text = "\n".join(cbtcases.plan_lines(plan, tmp_path / "out"))
     assert "cases (2): 4k-randwrite-qd16, randread" in text
     assert f"pool(s) {POOL_PREFIX}d00d-1, {POOL_PREFIX}d00d-2" in text
     # each plan file as CBT gets it in the first arm: localized, the pool named, volumes created there
@@ -291,7 +291,7 @@ def test_a_compiled_folders_plans_are_read_from_its_files() -> None:
     plans, notes, skipped = _plans(argparse.Namespace(compiled=repo / "configs" / "iops-block"), None)
     assert sorted(plans) == ["cbt.yaml", "cbt/latency-qd1.yaml"] and notes == {} and skipped == []
     b = compile_bundle(CompileRequest(workload="block", tier="iops"))
-    assert [c.name for c in cbtarms.all_cases(plans, {})] == b.cases
+    assert [c.name for c in cbtcases.all_cases(plans, {})] == b.cases
     with pytest.raises(UsageError, match="librbdfio plans") as e:
         _plans(argparse.Namespace(compiled=repo / "configs" / "iops-rgw"), None)
     assert "hsbench" in e.value.message

@@ -14,10 +14,10 @@ import pytest
 
 from flashtune.errors import FlashtuneError
 from flashtune.ingest import detect, load
-from flashtune.prove import s3, s3load
+from flashtune.prove import rgw, s3load
 from flashtune.prove.journal import Journal, Restored
 from flashtune.prove.probes import PROBES, probes_for
-from flashtune.prove.s3 import Credentials, Gateway, Target
+from flashtune.prove.rgw import Credentials, Gateway, Target
 
 
 # The rgw entry of `ceph service dump -f json` from the 16.2.15 lab (trimmed to the keys read), with a second
@@ -72,27 +72,27 @@ DUMP = {
     ],
 )
 def test_frontend_config_gives_the_gateways_urls(config: str, urls: list[str]) -> None:
-    assert s3.frontend_urls(config, "node1") == urls
+    assert rgw.frontend_urls(config, "node1") == urls
 
 
 def test_every_rgw_daemon_of_the_service_dump_is_a_gateway() -> None:
-    assert s3.gateways_in(DUMP) == [
+    assert rgw.gateways_in(DUMP) == [
         Gateway("gw", "http://127.0.0.1:8084"),
         Gateway("objects.node2.abcdef", "http://node2:7480"),
     ]
-    assert s3.gateways_in({"services": {}}) == []
+    assert rgw.gateways_in({"services": {}}) == []
 
 
 def test_a_gateway_without_a_port_stops_discovery_with_a_way_out() -> None:
     dump = {"services": {"rgw": {"daemons": {"9": _daemon(9, "gw", "n1", "beast")}}}}
     with pytest.raises(FlashtuneError) as e:
-        s3.gateways_in(dump)
+        rgw.gateways_in(dump)
     assert "gateway gw on n1" in e.value.message and "--s3-endpoint" in str(e.value.suggestion)
 
 
 @pytest.mark.parametrize(("wanted", "gateways", "threads"), [(16, 1, 16), (16, 3, 18), (1, 2, 2), (4, 4, 4)])
 def test_threads_are_spread_evenly_over_every_gateway(wanted: int, gateways: int, threads: int) -> None:
-    n = s3.threads_for(wanted, gateways)
+    n = rgw.threads_for(wanted, gateways)
     assert n == threads
     target = _target(gateways, n)
     per = [sum(1 for t in range(n) if target.gateway_of(t) == g) for g in range(gateways)]
@@ -103,7 +103,7 @@ def _target(gateways: int, threads: int) -> Target:
     return Target(
         [Gateway(f"g{i}", f"http://h{i}:80") for i in range(gateways)],
         Credentials("flashtune-prove-x", "A", "S"),
-        s3.bucket_names("flashtune-prove-x", threads),
+        rgw.bucket_names("flashtune-prove-x", threads),
         threads,
     )
 
@@ -247,9 +247,9 @@ def test_only_users_prove_named_are_created_or_removed() -> None:
 
     cluster = Cluster(conf="/nonexistent/ceph.conf")
     with pytest.raises(FlashtuneError, match="refusing to remove S3 user 'admin'"):
-        s3.remove_user(cluster, "admin")
+        rgw.remove_user(cluster, "admin")
     with pytest.raises(FlashtuneError, match="refusing to create S3 user 'cbt'"):
-        s3.create_user(cluster, "cbt")
+        rgw.create_user(cluster, "cbt")
 
 
 def test_the_restore_summary_names_the_removed_user_and_pools_left() -> None:

@@ -31,14 +31,14 @@ from flashtune.envelope.bundle import for_bundle
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.hardware import tier_names
 from flashtune.lab import ceph_cluster, free_ports, missing_tools
-from flashtune.prove import cbtarms, report
+from flashtune.prove import cbtcases, report
 from flashtune.prove.arms import read_script
 from flashtune.prove.cluster import Cluster
 from flashtune.prove.journal import restore
 from flashtune.prove.predict import predicted
 from flashtune.prove.probes import PROBES, probes_for
+from flashtune.prove.rgw import require_boto3
 from flashtune.prove.run import Options, execute, plan_text, prepare
-from flashtune.prove.s3 import require_boto3
 from flashtune.prove.stats import format_gain
 from flashtune.releases import SUPPORTED_CEPH_RELEASES
 from flashtune.yamlio import load_yaml
@@ -346,8 +346,8 @@ def _plans(
             "no CBT plan to run",
             suggestion="compile one (compile-config writes cbt.yaml), or leave --cbt out",
         )
-    skipped = cbtarms.unsupported(plans)
-    plans = {k: v for k, v in plans.items() if cbtarms.MODULE in (v.get("benchmarks") or {})}
+    skipped = cbtcases.unsupported(plans)
+    plans = {k: v for k, v in plans.items() if cbtcases.MODULE in (v.get("benchmarks") or {})}
     if not plans:
         raise UsageError(
             "prove --cbt runs CBT's librbdfio plans (workloads block and mysql); these plans use "
@@ -357,11 +357,11 @@ def _plans(
     return plans, notes, skipped
 
 
-def _cbt_source(args: argparse.Namespace, bundle: Any) -> cbtarms.CbtSource:
+def _cbt_source(args: argparse.Namespace, bundle: Any) -> cbtcases.CbtSource:
     script, python = args.cbt_script, args.cbt_python
     plans, notes, skipped = _plans(args, bundle)
-    cbtarms.choose(cbtarms.all_cases(plans, notes), args.case)  # an unknown --case stops here
-    return cbtarms.CbtSource(
+    cbtcases.choose(cbtcases.all_cases(plans, notes), args.case)  # an unknown --case stops here
+    return cbtcases.CbtSource(
         script, python, plans, notes, tuple(args.case), args.cbt_iterations, tuple(skipped)
     )
 

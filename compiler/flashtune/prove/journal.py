@@ -21,7 +21,7 @@ from typing import Any
 
 from flashtune import userjson
 from flashtune.errors import FlashtuneError
-from flashtune.prove import cephfs, s3
+from flashtune.prove import cephfs, rgw
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 
 DUMP_NAME = "config-before.json"
@@ -236,10 +236,10 @@ def clean_s3(cluster: Cluster, journal: Journal) -> list[str]:
     """Remove the run's S3 users with their buckets and objects; check that no bucket of the run is left."""
     removed = []
     for uid in journal.s3_users():
-        if s3.remove_user(cluster, uid):
+        if rgw.remove_user(cluster, uid):
             journal.append("s3-user-removed", uid=uid)
             removed.append(uid)
-        left = s3.buckets_of_run(cluster, uid + "-")
+        left = rgw.buckets_of_run(cluster, uid + "-")
         if left:
             raise CephCommandError(f"buckets of S3 user {uid} left after its removal: {', '.join(left)}")
     return removed

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from flashtune.errors import FlashtuneError
 from flashtune.prove.cluster import Cluster
-from flashtune.prove.s3 import Target
+from flashtune.prove.rgw import Target
 
 DATA_RUN = "flashtune-prove-data"  # rados bench --run-name of the objects the read probes read
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashtune.errors import FlashtuneError
-from flashtune.prove import arms, cbtarms
+from flashtune.prove import arms, cbtcases
 from flashtune.prove.run import Run
 from flashtune.prove.stats import Comparison, compare, format_gain
 
@@ -71,8 +71,8 @@ def cbt_frames(run: Run) -> list[Any]:
     for rel, (k, arm, index) in run.cbt_archives.items():
         archive = run.options.out / rel
         cached = run.cbt_frames.get(rel)
-        df = cached.copy() if cached is not None else cbtarms.archive_frame(archive)
-        cases = cbtarms.run_cases(archive, run.cbt.runs[k])
+        df = cached.copy() if cached is not None else cbtcases.archive_frame(archive)
+        cases = cbtcases.run_cases(archive, run.cbt.runs[k])
         df["run"] = [
             f"{cases[r][0]}/{arm}{index}/{cases[r][1]}" if r in cases else f"{arm}{index}/{r}"
             for r in df["run"]
@@ -83,8 +83,8 @@ def cbt_frames(run: Run) -> list[Any]:
 
 def measured_iops(frame: Any, run: Run) -> dict[tuple[str, str], list[float]]:
     """(case, arm) -> the mean IOPS of each sample, in sample order."""
-    if run.cbt is not None:  # one sample per arm run: its iterations folded (cbtarms.arm_sample)
-        return cbtarms.samples_by_arm(run.cbt_iterations)
+    if run.cbt is not None:  # one sample per arm run: its iterations folded (cbtcases.arm_sample)
+        return cbtcases.samples_by_arm(run.cbt_iterations)
     ops = {p.name: p.op for p in run.cases}
     out: dict[tuple[str, str], list[float]] = {}
     for s in run.samples:
@@ -274,7 +274,7 @@ def _cbt_section(run: Run) -> str:
     for (case, arm, index), values in run.cbt_iterations.items():
         out.append(
             f"| {case} | {arm}{index} | {', '.join(_fmt(v) for v in values)} | "
-            f"{_fmt(cbtarms.arm_sample(values))} |\n"
+            f"{_fmt(cbtcases.arm_sample(values))} |\n"
         )
     return "".join(out)
 

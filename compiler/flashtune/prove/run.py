@@ -31,7 +31,7 @@ from flashtune import cbtrun
 from flashtune.errors import FlashtuneError
 from flashtune.model import CentralConfig
 from flashtune.progress import Progress
-from flashtune.prove import arms, cbtarms, cephfs, probes, s3
+from flashtune.prove import arms, cbtcases, cephfs, probes, rgw
 from flashtune.prove.cluster import CephCommandError, Cluster, write_text
 from flashtune.prove.journal import (
     POOL_PREFIX,
@@ -73,7 +73,7 @@ class Options:
         str, ...
     ] = ()  # the gateways the S3 probes drive (default: every rgw in the service map)
     s3_threads: int = 16  # S3 requests in flight over all gateways (rounded up to a multiple of them)
-    cbt: cbtarms.CbtSource | None = None  # --cbt: the compiled CBT plan's cases through the user's CBT
+    cbt: cbtcases.CbtSource | None = None  # --cbt: the compiled CBT plan's cases through the user's CBT
 
     @property
     def restarts_allowed(self) -> bool:
@@ -105,9 +105,9 @@ class Run:
     compiled_from: str
     fs: str = ""  # the CephFS the file probes mount ("" when no probe needs it)
     mountpoint: str = ""
-    gateways: list[s3.Gateway] = field(default_factory=list)  # the S3 probes' gateways (every one is driven)
+    gateways: list[rgw.Gateway] = field(default_factory=list)  # the S3 probes' gateways (every one is driven)
     s3_threads: int = 0
-    s3: s3.Target | None = None  # made in execute(): the user's keys are never written down
+    s3: rgw.Target | None = None  # made in execute(): the user's keys are never written down
     predicted: dict[str, dict[str, Any]] = field(default_factory=dict)  # case -> envelope case_dict
     envelope_cluster: str = ""
     envelope_notes: list[str] = field(default_factory=list)
@@ -120,7 +120,7 @@ class Run:
 
     refused: dict[tuple[str, str], str] = field(default_factory=dict)  # (target, key) -> Ceph's refusal
     restarted_after_restore: bool = False
-    cbt: cbtarms.CbtPlan | None = None  # --cbt: the CBT runs of each arm
+    cbt: cbtcases.CbtPlan | None = None  # --cbt: the CBT runs of each arm
     cbt_iterations: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)  # (case, arm, n)
     cbt_archives: dict[str, tuple[int, str, int]] = field(default_factory=dict)  # archive -> (run, arm, n)
     cbt_frames: dict[str, Any] = field(default_factory=dict)  # archive -> its ingested rows (read once)
@@ -240,18 +240,18 @@ def prepare(
         compiled_from=compiled_from,
     )
     if options.cbt is not None:
-        run.cbt = cbtarms.build(options.cbt, tag, cluster)
-        run.method_notes += cbtarms.method_notes(run.cbt, options.repeat)
+        run.cbt = cbtcases.build(options.cbt, tag, cluster)
+        run.method_notes += cbtcases.method_notes(run.cbt, options.repeat)
     else:
         run.method_notes.append(
             "the benchmark is prove's built-in probes; the compiled CBT plans (cbt/*.yaml) are not run by prove "
             "(--cbt PATH runs them through CBT)"
         )
     if run.needs_s3:
-        s3.require_boto3()
-        run.gateways = s3.discover(cluster, options.s3_endpoints)
-        s3.check_answering(run.gateways)
-        run.s3_threads = s3.threads_for(options.s3_threads, len(run.gateways))
+        rgw.require_boto3()
+        run.gateways = rgw.discover(cluster, options.s3_endpoints)
+        rgw.check_answering(run.gateways)
+        run.s3_threads = rgw.threads_for(options.s3_threads, len(run.gateways))
         run.method_notes.append(
             f"the S3 probes ran {run.s3_threads} threads, {run.s3_threads // len(run.gateways)} per gateway on "
             f"all {len(run.gateways)} gateways at once ({', '.join(g.url for g in run.gateways)}), each thread "
@@ -283,7 +283,7 @@ def plan_text(run: Run) -> str:
             f"compiled config: {run.compiled_from}",
             f"arms: {order}  ({o.repeat} samples per arm and case: one per arm run)",
             f"expected duration: about {run.expected_seconds() / 60:.1f} min",
-            *cbtarms.plan_lines(run.cbt, o.out),
+            *cbtcases.plan_lines(run.cbt, o.out),
         ]
         return "\n".join(lines + _arm_b_lines(run)) + "\n"
     lines = [
@@ -443,14 +443,14 @@ def _unmount(run: Run, journal: Journal) -> None:
     journal.append("unmounted", path=run.mountpoint)
 
 
-def _s3_target(run: Run, cluster: Cluster, journal: Journal) -> s3.Target:
+def _s3_target(run: Run, cluster: Cluster, journal: Journal) -> rgw.Target:
     """The S3 user (journaled before it exists), its buckets, and the objects the GET probes read."""
     from flashtune.prove import s3load  # boto3, an optional extra (prepare() checked it is there)
 
     journal.append("s3-user", uid=run.s3_user, gateways=[g.url for g in run.gateways])
-    credentials = s3.create_user(cluster, run.s3_user)
-    target = s3.Target(
-        run.gateways, credentials, s3.bucket_names(run.s3_user, run.s3_threads), run.s3_threads
+    credentials = rgw.create_user(cluster, run.s3_user)
+    target = rgw.Target(
+        run.gateways, credentials, rgw.bucket_names(run.s3_user, run.s3_threads), run.s3_threads
     )
     s3load.connect(target)
     s3load.create_buckets(target)
@@ -579,7 +579,7 @@ def execute(
 
 def _cbt_arms(
     run: Run,
-    plan: cbtarms.CbtPlan,
+    plan: cbtcases.CbtPlan,
     cluster: Cluster,
     journal: Journal,
     saved: dict[tuple[str, str], str],
@@ -588,7 +588,7 @@ def _cbt_arms(
 ) -> None:
     """--cbt: per arm, each plan run through CBT; one sample per case from that arm's archive."""
     o = run.options
-    env = cbtarms.cbt_env(cluster)
+    env = cbtcases.cbt_env(cluster)
     for index in range(1, o.repeat + 1):
         for arm in ("A", "B"):
             _set_arm(run, cluster, journal, saved, arm)
@@ -605,7 +605,7 @@ def _cbt_arms(
                         journal.append("image", name=image, pool=prun.pool, by="cbt")
                 rel = f"cbt/{arm}{index}-{k}"
                 doc = cbtrun.localize(
-                    cbtarms.arm_doc(prun, reuse=reuse, iterations=plan.iterations),
+                    cbtcases.arm_doc(prun, reuse=reuse, iterations=plan.iterations),
                     conf=plan.conf,
                     scratch=o.out / rel,
                     mon_addr=plan.mon_addr,
@@ -625,8 +625,8 @@ def _cbt_arms(
                 )
                 progress.status(f"{first}: {label}")
 
-                def seen(line: str, prun: cbtarms.PlanRun = prun, label: str = label) -> None:
-                    case = cbtarms.case_of_line(line, prun)
+                def seen(line: str, prun: cbtcases.PlanRun = prun, label: str = label) -> None:
+                    case = cbtcases.case_of_line(line, prun)
                     if case:
                         progress.status(f"{case}: {label} (CBT)")
 
@@ -640,9 +640,9 @@ def _cbt_arms(
                         suggestion="the whole log is in that file; `ceph -s` for the cluster's state",
                     )
                 run.cbt_archives[f"{rel}/archive"] = (k - 1, arm, index)
-                frame = cbtarms.archive_frame(inv.archive)
+                frame = cbtcases.archive_frame(inv.archive)
                 run.cbt_frames[f"{rel}/archive"] = frame
-                totals = cbtarms.arm_totals(frame, inv.archive, prun)
+                totals = cbtcases.arm_totals(frame, inv.archive, prun)
                 for case in prun.cases:
                     values = totals[case.name]
                     run.cbt_iterations[(case.name, arm, index)] = values
@@ -654,7 +654,7 @@ def _cbt_arms(
                         arm=arm,
                         index=index,
                         file=sample.file,
-                        value=cbtarms.arm_sample(values),
+                        value=cbtcases.arm_sample(values),
                         iterations=values,
                     )
                     if on_sample:

@@ -34,7 +34,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from flashtune.errors import FlashtuneError
-from flashtune.prove.s3 import Obj, Target
+from flashtune.prove.rgw import Obj, Target
 
 SAMPLE_KEY = "flashtune_s3_probe"  # the sample document's marker (its value: the format's version)
 PERCENTILES = (50.0, 90.0, 99.0, 99.9)

@@ -1,4 +1,5 @@
-"""Run a compiled CBT plan with the real CBT (the `shared` fixture's tools/cbt) against the loopback cluster.
+"""CBT against the session's loopback cluster: the shared CBT checkout, the lab as a hardware file, and a run of a
+compiled plan there with the real CBT (the `shared` fixture's tools/cbt).
 
 The running is flashtune.cbtrun's (the same code `flashtune prove --cbt` uses): the plan is localized (placeholder
 hosts -> localhost, the lab's ceph.conf, the lab's monitor and radosgw, the test's scratch folder), CBT's `sudo`
