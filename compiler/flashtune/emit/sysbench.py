@@ -61,11 +61,8 @@ def _mkfs_words(choices: tuple[Choice, ...]) -> str:
     return " ".join(f"'{w}'" for w in shlex.split(" ".join(words)))
 
 
-def emit(plan: OltpPlan, inputs: Mapping[str, Any]) -> str:
-    mkfs = {fs: _mkfs_words(cs) for fs, cs in plan.mkfs.items()}
-    mount = {fs: ",".join(c.option for c in cs) for fs, cs in plan.mount.items()}
-    map_opts = ",".join(c.option for c in plan.map_options)
-    overrides = "".join(f"{k} = {v}\n" for k, v in plan.server_overrides.items())
+def _head(plan: OltpPlan, inputs: Mapping[str, Any]) -> str:
+    """The comment block: how to run the script, its environment, the data set and why each option."""
     scale_note = (
         f"# --bench-scale {plan.scale}: sizes and durations only (tables, rows, image, buffer pool and redo "
         "sizes, run and warm-up times);\n# the tests, thread counts, iterations and file-system options are the "
@@ -100,10 +97,15 @@ def emit(plan: OltpPlan, inputs: Mapping[str, Any]) -> str:
         "#\n# Why each file-system and map option:\n",
         *_options(plan),
     ]
+    return "".join(head)
+
+
+def _settings(plan: OltpPlan) -> str:
+    """The variables: what the environment may change (with the compiled defaults), the sizes and the cases."""
+    map_opts = ",".join(c.option for c in plan.map_options)
     tests = " ".join(plan.tests)
     threads = " ".join(str(n) for n in plan.threads)
-    install = " ".join(_q(x) for x in plan.install[1:])
-    body = f"""
+    return f"""
 set -euo pipefail
 
 MAP_METHOD=${{MAP_METHOD:-{plan.map_method}}}
@@ -142,7 +144,14 @@ CNF=$RUN/server.cnf
 SOCK=$RUN/mysqld.sock
 RBD=(rbd --conf "$CEPH_CONF" --id "$CEPH_ID")
 
-say() {{ printf '%s sysbench-oltp: %s\\n' "$(date -u +%H:%M:%S)" "$*" >&2; }}
+"""
+
+
+def _checks(plan: OltpPlan) -> str:
+    """Refuse to start without root, the tools, a my.cnf, or with earlier results in the results folder."""
+    mkfs = {fs: _mkfs_words(cs) for fs, cs in plan.mkfs.items()}
+    mount = {fs: ",".join(c.option for c in cs) for fs, cs in plan.mount.items()}
+    return f"""say() {{ printf '%s sysbench-oltp: %s\\n' "$(date -u +%H:%M:%S)" "$*" >&2; }}
 die() {{ say "ERROR: $*"; exit 1; }}
 
 MODE=${{1:-run}}
@@ -165,13 +174,17 @@ fi
 mkdir -p "$RESULTS" "$LOGS" "$RUN" "$MNT"
 MYCNF=$(cd "$(dirname "$MYCNF")" && pwd)/$(basename "$MYCNF")
 
-CREATED=0
+"""
+
+
+# what undoes a run on any exit (the trap) and the `cleanup` mode that undoes what a killed run left
+_TEARDOWN = """CREATED=0
 DEV=""
 FUSED=0
 MOUNTED=0
 SERVER_PID=""
 
-cleanup() {{
+cleanup() {
   local rc=$?
   set +e
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -186,8 +199,8 @@ cleanup() {{
   fi
   if [ -n "$DEV" ]; then
     case "$MAP_METHOD" in
-      krbd) "${{RBD[@]}}" device unmap "$DEV" ;;
-      nbd) "${{RBD[@]}}" device unmap -t nbd "$DEV" ;;
+      krbd) "${RBD[@]}" device unmap "$DEV" ;;
+      nbd) "${RBD[@]}" device unmap -t nbd "$DEV" ;;
       fuse) losetup -d "$DEV" ;;
     esac
   fi
@@ -195,23 +208,23 @@ cleanup() {{
     fusermount -u "$FUSE" || umount -l "$FUSE"
   fi
   if [ "$CREATED" = 1 ] && [ "$KEEP_IMAGE" != 1 ]; then
-    "${{RBD[@]}}" rm --no-progress "$POOL/$IMAGE" >/dev/null
+    "${RBD[@]}" rm --no-progress "$POOL/$IMAGE" >/dev/null
   fi
   say "cleaned up (exit $rc)"
   exit "$rc"
-}}
+}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # the device a mapping method shows for the image (krbd/nbd: rbd device list; fuse: the loop device on its file)
-mapped() {{
+mapped() {
   case "$MAP_METHOD" in
-    krbd) "${{RBD[@]}}" device list 2>/dev/null | awk -v p="$POOL" -v i="$IMAGE" 'NR > 1 && $2 == p && ($3 == i || $4 == i) {{ print $NF; exit }}' ;;
-    nbd) "${{RBD[@]}}" device list -t nbd 2>/dev/null | awk -v p="$POOL" -v i="$IMAGE" 'NR > 1 && $2 == p && ($3 == i || $4 == i) {{ print $NF; exit }}' ;;
-    fuse) losetup -l -n -O NAME,BACK-FILE | awk -v f="$FUSE/$IMAGE" '$2 == f {{ print $1; exit }}' ;;
+    krbd) "${RBD[@]}" device list 2>/dev/null | awk -v p="$POOL" -v i="$IMAGE" 'NR > 1 && $2 == p && ($3 == i || $4 == i) { print $NF; exit }' ;;
+    nbd) "${RBD[@]}" device list -t nbd 2>/dev/null | awk -v p="$POOL" -v i="$IMAGE" 'NR > 1 && $2 == p && ($3 == i || $4 == i) { print $NF; exit }' ;;
+    fuse) losetup -l -n -O NAME,BACK-FILE | awk -v f="$FUSE/$IMAGE" '$2 == f { print $1; exit }' ;;
   esac
-}}
+}
 
 if [ "$MODE" = cleanup ]; then
   # a run killed without its trap (SIGKILL, power loss): find what it left and let the trap undo it; the image
@@ -220,29 +233,33 @@ if [ "$MODE" = cleanup ]; then
   if mountpoint -q "$MNT"; then MOUNTED=1; fi
   DEV=$(mapped || true)
   if mountpoint -q "$FUSE"; then FUSED=1; fi
-  if [ "$("${{RBD[@]}}" image-meta get "$POOL/$IMAGE" flashtune.created-by 2>/dev/null)" = sysbench-oltp ]; then
+  if [ "$("${RBD[@]}" image-meta get "$POOL/$IMAGE" flashtune.created-by 2>/dev/null)" = sysbench-oltp ]; then
     CREATED=1
   fi
-  say "cleaning up after an earlier run: server ${{SERVER_PID:-none}}, mount $MOUNTED, device ${{DEV:-none}}, image $CREATED"
+  say "cleaning up after an earlier run: server ${SERVER_PID:-none}, mount $MOUNTED, device ${DEV:-none}, image $CREATED"
   exit 0
 fi
 
-# 1. the image (never one that exists: the file system below would erase it)
-if "${{RBD[@]}}" info "$POOL/$IMAGE" >/dev/null 2>&1; then
-  if [ "$("${{RBD[@]}}" image-meta get "$POOL/$IMAGE" flashtune.created-by 2>/dev/null)" = sysbench-oltp ]; then
+"""
+
+
+# steps 1-3: a new image, mapped by the chosen method, with the file system made and mounted
+_STORAGE = """# 1. the image (never one that exists: the file system below would erase it)
+if "${RBD[@]}" info "$POOL/$IMAGE" >/dev/null 2>&1; then
+  if [ "$("${RBD[@]}" image-meta get "$POOL/$IMAGE" flashtune.created-by 2>/dev/null)" = sysbench-oltp ]; then
     die "image $POOL/$IMAGE was left by a killed run: bash $0 cleanup (same environment) removes it"
   fi
   die "image $POOL/$IMAGE exists: remove it or set IMAGE (the script makes a file system on its image)"
 fi
-say "creating $POOL/$IMAGE (${{IMAGE_GIB}} GiB)"
-"${{RBD[@]}}" create --size "${{IMAGE_GIB}}G" "$POOL/$IMAGE"
+say "creating $POOL/$IMAGE (${IMAGE_GIB} GiB)"
+"${RBD[@]}" create --size "${IMAGE_GIB}G" "$POOL/$IMAGE"
 CREATED=1
-"${{RBD[@]}}" image-meta set "$POOL/$IMAGE" flashtune.created-by sysbench-oltp
+"${RBD[@]}" image-meta set "$POOL/$IMAGE" flashtune.created-by sysbench-oltp
 
 # 2. map it
 case "$MAP_METHOD" in
-  krbd) DEV=$("${{RBD[@]}}" device map -o "$MAP_OPTIONS" "$POOL/$IMAGE") ;;
-  nbd) DEV=$("${{RBD[@]}}" device map -t nbd "$POOL/$IMAGE") ;;
+  krbd) DEV=$("${RBD[@]}" device map -o "$MAP_OPTIONS" "$POOL/$IMAGE") ;;
+  nbd) DEV=$("${RBD[@]}" device map -t nbd "$POOL/$IMAGE") ;;
   fuse)
     mkdir -p "$FUSE"
     rbd-fuse -c "$CEPH_CONF" --id "$CEPH_ID" -p "$POOL" -r "$IMAGE" "$FUSE"
@@ -257,13 +274,20 @@ esac
 say "mapped $POOL/$IMAGE at $DEV ($MAP_METHOD)"
 
 # 3. file system and mount
-"mkfs.$FS" -q "${{MKFS_OPTS[@]}}" "$DEV"
+"mkfs.$FS" -q "${MKFS_OPTS[@]}" "$DEV"
 mount -o "$MOUNT_OPTS" "$DEV" "$MNT"
 MOUNTED=1
 mkdir -p "$MNT/data" "$MNT/tmp"
 chown "$DB_USER" "$MNT/data" "$MNT/tmp" "$RUN"
 
-# 4. the database server: the compiled my.cnf, then only what places this instance (its files on the
+"""
+
+
+def _database(plan: OltpPlan) -> str:
+    """Step 4: the database server on the mounted file system, started with the compiled my.cnf."""
+    overrides = "".join(f"{k} = {v}\n" for k, v in plan.server_overrides.items())
+    install = " ".join(_q(x) for x in plan.install[1:])
+    return f"""# 4. the database server: the compiled my.cnf, then only what places this instance (its files on the
 #    mount, a private socket, no TCP listener){", and the scale's sizes" if plan.server_overrides else ""}
 cat >"$CNF" <<CNF_END
 !include $MYCNF
@@ -293,12 +317,16 @@ done
   CREATE USER IF NOT EXISTS 'sbtest'@'localhost' IDENTIFIED BY 'sbtest';
   GRANT ALL ON sbtest.* TO 'sbtest'@'localhost';"
 
-# 5. sysbench: uniform row choice (the default 'special' puts most reads on 1 % of the rows, a hot set the
+"""
+
+
+# steps 5-6: sysbench loads the tables, then every case runs time-based, iteration outermost
+_RUNS = """# 5. sysbench: uniform row choice (the default 'special' puts most reads on 1 % of the rows, a hot set the
 #    buffer pool holds, which would defeat the data-set sizing)
 SB=(--db-driver=mysql --mysql-socket="$SOCK" --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest
     --tables="$TABLES" --table-size="$TABLE_SIZE" --rand-type=uniform)
 say "loading $TABLES tables x $TABLE_SIZE rows"
-sysbench oltp_read_write "${{SB[@]}}" --threads="$TABLES" prepare >"$LOGS/prepare.log" 2>&1 \\
+sysbench oltp_read_write "${SB[@]}" --threads="$TABLES" prepare >"$LOGS/prepare.log" 2>&1 \\
   || die "sysbench prepare failed: $LOGS/prepare.log"
 # sysbench 1.1 discards its own warm-up (--warmup-time); 1.0 has no such option: a separate run, not kept
 WARM_OPT=0
@@ -307,11 +335,11 @@ if sysbench --help 2>&1 | grep -q -- '--warmup-time'; then WARM_OPT=1; fi
 # 6. the measured runs: iteration outermost, so a drift over the hours (image fill, OSD state) spreads over
 #    every case instead of landing on one case's iterations
 for i in $(seq 1 "$ITERATIONS"); do
-  for test in "${{TESTS[@]}}"; do
-    for n in "${{THREADS[@]}}"; do
+  for test in "${TESTS[@]}"; do
+    for n in "${THREADS[@]}"; do
       out="$RESULTS/$test-threads$n-iter$i.txt"
       if [ "$WARMUP" -gt 0 ] && [ "$WARM_OPT" = 0 ]; then
-        sysbench "$test" "${{SB[@]}}" --threads="$n" --time="$WARMUP" run >"$LOGS/warmup-$test-threads$n-iter$i.txt" 2>&1 \\
+        sysbench "$test" "${SB[@]}" --threads="$n" --time="$WARMUP" run >"$LOGS/warmup-$test-threads$n-iter$i.txt" 2>&1 \\
           || die "sysbench warm-up $test failed: $LOGS/warmup-$test-threads$n-iter$i.txt"
         warm=()
       elif [ "$WARM_OPT" = 1 ]; then
@@ -319,13 +347,18 @@ for i in $(seq 1 "$ITERATIONS"); do
       else
         warm=()
       fi
-      say "iteration $i/$ITERATIONS: $test, $n thread(s), ${{TIME}} s"
-      sysbench "$test" "${{SB[@]}}" --threads="$n" --time="$TIME" --report-interval="$REPORT_INTERVAL" \\
-        ${{warm[@]+"${{warm[@]}}"}} run >"$out.part" 2>&1 || die "sysbench $test failed: $out.part"
+      say "iteration $i/$ITERATIONS: $test, $n thread(s), ${TIME} s"
+      sysbench "$test" "${SB[@]}" --threads="$n" --time="$TIME" --report-interval="$REPORT_INTERVAL" \\
+        ${warm[@]+"${warm[@]}"} run >"$out.part" 2>&1 || die "sysbench $test failed: $out.part"
       mv "$out.part" "$out"
     done
   done
 done
-say "done: $((ITERATIONS * ${{#TESTS[@]}} * ${{#THREADS[@]}})) runs in $RESULTS (flashtune ingest \\"$RESULTS\\")"
+say "done: $((ITERATIONS * ${#TESTS[@]} * ${#THREADS[@]})) runs in $RESULTS (flashtune ingest \\"$RESULTS\\")"
 """
-    return "".join(head) + body
+
+
+def emit(plan: OltpPlan, inputs: Mapping[str, Any]) -> str:
+    return (
+        _head(plan, inputs) + _settings(plan) + _checks(plan) + _TEARDOWN + _STORAGE + _database(plan) + _RUNS
+    )
