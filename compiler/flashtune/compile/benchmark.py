@@ -155,41 +155,79 @@ def documents(
     cluster = cluster_section(ctx, cluster_extra)
     derived: dict[str, Derived] = {}
     names: dict[str, str] = {}
-    docs: dict[str, dict[str, Any]] = {}
     if module == "librbdfio":
-        vols = int(settings.get("volumes_per_client", 1))
-        vol = vol_size_mb(ctx, vols)
-        derived["benchmarks.librbdfio.vol_size"] = vol
-        cluster.update(pool_profiles(ctx))
-        bench = {**settings, "vol_size": vol.value, "pool_profile": "rbd"}
-        if ctx["ec"] is not None:
-            bench["data_pool_profile"] = "rbd-ec-data"
-        lists = sweep_lists(_modes({**axes, **sweep}, bench), bench)
-        for case in expand(lists):
-            mode = str(case.get("mode", bench.get("mode", "write")))
-            share = case.get("rwmixread", bench.get("rwmixread"))
-            what = mode if not mode.endswith("rw") else f"{mode} at {share} % reads"
-            depth = int(case.get("iodepth", bench.get("iodepth", 16)))
-            jobs = int(case.get("numjobs", bench.get("numjobs", 1)))
+        docs = _rbd_plans(
+            ctx, cluster, cluster_extra, settings, {**axes, **sweep}, plan, proves, derived, names
+        )
+    else:
+        docs = _endpoint_plans(
+            module, ctx, cluster, settings, {**axes, **sweep}, proves, cephfs_client, derived, names
+        )
+    return _scaled(docs, scale), names, derived
+
+
+def _rbd_plans(
+    ctx: dict[str, Any],
+    cluster: dict[str, Any],
+    cluster_extra: dict[str, Any],
+    settings: dict[str, Any],
+    all_axes: dict[str, list[Any]],
+    plan: dict[str, Any],
+    proves: dict[str, Any],
+    derived: dict[str, Derived],
+    names: dict[str, str],
+) -> dict[str, dict[str, Any]]:
+    """librbdfio: one plan of every case (CBT expands its list axes) and the optional queue-depth-1 probe."""
+    module = "librbdfio"
+    docs: dict[str, dict[str, Any]] = {}
+    vols = int(settings.get("volumes_per_client", 1))
+    vol = vol_size_mb(ctx, vols)
+    derived["benchmarks.librbdfio.vol_size"] = vol
+    cluster.update(pool_profiles(ctx))
+    bench = {**settings, "vol_size": vol.value, "pool_profile": "rbd"}
+    if ctx["ec"] is not None:
+        bench["data_pool_profile"] = "rbd-ec-data"
+    lists = sweep_lists(_modes(all_axes, bench), bench)
+    for case in expand(lists):
+        mode = str(case.get("mode", bench.get("mode", "write")))
+        share = case.get("rwmixread", bench.get("rwmixread"))
+        what = mode if not mode.endswith("rw") else f"{mode} at {share} % reads"
+        depth = int(case.get("iodepth", bench.get("iodepth", 16)))
+        jobs = int(case.get("numjobs", bench.get("numjobs", 1)))
+        names[case_name(case)] = (
+            f"{what}, {int(case.get('op_size', bench.get('op_size', 4194304))) // 1024} KiB, on "
+            f"{ctx['clients']} client(s) x {vols} volume(s) x {jobs} job(s) at iodepth {depth} "
+            f"({depth * jobs * vols * ctx['clients']} I/Os in flight): where this load sits on the "
+            f"IOPS-latency curve. {_question(module, case, proves, _kind(mode, share))}"
+        )
+    docs["cbt.yaml"] = {"cluster": cluster, "benchmarks": {module: bench}}
+    probe = plan.get("latency_probe")
+    if probe:
+        docs["cbt/latency-qd1.yaml"] = _probe(ctx, cluster_extra, settings, dict(probe), derived)
+        pb = docs["cbt/latency-qd1.yaml"]["benchmarks"]["librbdfio"]
+        for case in expand({k: v for k, v in pb.items() if isinstance(v, list)}):
             names[case_name(case)] = (
-                f"{what}, {int(case.get('op_size', bench.get('op_size', 4194304))) // 1024} KiB, on "
-                f"{ctx['clients']} client(s) x {vols} volume(s) x {jobs} job(s) at iodepth {depth} "
-                f"({depth * jobs * vols * ctx['clients']} I/Os in flight): where this load sits on the "
-                f"IOPS-latency curve. {_question(module, case, proves, _kind(mode, share))}"
+                "one client, one volume, one job, iodepth 1 (one I/O in flight in the whole cluster): the "
+                "round-trip latency a single synchronous writer waits for. "
+                f"{_question(module, case, proves, 'probe')}"
             )
-        docs["cbt.yaml"] = {"cluster": cluster, "benchmarks": {module: bench}}
-        probe = plan.get("latency_probe")
-        if probe:
-            docs["cbt/latency-qd1.yaml"] = _probe(ctx, cluster_extra, settings, dict(probe), derived)
-            pb = docs["cbt/latency-qd1.yaml"]["benchmarks"]["librbdfio"]
-            for case in expand({k: v for k, v in pb.items() if isinstance(v, list)}):
-                names[case_name(case)] = (
-                    "one client, one volume, one job, iodepth 1 (one I/O in flight in the whole cluster): the "
-                    "round-trip latency a single synchronous writer waits for. "
-                    f"{_question(module, case, proves, 'probe')}"
-                )
-        return _scaled(docs, scale), names, derived
-    all_axes = {**axes, **sweep}
+    return docs
+
+
+def _endpoint_plans(
+    module: str,
+    ctx: dict[str, Any],
+    cluster: dict[str, Any],
+    settings: dict[str, Any],
+    all_axes: dict[str, list[Any]],
+    proves: dict[str, Any],
+    cephfs_client: str,
+    derived: dict[str, Derived],
+    names: dict[str, str],
+) -> dict[str, dict[str, Any]]:
+    """fio on CephFS and hsbench on S3 (CBT client endpoints): one plan file per case, each with its own client
+    count, sizes and endpoints."""
+    docs: dict[str, dict[str, Any]] = {}
     if "clients" in all_axes:
         # "half" and "all" as host counts, each count once: on a cluster with one or two clients they
         # coincide, and the same plan twice would measure nothing new
@@ -259,7 +297,7 @@ def documents(
             )
         docs[name] = {"cluster": c, "client_endpoints": eps, "benchmarks": {module: bench}}
         names[case_name(case)] = what
-    return _scaled(docs, scale), names, derived
+    return docs
 
 
 def _client_count(value: Any, clients: int) -> int:

@@ -191,10 +191,8 @@ def _block_db(hw: Hardware, workload: str, per_device: int) -> list[str]:
     return []
 
 
-def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catalog: Any) -> Shape:
-    """Everything derivations may read: hardware, cluster shape, node memory budget, protection, pools."""
-    nodes = hw.nodes if req.nodes is None else req.nodes
-    clients = hw.clients if req.clients is None else req.clients
+def _check_request(req: CompileRequest, nodes: int, clients: int) -> None:
+    """Refuse command-line combinations no cluster shape can follow."""
     if nodes < 1 or clients < 1:
         raise UsageError("--nodes and --clients must be at least 1", suggestion="e.g. --nodes 5 --clients 6")
     if req.replication is not None and req.ec is not None:
@@ -204,17 +202,14 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             "the legacy mode reproduces the seed's 4 OSDs per NVMe device",
             suggestion="drop --osds-per-device, or compile for a current release",
         )
-    merged = merge(chain)
-    osds_node, per_device, mem, daemons, nl = _memory(req, hw, chain, merged, catalog)
-    osds = osds_node * nodes
-    wanted = last(chain, "protection") or "replication"
+
+
+def _protection(
+    req: CompileRequest, hw: Hardware, nodes: int, wanted: str, optimized: bool
+) -> tuple[int, str, Derived | None]:
+    """How the data is protected: the replica count (with its reason) and the EC profile, if any, from the
+    command line, the hardware file or the profile's preference."""
     rules = layout.erasure_rules()
-    ec: Derived | None = None
-    # Tentacle's EC optimisations only where the hardware file turns them on (cluster.ec_optimizations): 20.2.0
-    # OSDs crash with them, and the flag cannot be cleared from a pool
-    optimized = hw.ec_optimizations and ceph_index(req.ceph_release) >= ceph_index(
-        str(rules["optimizations"]["from"])
-    )
     # the hardware file's `cluster.protection` is the user's choice unless the command line makes another
     prot = hw.protection if req.replication is None and req.ec is None else None
     replication = prot.size if prot is not None and prot.kind == "replicated" else req.replication
@@ -238,6 +233,7 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             "--allow-unsafe osd_pool_default_min_size",
         )
     reason = f"{size} replicas{f' ({by})' if replication else ' (the default for data safety)'}"
+    ec: Derived | None = None
     if requested_ec is not None:
         ec = ec_profile(nodes, req.ceph_release, rules, requested=requested_ec, optimized=optimized)
     elif wanted == "erasure" and replication is None:
@@ -245,6 +241,52 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
             ec = ec_profile(nodes, req.ceph_release, rules, optimized=optimized)
         except DataError as e:
             reason += f"; {e.message}"
+    return size, reason, ec
+
+
+def _capacity_warnings(
+    nodes: int, size: int, replicated: bool, spare: int, memory_target: int, catalog: Any, req: CompileRequest
+) -> list[str]:
+    """Warnings about what the cluster can carry: no spare host for the replicas, an OSD memory target below
+    the default."""
+    warnings = []
+    if (
+        replicated and nodes - size < spare
+    ):  # the same failure-domain rule EC follows (layout.yaml spare_hosts)
+        warnings.append(
+            f"WARNING: {size} replicas on {nodes} hosts leave no spare host: after a host fails its copies "
+            f"cannot be rebuilt elsewhere, and the pools stay degraded (min_size {max(1, size - 1)} of {size}) "
+            f"until it returns; {size + spare} hosts or more let Ceph re-replicate "
+            "(https://docs.ceph.com/en/latest/rados/operations/crush-map/: the default rule puts each copy on "
+            "its own host)"
+        )
+    default_target = int(_catalog_default(catalog, "osd_memory_target", req.ceph_release))
+    if memory_target < default_target:
+        warnings.append(
+            f"osd_memory_target {memory_target / GiB:.2f} GiB is below the {default_target / GiB:g} GiB default: it works, "
+            "but BlueStore may read metadata from disk unless the active data set is small "
+            "(https://docs.ceph.com/en/latest/start/hardware-recommendations/#memory). More RAM per OSD, or "
+            "fewer daemons on the OSD nodes, would lift it."
+        )
+    return warnings
+
+
+def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catalog: Any) -> Shape:
+    """Everything derivations may read: hardware, cluster shape, node memory budget, protection, pools."""
+    nodes = hw.nodes if req.nodes is None else req.nodes
+    clients = hw.clients if req.clients is None else req.clients
+    _check_request(req, nodes, clients)
+    merged = merge(chain)
+    osds_node, per_device, mem, daemons, nl = _memory(req, hw, chain, merged, catalog)
+    osds = osds_node * nodes
+    wanted = last(chain, "protection") or "replication"
+    rules = layout.erasure_rules()
+    # Tentacle's EC optimisations only where the hardware file turns them on (cluster.ec_optimizations): 20.2.0
+    # OSDs crash with them, and the flag cannot be cleared from a pool
+    optimized = hw.ec_optimizations and ceph_index(req.ceph_release) >= ceph_index(
+        str(rules["optimizations"]["from"])
+    )
+    size, reason, ec = _protection(req, hw, nodes, wanted, optimized)
     target = int(_catalog_default(catalog, "mon_target_pg_per_osd", req.ceph_release))
     max_pg = int(_catalog_default(catalog, "mon_max_pg_per_osd", req.ceph_release))
     flash = hw.flash_beside_hdd
@@ -306,25 +348,9 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     }
     if ec is not None and "WARNING" in ec.reason:
         shape["warnings"].append(ec.reason)
-    spare = int(rules["spare_hosts"])
-    if (
-        ec is None and nodes - size < spare
-    ):  # the same failure-domain rule EC follows (layout.yaml spare_hosts)
-        shape["warnings"].append(
-            f"WARNING: {size} replicas on {nodes} hosts leave no spare host: after a host fails its copies "
-            f"cannot be rebuilt elsewhere, and the pools stay degraded (min_size {max(1, size - 1)} of {size}) "
-            f"until it returns; {size + spare} hosts or more let Ceph re-replicate "
-            "(https://docs.ceph.com/en/latest/rados/operations/crush-map/: the default rule puts each copy on "
-            "its own host)"
-        )
-    default_target = int(_catalog_default(catalog, "osd_memory_target", req.ceph_release))
-    if mem.value < default_target:
-        shape["warnings"].append(
-            f"osd_memory_target {mem.value / GiB:.2f} GiB is below the {default_target / GiB:g} GiB default: it works, "
-            "but BlueStore may read metadata from disk unless the active data set is small "
-            "(https://docs.ceph.com/en/latest/start/hardware-recommendations/#memory). More RAM per OSD, or "
-            "fewer daemons on the OSD nodes, would lift it."
-        )
+    shape["warnings"] += _capacity_warnings(
+        nodes, size, ec is None, int(rules["spare_hosts"]), mem.value, catalog, req
+    )
     if req.workload == "scratch":
         shape.update(_mds_ranks(hw, nodes, shape["warnings"]))
     shape["pools"] = pool_list(req, shape, target, max_pg)
