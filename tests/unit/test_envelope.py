@@ -125,6 +125,28 @@ def test_ec_writes_ship_the_other_chunks_and_reads_gather_them() -> None:
     assert r["cluster network"] == pytest.approx(5 * 10e9 / 8 / (3 / 4 * b))  # k-1 chunks fetched
 
 
+def test_ec_overwrites_clone_the_old_extent_on_every_shard_they_write() -> None:
+    """ECTransaction.cc: each shard an overwrite writes clones the extent it replaces for rollback first; the CPU
+    counts one write-cost operation per shard written. Replicated writes and FileStore EC (appends) have none."""
+    from flashtune.envelope.ceilings import cpu_cycles, demand
+
+    ec = cluster(protection=Protection("erasure", 1, 4, 2))
+    small = demand(ec, True, 4096)
+    assert (small.read_ops, small.osd_ops, small.rollback_clones) == (4, 10, 6)  # 4 strip reads, 6 writes
+    assert cpu_cycles(ec, Case("w", 4096, 0.0), K.cpu) == pytest.approx(
+        4 * 1e5 + (6 + 6) * 2e5 + small.osd_bytes * 2.0
+    )
+    assert demand(ec, True, 1 << 22).rollback_clones == 6  # full stripes: every shard written
+    assert demand(ec, False, 4096).rollback_clones == 0  # reads keep nothing
+    fast = replace(ec, release="tentacle", ec_optimizations=True)
+    assert demand(fast, True, 4096).rollback_clones == 3  # parity delta: the data shard and m parities
+    assert demand(cluster(), True, 4096).rollback_clones == 0  # replicated: no rollback copies
+    assert demand(replace(ec, objectstore="filestore"), True, 4096).rollback_clones == 0  # appends only
+    # and the CPU ceiling follows those cycles (cores x clock / cycles per client write)
+    cycles = 4 * 1e5 + 12 * 2e5 + small.osd_bytes * 2.0
+    assert ceilings(ec, Case("w", 4096, 0.0), K)["cpu"] == pytest.approx(5 * 2 * 10 * 2e9 / cycles)
+
+
 def test_cpu_ceiling_and_the_limit_with_headroom() -> None:
     c = cluster()
     env = envelope(c, Case("w", 4096, 0.0), K)
@@ -690,7 +712,7 @@ TABLE = {
     "clyso-630osd-ec62-4m-read": (12.6, "public network", "met", ()),
     "clyso-630osd-ec62-4m-write": (-0.4, "public network", "met", ()),
     "clyso-630osd-ec62-4k-randread": (-15.8, "osd node", "met", ("node_op_ceiling",)),
-    "clyso-630osd-ec62-4k-randwrite": (34.6, "osd node", "missed", ("node_op_ceiling",)),
+    "clyso-630osd-ec62-4k-randwrite": (-17.5, "cpu", "met", ()),
     "mako-reef-4m-read": (65.7, "public network", "missed", ()),
     "mako-reef-4m-write": (-2.5, "public network", "met", ("net_efficiency_write",)),
     "mako-reef-4k-randread": (-4.3, "cpu", "met", ()),
@@ -762,7 +784,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the issue's goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (44, 69), "2018+": (34, 54)}
+REACHED = {"all": (45, 69), "2018+": (35, 54)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:

@@ -29,6 +29,12 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
 - Erasure coding by release: up to Squid a read smaller than a stripe reads the whole stripe and a
   sub-stripe write reads and rewrites it; fast EC (Tentacle, opt-in per pool) reads only what is asked and
   writes small updates with parity deltas (m+1 reads and m+1 writes).
+- EC overwrites keep their old data for rollback: every shard an overwrite writes first clones the extent it
+  replaces into a rollback object of the log entry's version (ceph/ceph src/osd/ECTransaction.cc,
+  generate_transactions: clone_range before encode_and_write; the clone is removed when the entry rolls
+  forward). The CPU counts one more OSD operation, at the write cost, per shard written. Overwrites of EC pools
+  need BlueStore (allow_ec_overwrites), so FileStore EC writes (appends) have none; benchmarks write to
+  pre-filled images, so a BlueStore EC write is taken as an overwrite.
 - Co-location: clients and RGW daemons on the storage nodes share their NICs (a transfer between two
   daemons of one node never reaches the wire: (n-1)/n of them do) and their cores.
 - RGW as its own path: client -> gateway -> primary (each byte crosses the network twice before
@@ -330,6 +336,7 @@ class Demand:
     osd_messages: float = 2.0
     gateway_requests: float = 0.0  # RGW requests (co-located gateways: their CPU is the nodes')
     gateway_bytes: float = 0.0  # client bytes an RGW relays
+    rollback_clones: float = 0.0  # EC overwrites: the old extent cloned on every shard written (CPU only)
 
     @property
     def osd_bytes(self) -> float:
@@ -424,6 +431,9 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
     messages = 2 + 4 * _remote_ops(c, _media_ops(c, write, size))
     rgw = interface == "rgw" and c.colocated_gateways > 0
     requests = 0.0
+    clones = 0.0
+    if write and p.kind == "erasure" and c.objectstore == "bluestore":
+        clones = sum(n for n, _, w in _media_ops(c, write, size) if w)
     if rgw:
         requests = 1.0
         if write:  # the bucket index: the other round trips to the primary, each replicated (3 copies)
@@ -445,6 +455,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         osd_messages=messages,
         gateway_requests=requests,
         gateway_bytes=size if rgw else 0.0,
+        rollback_clones=clones,
     )
 
 
@@ -493,7 +504,8 @@ def cpu_cycles(
         op_read = costs.op(False, family) if d.read_ops else 0.0
         if per_byte is None or op_write is None or op_read is None:
             return None
-        cycles = (d.osd_ops - d.read_ops) * op_write + d.read_ops * op_read + d.osd_bytes * per_byte
+        cycles = (d.osd_ops - d.read_ops + d.rollback_clones) * op_write + d.read_ops * op_read
+        cycles += d.osd_bytes * per_byte
         if d.gateway_requests:
             rgw = costs.rgw(write)
             if rgw is None:
