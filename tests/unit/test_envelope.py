@@ -317,6 +317,30 @@ def test_the_rocksdb_set_ups_assumed_client_placement_barely_moves_their_predict
             assert envelope(outside, h.case, k).iops == pytest.approx(envelope(c, h.case, k).iops, rel=0.02)
 
 
+def test_the_filestore_write_cost_holds_at_two_and_three_replicas() -> None:
+    """Micron's RHCS 3.0 cluster wrote 363K (2x) and 237K (3x) 4K writes, CPU-bound both times. The model
+    counts one FileStore OSD write per replica, so both must give the same cycles per OSD write; a change to
+    how replica writes are counted (or a per-client-write cost) would split them. Their ports and clients are
+    assumed (the posts give none): 25 GbE everywhere must not move these small-block predictions."""
+    from flashtune.envelope.calibrate import per_observation
+
+    solved = {
+        o["observation"]: float(o["value"])  # type: ignore[arg-type]
+        for o in per_observation()
+        if o["constant"] == "cpu.write_op_filestore"
+    }
+    assert set(solved) == {"micron-rhcs3-2x-4k-randwrite", "micron-rhcs3-3x-4k-randwrite"}
+    two, three = solved.values()
+    assert two == pytest.approx(three, rel=0.05)
+    k = fit(leave_out="micron_9200_rhcs3_filestore").constants
+    for h in (h for h in headlines() if h.study == "micron_9200_rhcs3_filestore"):
+        c = load_setup(h.setup)
+        slow = replace(
+            c, public_gbps=25, cluster_gbps=25, public_gbps_port=25, cluster_gbps_port=25, client_gbps=25
+        )
+        assert envelope(slow, h.case, k).iops == pytest.approx(envelope(c, h.case, k).iops), h.id
+
+
 def test_erasure_coded_paths_by_release() -> None:
     from flashtune.envelope.ceilings import demand
 
