@@ -552,6 +552,7 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "mako_reef_encryption",
         "micron_9200_luminous",
         "micron_9200_rhcs3_filestore",
+        "micron_5210_bluestore_cache",
         "mako_reddit_mixed",
         "mako_rocksdb_tuning",
     }
@@ -637,6 +638,7 @@ def test_leaving_a_study_out_drops_its_observations() -> None:
         "mako_reef_encryption",
         "micron_9200_luminous",
         "micron_9200_rhcs3_filestore",
+        "micron_5210_bluestore_cache",
     ):
         f = fit(leave_out=study)
         for name, ids in f.sources.items():
@@ -781,6 +783,8 @@ TABLE = {
     "micron-rhcs3-3x-4k-randread": (-46.0, "cpu", "missed", ()),
     "micron-rhcs3-3x-4k-randwrite": (0.8, "cpu", "met", ("cpu.write_op_filestore",)),
     "micron-rhcs3-3x-4k-randrw": (-9.0, "cpu", "met", ("cpu.write_op_filestore",)),
+    "micron-5210-nvme-db-4k-randwrite": (-17.9, "media", "met", ()),
+    "micron-5210-4k-randwrite": (40.5, "media", "missed", ()),
 }
 
 
@@ -808,7 +812,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (45, 69), "2018+": (35, 54)}
+REACHED = {"all": (46, 71), "2018+": (36, 56)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
