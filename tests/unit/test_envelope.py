@@ -555,6 +555,7 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "micron_5210_bluestore_cache",
         "mako_reddit_mixed",
         "mako_rocksdb_tuning",
+        "tentacle_fastec",
     }
     # every BlueStore-era result collected is a headline of the validation, with the bound its source states
     stated = {
@@ -777,6 +778,22 @@ TABLE = {
     "mako-rocksdb-pacific-4k-randwrite-tuned": (13.6, "cpu", "missed", ()),
     "mako-rocksdb-quincy-4k-randwrite": (23.3, "cpu", "missed", ()),
     "mako-rocksdb-quincy-4k-randwrite-tuned": (7.9, "cpu", "missed", ()),
+    "fastec-squid-ec22-4k-randread": (103.3, "osd node", "missed", ()),
+    "fastec-squid-ec42-4k-randread": (34.8, "osd node", "missed", ()),
+    "fastec-squid-ec62-4k-randread": (22.9, "osd node", "missed", ()),
+    "fastec-tentacle-ec22-4k-randread": (56.2, "osd node", "missed", ()),
+    "fastec-tentacle-ec42-4k-randread": (51.2, "osd node", "missed", ()),
+    "fastec-tentacle-ec62-4k-randread": (74.8, "osd node", "missed", ()),
+    "fastec-tentacle-rep3-4k-randread": (160.4, "osd node", "missed", ()),
+    "fastec-squid-ec22-4k-randwrite": (54.0, "cpu", "missed", ()),
+    "fastec-squid-ec42-4k-randwrite": (7.7, "cpu", "met", ()),
+    "fastec-squid-ec62-4k-randwrite": (7.1, "cpu", "met", ()),
+    "fastec-tentacle-ec22-4k-randwrite": (57.4, "cpu", "missed", ()),
+    "fastec-tentacle-ec42-4k-randwrite": (56.6, "cpu", "missed", ()),
+    "fastec-tentacle-ec62-4k-randwrite": (24.7, "cpu", "met", ()),
+    "fastec-squid-ec62-16k-randrw": (49.3, "cpu", "missed", ()),
+    "fastec-tentacle-ec62-16k-randrw": (98.1, "cpu", "missed", ()),
+    "fastec-tentacle-rep3-16k-randrw": (80.3, "cpu", "missed", ()),
     "micron-rhcs3-2x-4k-randread": (-46.0, "cpu", "missed", ()),
     "micron-rhcs3-2x-4k-randwrite": (-0.8, "cpu", "met", ("cpu.write_op_filestore",)),
     "micron-rhcs3-2x-4k-randrw": (-13.5, "cpu", "met", ("cpu.write_op_filestore",)),
@@ -812,7 +829,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (46, 71), "2018+": (36, 56)}
+REACHED = {"all": (49, 87), "2018+": (39, 72)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
