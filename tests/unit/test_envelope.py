@@ -393,6 +393,17 @@ def test_the_per_node_wall_counts_the_messages_osds_handle() -> None:
     ] == pytest.approx(63 * 500_000)
 
 
+# the IBM RGW headlines' conflict: bytes per node on the wire at the measured figure / the stated 100 Gbps
+IBM_RGW_TRAFFIC = {
+    "ibm-rgw-12n-32m-get": ("get", 1.52),
+    "ibm-rgw-12n-32m-put": ("put", 1.61),
+    "ibm-rgw-12n-4m-get": ("get", 1.55),
+    "ibm-rgw-12n-4m-put": ("put", 1.22),
+    "ibm-rgw-4n-4m-get": ("get", 1.47),
+    "ibm-rgw-4n-4m-put": ("put", 1.08),
+}
+
+
 def test_recorded_source_conflicts_hold_on_the_sources_own_numbers() -> None:
     """A headline whose source contradicts itself carries the reasoning (headlines.yaml `conflict`) and stays
     in the goal count; the numbers the reasoning rests on are checked here from the data."""
@@ -407,7 +418,18 @@ def test_recorded_source_conflicts_hold_on_the_sources_own_numbers() -> None:
         "rhcs32-4k-randread",
         "rhcs32-1m-randwrite",
         "rhcs32-1m-randrw",
+        *IBM_RGW_TRAFFIC,
     }
+    # IBM's RGW posts: the object data alone, plus the co-located gateways' hop to OSDs on other nodes (and, for
+    # PUTs, the 3 of 4 EC 2+2 chunks sent on), is more than the 100 Gbps per node the source states
+    for hid, (per_node_share, ratio) in IBM_RGW_TRAFFIC.items():
+        h, ibm = rows[hid].headline, load_setup(rows[hid].headline.setup)
+        assert ibm.public_gbps == 100 and ibm.colocated_gateways == 4 and ibm.nodes in (4, 12)
+        data = h.mb_s * 1e6 / ibm.nodes  # bytes/s of objects per node
+        remote = (ibm.nodes - 1) / ibm.nodes
+        wire = data * (1 + remote + (1.5 if per_node_share == "put" else 0))
+        assert wire / (100e9 / 8) == pytest.approx(ratio, abs=0.02), hid
+        assert h.goal and not rows[hid].met
     c = load_setup("rhcs32-5node")
     assert c.client_network_gbps == 80
     line_rate = c.client_network_gbps * 1e9 / 8  # bytes/s
@@ -556,6 +578,7 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "mako_reddit_mixed",
         "mako_rocksdb_tuning",
         "tentacle_fastec",
+        "ibm_rgw_squid",
     }
     # every BlueStore-era result collected is a headline of the validation, with the bound its source states
     stated = {
@@ -794,6 +817,14 @@ TABLE = {
     "fastec-squid-ec62-16k-randrw": (49.3, "cpu", "missed", ()),
     "fastec-tentacle-ec62-16k-randrw": (98.1, "cpu", "missed", ()),
     "fastec-tentacle-rep3-16k-randrw": (80.3, "cpu", "missed", ()),
+    "ibm-rgw-12n-32m-get": (-56.8, "public network", "missed", ()),
+    "ibm-rgw-12n-32m-put": (-64.9, "public network", "missed", ()),
+    "ibm-rgw-12n-4m-get": (-57.5, "public network", "missed", ()),
+    "ibm-rgw-12n-4m-put": (-53.8, "public network", "missed", ()),
+    "ibm-rgw-4n-4m-get": (-55.9, "public network", "missed", ()),
+    "ibm-rgw-4n-4m-put": (-47.7, "public network", "missed", ()),
+    "ibm-rgw-12n-64k-get": (28.8, "cpu", "outside", ()),
+    "ibm-rgw-12n-64k-put": (28.1, "cpu", "missed", ()),
     "micron-rhcs3-2x-4k-randread": (-46.0, "cpu", "missed", ()),
     "micron-rhcs3-2x-4k-randwrite": (-0.8, "cpu", "met", ("cpu.write_op_filestore",)),
     "micron-rhcs3-2x-4k-randrw": (-13.5, "cpu", "met", ("cpu.write_op_filestore",)),
@@ -829,7 +860,7 @@ def test_the_validation_table_holds_row_by_row() -> None:
 
 # The leave-one-study-out share this model reaches (all goal headlines; the BlueStore era); the issue's goal is
 # validate.GOAL_SHARE of all of them. A change that meets fewer fails here, whatever the table says.
-REACHED = {"all": (49, 87), "2018+": (39, 72)}
+REACHED = {"all": (49, 94), "2018+": (39, 79)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
