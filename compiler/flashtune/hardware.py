@@ -41,6 +41,7 @@ that schema checks every tier and published set-up against it.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -306,6 +307,39 @@ def layout_override(node: Any, where: str) -> dict[str, Any]:
     return dict(node)
 
 
+def _one_of(
+    doc: dict[str, Any],
+    key: str,
+    allowed: Collection[str],
+    path: str | Path,
+    says: str,
+    *,
+    default: str | None = None,
+    suggestion: str | None = None,
+) -> str | None:
+    """An optional top-level word of the hardware file, one of `allowed` (DataError: '<key> <value> <says>')."""
+    value = doc.get(key, default)
+    if value is not None and value not in allowed:
+        raise DataError(
+            f"{key} {value!r} {says}", file=str(path), line=line_of(doc, key), suggestion=suggestion
+        )
+    return None if value is None else str(value)
+
+
+def _flag(
+    mapping: dict[str, Any], key: str, name: str, path: str | Path, fallback_line: int | None = None
+) -> bool:
+    """An optional true/false field (false when absent)."""
+    value = mapping.get(key, False)
+    if not isinstance(value, bool):
+        raise DataError(
+            f"'{name}' must be true or false, got {value!r}",
+            file=str(path),
+            line=line_of(mapping, key) or fallback_line,
+        )
+    return value
+
+
 def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware:
     """A parsed hardware file -> Hardware (DataError with file:line on bad input)."""
     node = doc.get("node") if isinstance(doc, dict) else None
@@ -333,41 +367,19 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
             line=line_of(node, "data_devices") or line_of(node),
             suggestion="copy data/tiers/iops.yaml and edit it",
         )
-    software = doc.get("software", "ceph")
-    if software not in SOFTWARE:
-        raise DataError(
-            f"software {software!r} is not ceph or lustre", file=str(path), line=line_of(doc, "software")
-        )
-    store = doc.get("objectstore")
-    if store is not None and store not in OBJECTSTORES:
-        raise DataError(
-            f"objectstore {store!r} is not bluestore or filestore",
-            file=str(path),
-            line=line_of(doc, "objectstore"),
-        )
-    release = doc.get("release")
-    if release is not None and release not in RELEASES:
-        raise DataError(
-            f"release {release!r} is not a Ceph release name",
-            file=str(path),
-            line=line_of(doc, "release"),
-            suggestion=f"one of {', '.join(RELEASES)}",
-        )
+    software = _one_of(doc, "software", SOFTWARE, path, "is not ceph or lustre", default="ceph")
+    store = _one_of(doc, "objectstore", OBJECTSTORES, path, "is not bluestore or filestore")
+    release = _one_of(
+        doc,
+        "release",
+        RELEASES,
+        path,
+        "is not a Ceph release name",
+        suggestion=f"one of {', '.join(RELEASES)}",
+    )
     coloc = _mapping(cluster, "colocated", path, "{clients: true|false, gateways: N}")
-    coloc_clients = coloc.get("clients", False)
-    if not isinstance(coloc_clients, bool):
-        raise DataError(
-            f"'colocated.clients' must be true or false, got {coloc_clients!r}",
-            file=str(path),
-            line=line_of(coloc, "clients") or line_of(cluster, "colocated"),
-        )
-    ec_opt = cluster.get("ec_optimizations", False)
-    if not isinstance(ec_opt, bool):
-        raise DataError(
-            f"'ec_optimizations' must be true or false, got {ec_opt!r}",
-            file=str(path),
-            line=line_of(cluster, "ec_optimizations"),
-        )
+    coloc_clients = _flag(coloc, "clients", "colocated.clients", path, line_of(cluster, "colocated"))
+    ec_opt = _flag(cluster, "ec_optimizations", "ec_optimizations", path)
     link = _mapping(node, "media_link", path, "{read_mb_s, write_mb_s, read_iops}")
     gw = _mapping(cluster, "gateways", path, "{count, nic_gbps}")
     return Hardware(
@@ -392,24 +404,26 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
         gateway_gbps=_num(gw, "nic_gbps", path) if gw else 0.0,
         protection=_protection(cluster, path),
         software=str(software),
-        objectstore=None if store is None else str(store),
-        release=None if release is None else str(release),
+        objectstore=store,
+        release=release,
         cpu_ghz_run=_opt(node, "cpu_ghz_run", path),
         osds_per_device=int(_num(node, "osds_per_device", path)) if "osds_per_device" in node else 1,
         osd_cpu_cores=_opt(node, "osd_cpu_cores", path),
         colocated_clients=coloc_clients,
-        colocated_gateways=int(
-            number(
-                coloc["gateways"],
-                "gateways",
-                str(path),
-                line_of(coloc, "gateways"),
-                minimum=0,
-                inclusive=True,
+        colocated_gateways=(
+            int(
+                number(
+                    coloc["gateways"],
+                    "gateways",
+                    str(path),
+                    line_of(coloc, "gateways"),
+                    minimum=0,
+                    inclusive=True,
+                )
             )
-        )
-        if "gateways" in coloc
-        else 0,
+            if "gateways" in coloc
+            else 0
+        ),
         client_network_gbps=_opt(cluster, "client_network_gbps", path),
         mds_daemons=int(_num(cluster, "mds_daemons", path)) if "mds_daemons" in cluster else None,
         ec_optimizations=ec_opt,

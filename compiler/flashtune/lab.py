@@ -41,6 +41,7 @@ from flashtune.errors import FlashtuneError
 
 # Sections in the order ceph.conf conventionally lists them; daemons read their own plus [global].
 Conf = dict[str, dict[str, str]]
+_RGW_CAPS = ("mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw")  # a gateway's cephx caps
 
 
 _SPACES = re.compile(r"\s+")
@@ -302,6 +303,19 @@ class CephLab:
             (d / sub).mkdir(parents=True, exist_ok=True)
         self.rgw = rgw
         self.write_conf()
+        self._start_mon()
+        self._start_mgr()
+        self._create_osds()
+        self._start_osds()
+        if rgw:
+            self._rgw_keyring("gw", d / "rgw")
+            self._start_rgw()
+        if mds:
+            self.start_cephfs()
+
+    def _start_mon(self) -> None:
+        """The keyrings (mon., client.admin), the monmap and monitor a, answering."""
+        d = self.root
         self.run(
             "ceph-authtool",
             "--create-keyring",
@@ -347,6 +361,9 @@ class CephLab:
         self.run("ceph-mon", "--mkfs", "-i", "a", "--monmap", f"{d}/monmap", "--keyring", f"{d}/mon.keyring")
         self.run("ceph-mon", "-i", "a")
         self._wait("mon answering", lambda: self.ceph("mon", "stat") is not None, 60)
+
+    def _start_mgr(self) -> None:
+        d = self.root
         keyring = self.run(
             "ceph",
             "auth",
@@ -361,6 +378,10 @@ class CephLab:
         ).stdout
         (d / "mgr/ceph-x/keyring").write_text(keyring)
         self.run("ceph-mgr", "-i", "x")
+
+    def _create_osds(self) -> None:
+        """n_osds new OSDs: each registered with its cephx key, keyring written, data folder made."""
+        d = self.root
         for _ in range(self.n_osds):
             u = str(uuid.uuid4())
             key = self.run("ceph-authtool", "--gen-print-key").stdout.strip()
@@ -378,24 +399,11 @@ class CephLab:
                 key,
             )
             self.run("ceph-osd", "-i", osd_id, "--mkfs", "--osd-uuid", u, timeout=180)
-        self._start_osds()
-        if rgw:
-            keyring = self.run(
-                "ceph",
-                "auth",
-                "get-or-create",
-                "client.rgw.gw",
-                "mon",
-                "allow rw",
-                "osd",
-                "allow rwx",
-                "mgr",
-                "allow rw",
-            ).stdout
-            (d / "rgw/keyring").write_text(keyring)
-            self._start_rgw()
-        if mds:
-            self.start_cephfs()
+
+    def _rgw_keyring(self, name: str, folder: Path) -> None:
+        """A gateway's cephx key (client.rgw.<name>) in <folder>/keyring."""
+        key = self.run("ceph", "auth", "get-or-create", f"client.rgw.{name}", *_RGW_CAPS).stdout
+        (folder / "keyring").write_text(key)
 
     def _start_osds(self) -> None:
         # ceph-osd returns once initialised; start them side by side to halve the wait on 2 cores
@@ -431,10 +439,7 @@ class CephLab:
             raise RuntimeError("start_rgw: the lab was started without rgw")
         d = self.root / f"rgw-{name}"
         d.mkdir(parents=True, exist_ok=True)
-        caps = ("mon", "allow rw", "osd", "allow rwx", "mgr", "allow rw")
-        (d / "keyring").write_text(
-            self.run("ceph", "auth", "get-or-create", f"client.rgw.{name}", *caps).stdout
-        )
+        self._rgw_keyring(name, d)
         self.more_gateways[name] = port
         self.write_conf()
         if self._pid(f"client.rgw.{name}") is None:

@@ -53,64 +53,18 @@ def plan(
             f"the mysql workload's application run names no server commands for {flavour}",
             suggestion="add the flavour under benchmark.application.flavours in workload-mysql.yaml",
         )
-    pool_bytes = _mycnf(settings, "innodb_buffer_pool_size") or DEFAULT_BUFFER_POOL
-    ram = int(float(ctx["db_ram_gib"]) * GiB)
-    page_cache = max(0, ram - pool_bytes)
-    osd_cache = int(ctx["osds"]) * int(ctx["osd_memory_target"])
-    caches = pool_bytes + page_cache + osd_cache
-    tables = int(app["tables"])
-    row = int(app["row_bytes"])
-    table_size = math.ceil(2 * caches / (tables * row))
-    data = tables * table_size * row
-    redo = max(
-        _mycnf(settings, "innodb_redo_log_capacity") or 0,
-        2 * (_mycnf(settings, "innodb_log_file_size") or DEFAULT_LOG_FILE),
-    )
-    image_gib = max(
-        int(app["min_image_gib"]),
-        math.ceil((data * float(app["image_headroom"]) + 2 * redo) / GiB) + int(app["image_extra_gib"]),
-    )
-    sizing = Derived(
-        table_size,
-        f"{tables} tables x {table_size} rows x {row} B = {data / GiB:.1f} GiB >= 2 x (buffer pool "
-        f"{pool_bytes / GiB:.1f} GiB + page cache {page_cache / GiB:.1f} GiB (the rest of the database host's "
-        f"{ram / GiB:g} GiB) + OSD caches {ctx['osds']} x {int(ctx['osd_memory_target']) / GiB:.2f} GiB = "
-        f"{osd_cache / GiB:.1f} GiB) = {2 * caches / GiB:.1f} GiB; image {image_gib} GiB = tables x "
-        f"{app['image_headroom']} + 2 x redo {redo / GiB:.2f} GiB + {app['image_extra_gib']} GiB "
-        f"(at least {app['min_image_gib']} GiB); sysbench --rand-type=uniform spreads the rows read over all of it",
-        {
-            "tables": tables,
-            "row_bytes": row,
-            "buffer_pool": pool_bytes,
-            "db_ram": ram,
-            "osd_cache": osd_cache,
-        },
-    )
+    table_size, image_gib, sizing = _data_set(app, ctx, settings)
     run = {
         "time": int(app["time"]),
         "warmup_time": int(app["warmup_time"]),
         "report_interval": int(app["report_interval"]),
-        "tables": tables,
+        "tables": int(app["tables"]),
         "table_size": table_size,
         "image_gib": image_gib,
     }
     overrides: dict[str, int] = {}
     if scale != "full":
-        table = (app.get("scales") or {}).get(scale)
-        if table is None:
-            raise DataError(f"unknown bench scale {scale!r}", suggestion="use full or smoke")
-        run.update({k: int(v) for k, v in table.items() if k in run})
-        overrides["innodb_buffer_pool_size"] = int(table["innodb_buffer_pool_size"])
-        redo_key = next((k for k in REDO_KEYS if _mycnf(settings, k) is not None), "innodb_log_file_size")
-        overrides[redo_key] = int(table["innodb_log_file_size"])
-        sizing = Derived(
-            run["table_size"],
-            f"--bench-scale {scale} (sizes and durations only): {run['tables']} tables x {run['table_size']} "
-            f"rows on a {run['image_gib']} GiB image, buffer pool {overrides['innodb_buffer_pool_size'] // MiB} "
-            f"MiB, {redo_key} {overrides[redo_key] // MiB} MiB, {run['time']} s runs after {run['warmup_time']} s "
-            f"of warm-up. At full scale: {sizing.reason}",
-            sizing.inputs,
-        )
+        overrides, sizing = _scaled(app, scale, settings, run, sizing)
     proves = app.get("proves") or {}
     tests = tuple(str(t) for t in app["tests"])
     threads = tuple(int(n) for n in app["threads"])
@@ -147,6 +101,71 @@ def plan(
         sizing=sizing,
         case_notes=notes,
     )
+
+
+def _data_set(
+    app: dict[str, Any], ctx: dict[str, Any], settings: Sequence[Setting]
+) -> tuple[int, int, Derived]:
+    """Rows per table and the image size: the data set is twice every cache it could sit in (buffer pool, the
+    database host's page cache, the OSDs' caches), the image holds it and the redo with headroom."""
+    pool_bytes = _mycnf(settings, "innodb_buffer_pool_size") or DEFAULT_BUFFER_POOL
+    ram = int(float(ctx["db_ram_gib"]) * GiB)
+    page_cache = max(0, ram - pool_bytes)
+    osd_cache = int(ctx["osds"]) * int(ctx["osd_memory_target"])
+    caches = pool_bytes + page_cache + osd_cache
+    tables = int(app["tables"])
+    row = int(app["row_bytes"])
+    table_size = math.ceil(2 * caches / (tables * row))
+    data = tables * table_size * row
+    redo = max(
+        _mycnf(settings, "innodb_redo_log_capacity") or 0,
+        2 * (_mycnf(settings, "innodb_log_file_size") or DEFAULT_LOG_FILE),
+    )
+    image_gib = max(
+        int(app["min_image_gib"]),
+        math.ceil((data * float(app["image_headroom"]) + 2 * redo) / GiB) + int(app["image_extra_gib"]),
+    )
+    sizing = Derived(
+        table_size,
+        f"{tables} tables x {table_size} rows x {row} B = {data / GiB:.1f} GiB >= 2 x (buffer pool "
+        f"{pool_bytes / GiB:.1f} GiB + page cache {page_cache / GiB:.1f} GiB (the rest of the database host's "
+        f"{ram / GiB:g} GiB) + OSD caches {ctx['osds']} x {int(ctx['osd_memory_target']) / GiB:.2f} GiB = "
+        f"{osd_cache / GiB:.1f} GiB) = {2 * caches / GiB:.1f} GiB; image {image_gib} GiB = tables x "
+        f"{app['image_headroom']} + 2 x redo {redo / GiB:.2f} GiB + {app['image_extra_gib']} GiB "
+        f"(at least {app['min_image_gib']} GiB); sysbench --rand-type=uniform spreads the rows read over all of it",
+        {
+            "tables": tables,
+            "row_bytes": row,
+            "buffer_pool": pool_bytes,
+            "db_ram": ram,
+            "osd_cache": osd_cache,
+        },
+    )
+    return table_size, image_gib, sizing
+
+
+def _scaled(
+    app: dict[str, Any], scale: str, settings: Sequence[Setting], run: dict[str, int], sizing: Derived
+) -> tuple[dict[str, int], Derived]:
+    """A smaller --bench-scale: its sizes and durations put into `run`, the my.cnf sizes the script's server
+    overrides, and the sizing's reason with the full-scale one after it."""
+    overrides: dict[str, int] = {}
+    table = (app.get("scales") or {}).get(scale)
+    if table is None:
+        raise DataError(f"unknown bench scale {scale!r}", suggestion="use full or smoke")
+    run.update({k: int(v) for k, v in table.items() if k in run})
+    overrides["innodb_buffer_pool_size"] = int(table["innodb_buffer_pool_size"])
+    redo_key = next((k for k in REDO_KEYS if _mycnf(settings, k) is not None), "innodb_log_file_size")
+    overrides[redo_key] = int(table["innodb_log_file_size"])
+    sizing = Derived(
+        run["table_size"],
+        f"--bench-scale {scale} (sizes and durations only): {run['tables']} tables x {run['table_size']} "
+        f"rows on a {run['image_gib']} GiB image, buffer pool {overrides['innodb_buffer_pool_size'] // MiB} "
+        f"MiB, {redo_key} {overrides[redo_key] // MiB} MiB, {run['time']} s runs after {run['warmup_time']} s "
+        f"of warm-up. At full scale: {sizing.reason}",
+        sizing.inputs,
+    )
+    return overrides, sizing
 
 
 def _note(test: str, threads: int, run: dict[str, int], iterations: int, proves: str) -> str:

@@ -216,6 +216,14 @@ def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
         out.append("\nProbes: " + "; ".join(f"`{p}`: {probes_by[p].note}" for p in probes_by) + ".\n")
     out += [f"\nNote: {n}.\n" for n in run.method_notes + run.envelope_notes]
     out.append(extra)
+    out.append(_settings_section(run))
+    out.append(_restore_section(run))
+    return "".join(out)
+
+
+def _settings_section(run: Run) -> str:
+    """What arm B changed, and each compiled setting it did not apply with the reason."""
+    out: list[str] = []
     out.append(
         "\n## Settings that differed between the arms\n\n| who | key | arm A | arm B |\n|---|---|---|---|\n"
     )
@@ -242,6 +250,12 @@ def markdown(run: Run, cases: list[CaseResult], extra: str = "") -> str:
 
             out.append(f"| {s.target} | `{s.key}` | {s.value} | {why} |\n")
     out += [f"\nNote: {n}.\n" for n in run.shadow_notes]
+    return "".join(out)
+
+
+def _restore_section(run: Run) -> str:
+    """How the cluster was put back (or how to, if the run has not been restored)."""
+    out: list[str] = []
     out.append("\n## Restore\n\n")
     r = run.restored
     if r is None:

@@ -482,73 +482,8 @@ def execute(
             if run.cbt is not None:
                 _cbt_arms(run, run.cbt, cluster, journal, saved, progress, on_sample)
                 return run
-            if run.needs_pool:
-                journal.append("pool", name=run.pool)
-                cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
-                app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
-                cluster.ceph_text(
-                    "osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it"
-                )
-            progress.status("writing the benchmark data")
-            if run.needs_s3:
-                run.s3 = _s3_target(run, cluster, journal)
-            if any(p.needs_image for p in run.cases):
-                journal.append("image", name=run.image, pool=run.pool)
-                probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
-            for p in {p.block_size: p for p in run.cases if p.needs_objects}.values():
-                probes.prefill_objects(cluster, run.pool, p, o.prefill_seconds)
-            directory: Path | None = None
-            if run.needs_file:
-                run.mountpoint = str(cephfs.new_mountpoint())
-                directory = _mount(run, cluster, journal)
-                directory.mkdir()
-                probes.prefill_file(cluster, directory, o.file_mib)
-                _unmount(run, journal)
-            for index in range(1, o.repeat + 1):
-                for arm in ("A", "B"):
-                    _set_arm(run, cluster, journal, saved, arm)
-                    if arm == "B" and index == 1:
-                        run.shadow_notes += arms.overridden(cluster, run.applied)
-                    if run.needs_file:
-                        directory = _mount(run, cluster, journal)
-                    journal.append("measure", arm=arm, index=index)
-                    for probe in run.cases:
-                        progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
-                        if o.warmup:
-                            probes.run(
-                                cluster,
-                                probe,
-                                run.pool,
-                                run.image,
-                                o.warmup,
-                                None,
-                                f"w{arm}{index}",
-                                directory=directory,
-                                file_mib=o.file_mib,
-                                s3=run.s3,
-                            )
-                        progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
-                        rel = f"raw/{probes.file_name(probe, arm, index)}"
-                        t0 = time.time()
-                        probes.run(
-                            cluster,
-                            probe,
-                            run.pool,
-                            run.image,
-                            o.seconds,
-                            o.out / rel,
-                            f"{arm}{index}",
-                            directory=directory,
-                            file_mib=o.file_mib,
-                            s3=run.s3,
-                        )
-                        sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
-                        run.samples.append(sample)
-                        journal.append("sample", case=probe.name, arm=arm, index=index, file=rel)
-                        if on_sample:
-                            on_sample(sample)
-                    if run.needs_file:
-                        _unmount(run, journal)
+            _write_data(run, cluster, journal, progress)
+            _probe_arms(run, cluster, journal, saved, progress, on_sample)
     except KeyboardInterrupt as e:
         run.interrupted = f"interrupted ({e or 'SIGINT'}) after {len(run.samples)} samples"
     except FlashtuneError as e:
@@ -556,25 +491,114 @@ def execute(
         raise
     finally:
         with signals_ignored():
-            print(
-                "restoring the config database"
-                + (" and removing the test pool" if run.needs_pool else "")
-                + (" and CephFS folder (then unmounting)" if run.needs_file else "")
-                + (" and removing the S3 user with its buckets" if run.needs_s3 else "")
-                + " ...",
-                file=sys.stderr,
-            )
-            run.restored = restore(cluster, o.out)
-            if any(e["op"] == "restart" for e in journal.entries()):
-                # the daemons still run with arm B's start-time values: one more restart reads the restored ones
-                print("restarting the daemons to read the restored start-time settings ...", file=sys.stderr)
-                _restart(run, cluster, journal)
-                journal.append("daemons-restarted")
-                run.restarted_after_restore = True
-                run.restored.restarted_with = ""
-            run.finished = time.time()
-            print(run.restored.summary(), file=sys.stderr)
+            _restore(run, cluster, journal)
     return run
+
+
+def _write_data(run: Run, cluster: Cluster, journal: Journal, progress: Progress) -> None:
+    """The test pool (journaled first) and the data every arm reads: image, objects, S3 objects, a file."""
+    o = run.options
+    if run.needs_pool:
+        journal.append("pool", name=run.pool)
+        cluster.ceph_text("osd", "pool", "create", run.pool, str(o.pg_num), str(o.pg_num))
+        app = "rbd" if any(p.needs_image for p in run.cases) else "flashtune"
+        cluster.ceph_text("osd", "pool", "application", "enable", run.pool, app, "--yes-i-really-mean-it")
+    progress.status("writing the benchmark data")
+    if run.needs_s3:
+        run.s3 = _s3_target(run, cluster, journal)
+    if any(p.needs_image for p in run.cases):
+        journal.append("image", name=run.image, pool=run.pool)
+        probes.prefill_image(cluster, run.pool, run.image, o.image_mib)
+    for p in {p.block_size: p for p in run.cases if p.needs_objects}.values():
+        probes.prefill_objects(cluster, run.pool, p, o.prefill_seconds)
+    if run.needs_file:
+        run.mountpoint = str(cephfs.new_mountpoint())
+        directory = _mount(run, cluster, journal)
+        directory.mkdir()
+        probes.prefill_file(cluster, directory, o.file_mib)
+        _unmount(run, journal)
+
+
+def _probe_arms(
+    run: Run,
+    cluster: Cluster,
+    journal: Journal,
+    saved: dict[tuple[str, str], str],
+    progress: Progress,
+    on_sample: Callable[[Sample], None] | None,
+) -> None:
+    """The built-in probes: A B A B ..., each arm's settings applied, then every case warmed up and measured."""
+    o = run.options
+    directory: Path | None = None
+    for index in range(1, o.repeat + 1):
+        for arm in ("A", "B"):
+            _set_arm(run, cluster, journal, saved, arm)
+            if arm == "B" and index == 1:
+                run.shadow_notes += arms.overridden(cluster, run.applied)
+            if run.needs_file:
+                directory = _mount(run, cluster, journal)
+            journal.append("measure", arm=arm, index=index)
+            for probe in run.cases:
+                progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
+                if o.warmup:
+                    probes.run(
+                        cluster,
+                        probe,
+                        run.pool,
+                        run.image,
+                        o.warmup,
+                        None,
+                        f"w{arm}{index}",
+                        directory=directory,
+                        file_mib=o.file_mib,
+                        s3=run.s3,
+                    )
+                progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
+                rel = f"raw/{probes.file_name(probe, arm, index)}"
+                t0 = time.time()
+                probes.run(
+                    cluster,
+                    probe,
+                    run.pool,
+                    run.image,
+                    o.seconds,
+                    o.out / rel,
+                    f"{arm}{index}",
+                    directory=directory,
+                    file_mib=o.file_mib,
+                    s3=run.s3,
+                )
+                sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
+                run.samples.append(sample)
+                journal.append("sample", case=probe.name, arm=arm, index=index, file=rel)
+                if on_sample:
+                    on_sample(sample)
+            if run.needs_file:
+                _unmount(run, journal)
+
+
+def _restore(run: Run, cluster: Cluster, journal: Journal) -> None:
+    """Everything back as it was (config database, pool, folder, S3 user), and the daemons restarted where
+    arm B changed start-time settings."""
+    o = run.options
+    print(
+        "restoring the config database"
+        + (" and removing the test pool" if run.needs_pool else "")
+        + (" and CephFS folder (then unmounting)" if run.needs_file else "")
+        + (" and removing the S3 user with its buckets" if run.needs_s3 else "")
+        + " ...",
+        file=sys.stderr,
+    )
+    run.restored = restore(cluster, o.out)
+    if any(e["op"] == "restart" for e in journal.entries()):
+        # the daemons still run with arm B's start-time values: one more restart reads the restored ones
+        print("restarting the daemons to read the restored start-time settings ...", file=sys.stderr)
+        _restart(run, cluster, journal)
+        journal.append("daemons-restarted")
+        run.restarted_after_restore = True
+        run.restored.restarted_with = ""
+    run.finished = time.time()
+    print(run.restored.summary(), file=sys.stderr)
 
 
 def _cbt_arms(
