@@ -42,6 +42,14 @@ def _ec(text: str) -> tuple[int, int]:
 
 def build_parser() -> Parser:
     p = Parser(prog="compile-config", description=__doc__)
+    _what_options(p)
+    _cluster_options(p)
+    _output_options(p)
+    return p
+
+
+def _what_options(p: Parser) -> None:
+    """What to compile: the hardware (a tier, a file or a fleet), the workload and the software releases."""
     p.add_argument("--version", action="version", version=f"compile-config {__version__}")
     hw = p.add_mutually_exclusive_group()
     hw.add_argument("--tier", choices=tier_names(), help="shipped hardware tier (default: iops)")
@@ -72,6 +80,10 @@ def build_parser() -> Parser:
         choices=MYSQL_FLAVOURS,
         help="database flavour/version for my.cnf (mysql workload)",
     )
+
+
+def _cluster_options(p: Parser) -> None:
+    """The cluster's shape where it differs from the hardware file: nodes, protection, the database host, OSDs."""
     # --nodes/--clients/--db-ram-gib/--db-vcpus override hardware-file fields: the same bounds as the file's
     p.add_argument(
         "--nodes",
@@ -118,6 +130,10 @@ def build_parser() -> Parser:
         help="OSDs per data device (default: derived from cores per device; 1 on SATA/HDD)",
     )
     p.add_argument("--encrypted", action="store_true", help="cephadm/Rook OSDs on dm-crypt (default: not)")
+
+
+def _output_options(p: Parser) -> None:
+    """What to write and print: a plan against a live cluster, the folder, the benchmark plans' scale."""
     p.add_argument(
         "--against",
         type=path_arg,
@@ -152,7 +168,6 @@ def build_parser() -> Parser:
         metavar="KNOB",
         help="emit this data-unsafe or insecure knob anyway (repeatable)",
     )
-    return p
 
 
 def _request_options(args: argparse.Namespace) -> dict[str, Any]:

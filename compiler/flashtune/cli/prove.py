@@ -51,6 +51,13 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "prove", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    _run_options(p)
+    _benchmark_options(p)
+    _cluster_options(p)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """Where the run writes, and which compiled config it compares (a tier, a hardware file or a compiled folder)."""
     p.add_argument(
         "--out",
         metavar="DIR",
@@ -89,6 +96,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--nodes", type=int, help="OSD nodes to compile for (default: the tier's)")
     p.add_argument("--clients", type=int, help="client nodes to compile for (default: the tier's)")
     p.add_argument("--replication", type=int, metavar="N", help="replica count to compile for")
+
+
+def _benchmark_options(p: argparse.ArgumentParser) -> None:
+    """How each arm is measured: samples, warm-up, data sizes, the built-in probes or the compiled CBT plan."""
     p.add_argument("--repeat", type=int, default=3, help="samples per arm and case (at least 3; default 3)")
     p.add_argument("--seconds", type=int, default=10, help="length of each sample (default 10)")
     p.add_argument(
@@ -151,6 +162,10 @@ def add_parser(sub: Any) -> None:
         default="full",
         help="CBT plan sizes and durations to compile (smoke: seconds and MiB, for a test cluster)",
     )
+
+
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    """How to reach the cluster (or boot the lab) and what the run may do to it."""
     p.add_argument("--allow-warn", action="store_true", help="run on a HEALTH_WARN cluster")
     p.add_argument(
         "--restart-command",
