@@ -14,7 +14,10 @@ it their headroom. Every per-I/O demand below follows from where the bytes of on
   from the published measurements.
 
 FileStore writes every byte twice on the data drive when its journal shares that drive (journal first,
-then the file system): the media term counts both writes, the CPU's per-op term one OSD operation.
+then the file system): the media term counts both writes, the CPU's per-op term one OSD operation. BlueStore
+does the same for an overwrite smaller than its allocation unit (a deferred write: WAL, then in place) when
+RocksDB's WAL shares the data drive; with 16 KiB units (flash OSDs created up to Nautilus 14.2.7) that is
+every 4 KiB overwrite.
 
 BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/tables/published_claims.csv):
 - CPU costs by cost family (the object store and the release: FileStore, Jewel-era BlueStore, Luminous to
@@ -158,6 +161,10 @@ class Cluster:
     objectstore: str = "bluestore"  # selects the CPU cost per OSD operation
     # FileStore with its journal on the data drive: times each write lands there (constants.yaml), else 1
     media_writes: float = 1.0
+    # BlueStore with RocksDB's WAL on the data drive: writes smaller than this (bytes, the OSDs' flash
+    # min_alloc_size) are deferred and land deferred_writes times there (constants.yaml); 0 = none
+    deferred_below: int = 0
+    deferred_writes: float = 1.0
     notes: tuple[str, ...] = ()
     release: str = ""  # the Ceph release ("" = not given): selects the cost family and the EC paths
     osds_per_device: int = 1
@@ -368,6 +375,13 @@ def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float,
     return [(copies, size, write)]
 
 
+def _deferred_writes(c: Cluster, ops: list[tuple[float, float, bool]]) -> list[tuple[float, float, bool]]:
+    """BlueStore with its WAL on the data drive: an overwrite smaller than the allocation unit goes through
+    the WAL first and in place later, so it lands c.deferred_writes times on the drive (media only: one OSD
+    operation for the CPU)."""
+    return [(c.deferred_writes * n if w and b < c.deferred_below else n, b, w) for n, b, w in ops]
+
+
 def _remote_ops(c: Cluster, ops: list[tuple[float, float, bool]]) -> float:
     """Of one client I/O's OSD operations, those the primary sends to other OSDs (sub-ops): every group
     of n operations keeps one on the primary; a lone EC shard operation is elsewhere (k+m-1)/(k+m) of the
@@ -422,6 +436,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         n_ops = sum(n for n, _, _ in ops)
     if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
         ops = [(c.media_writes * n if w else n, b, w) for n, b, w in ops]
+    ops = _deferred_writes(c, ops)
     media_bytes = sum(n * b for n, b, _ in ops)
     slowest = max(
         (sum(n * g.op_seconds(w, b) for n, b, w in ops) for g in c.drives),

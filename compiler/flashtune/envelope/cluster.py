@@ -4,7 +4,8 @@ reader of its fields, performance fields included) turned into the model's per-n
 Missing per-drive figures come from data/envelope/devices.yaml by device type; a missing cpu_ghz is
 DEFAULT_GHZ (with a note); NIC ports add up per role (public + both carry clients, cluster replication).
 The object store is the one a compiled bundle's release deploys, else the file's, else BlueStore; a
-FileStore node without db_devices keeps its journals on the data drives.
+FileStore node without db_devices keeps its journals on the data drives; a BlueStore node without them keeps
+RocksDB and its WAL there (small overwrites deferred through the WAL land twice on the data drive).
 """
 
 from __future__ import annotations
@@ -53,6 +54,47 @@ def filestore_journal_writes() -> float:
     return number(value, "filestore_journal_writes", str(path), line, minimum=1, inclusive=True, limit=10)
 
 
+@cache
+def bluestore_deferred_writes() -> tuple[float, dict[str, int]]:
+    """constants.yaml's bluestore_deferred_writes: (times a deferred small overwrite lands on a data drive
+    that holds its own WAL, the flash min_alloc_size by release; a release not listed: 4 KiB)."""
+    path = envelope_dir() / "constants.yaml"
+    doc = load_yaml(path)
+    entry = doc.get("bluestore_deferred_writes") if isinstance(doc, dict) else None
+    if not isinstance(entry, dict):
+        raise DataError("constants.yaml needs bluestore_deferred_writes", file=str(path), line=1)
+    line = line_of(entry, "value") or 1
+    value = number(
+        entry.get("value"), "bluestore_deferred_writes", str(path), line, minimum=1, inclusive=True, limit=10
+    )
+    table = entry.get("min_alloc_ssd_by_release")
+    if not isinstance(table, dict):
+        raise DataError(
+            "bluestore_deferred_writes needs min_alloc_ssd_by_release: {release: bytes}",
+            file=str(path),
+            line=line,
+        )
+    sizes = {
+        str(r): int(
+            number(v, f"min_alloc_ssd_by_release.{r}", str(path), line_of(table, r) or line, minimum=512)
+        )
+        for r, v in table.items()
+    }
+    return value, sizes
+
+
+DEFAULT_MIN_ALLOC = 4096  # bluestore_min_alloc_size_ssd since Nautilus 14.2.8 (constants.yaml's source)
+
+
+def _deferred(hw: Hardware, store: str, release: str) -> tuple[int, float]:
+    """(write size below which a BlueStore overwrite is deferred, times it then lands on the data drive) for
+    a node whose WAL shares the data drives (no db_devices); (0, 1.0) where nothing is written twice."""
+    if store != "bluestore" or hw.db_devices:
+        return 0, 1.0
+    writes, sizes = bluestore_deferred_writes()
+    return sizes.get(release, DEFAULT_MIN_ALLOC), writes
+
+
 def _drives(hw: Hardware) -> tuple[Drives, ...]:
     defaults = device_defaults()
     out = []
@@ -76,6 +118,8 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
     objectstore, release: what a compiled release deploys (they win over the file's `objectstore:` and
     `release:`). The clock is the one the cores run at: cpu_ghz_run, else the base clock cpu_ghz."""
     store = objectstore or hw.objectstore or DEFAULT_OBJECTSTORE
+    rel = release or hw.release or ""
+    deferred_below, deferred_writes = _deferred(hw, store, rel)
     total = dict.fromkeys(NIC_ROLES, 0.0)
     port = dict.fromkeys(NIC_ROLES, 0.0)
     for n in hw.nics:
@@ -107,7 +151,9 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         objectstore=store,
         media_writes=filestore_journal_writes() if store == "filestore" and not hw.db_devices else 1.0,
         notes=tuple(notes),
-        release=release or hw.release or "",
+        deferred_below=deferred_below,
+        deferred_writes=deferred_writes,
+        release=rel,
         osds_per_device=hw.osds_per_device,
         osd_cpu_cores=hw.osd_cpu_cores,
         colocated_clients=hw.colocated_clients,
