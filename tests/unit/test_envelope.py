@@ -24,6 +24,7 @@ from flashtune.envelope.ceilings import (
     Drives,
     Protection,
     ceilings,
+    demand,
     envelope,
 )
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
@@ -116,13 +117,34 @@ def test_replica_writes_cross_the_cluster_network_size_minus_one_times() -> None
 
 
 def test_ec_writes_ship_the_other_chunks_and_reads_gather_them() -> None:
-    c = cluster(public_gbps=100, cluster_gbps=10, protection=Protection("erasure", 1, 4, 2))
+    # six nodes for a 4+2 pool: every chunk on its own node (failure domain host)
+    c = cluster(nodes=6, public_gbps=100, cluster_gbps=10, protection=Protection("erasure", 1, 4, 2))
     b = 1 << 22
     w = ceilings(c, Case("w", b, 0.0), K)
-    assert w["cluster network"] == pytest.approx(5 * 10e9 / 8 / (5 / 4 * b))  # (k+m-1)/k leave the primary
-    assert w["media"] == pytest.approx(5 * 4 * 1000e6 / (6 / 4 * b))  # k+m chunks of b/k written
+    assert w["cluster network"] == pytest.approx(6 * 10e9 / 8 / (5 / 4 * b))  # (k+m-1)/k leave the primary
+    assert w["media"] == pytest.approx(6 * 4 * 1000e6 / (6 / 4 * b))  # k+m chunks of b/k written
     r = ceilings(c, Case("r", b, 1.0), K)
-    assert r["cluster network"] == pytest.approx(5 * 10e9 / 8 / (3 / 4 * b))  # k-1 chunks fetched
+    assert r["cluster network"] == pytest.approx(6 * 10e9 / 8 / (3 / 4 * b))  # k-1 chunks fetched
+
+
+def test_transfers_between_osds_of_one_node_stay_off_the_wire_but_cost_cpu() -> None:
+    """A PG wider than the cluster has nodes (failure domain osd) keeps 1/n of its sub-operations on the
+    primary's node: a one-node cluster with its clients on it puts nothing on the wire."""
+    b = 1 << 22
+    ec = Protection("erasure", 1, 4, 2)
+    spread = ceilings(cluster(nodes=6, cluster_gbps=10, protection=ec), Case("r", b, 1.0), K)
+    assert spread["cluster network"] == pytest.approx(6 * 10e9 / 8 / (3 / 4 * b))  # host domain: all remote
+    narrow = ceilings(cluster(nodes=3, cluster_gbps=10, protection=ec), Case("r", b, 1.0), K)
+    assert narrow["cluster network"] == pytest.approx(3 * 10e9 / 8 / (2 / 3 * 3 / 4 * b))  # 2 of 3 remote
+    one = cluster(nodes=1, colocated_clients=True, protection=ec)
+    for case in (Case("r", b, 1.0), Case("w", 4096, 0.0)):
+        alone = ceilings(one, case, K)
+        assert alone["public network"] is None and alone["cluster network"] is None
+    # the OSDs still move the chunks through their messengers: the CPU's per-byte term counts them
+    gather = demand(one, False, b)
+    assert gather.cluster_in == gather.cluster_out == pytest.approx(3 / 4 * b)
+    cycles = 1e5 * 4 + 1.0 * gather.osd_bytes  # K: 4 strip reads, 1 cycle per byte moved
+    assert ceilings(one, Case("r", b, 1.0), K)["cpu"] == pytest.approx(2 * 10 * 2.0e9 / cycles)
 
 
 def test_ec_overwrites_clone_the_old_extent_on_every_shard_they_write() -> None:
@@ -225,9 +247,11 @@ def test_ceilings_behave_as_capacities(nodes: int, size: int, block: int, read: 
     known = {r: v for r, v in env.ceilings.items() if v is not None}
     assert env.iops == min(known.values()) and all(v > 0 for v in known.values())
     assert all(h is None or h >= 0 for h in env.headroom().values())
-    # twice the nodes: every storage-side ceiling doubles, the clients' does not move
+    # twice the nodes: every storage-side ceiling doubles, the clients' does not move (the ports' only where
+    # each copy has its own node either way: a pool wider than the nodes keeps some copies on the primary's)
     more = ceilings(replace(c, nodes=2 * nodes), case, K)
-    for r in ("media", "public network", "cluster network", "cpu"):
+    wide = size > nodes
+    for r in ("media", "cpu") if wide else ("media", "public network", "cluster network", "cpu"):
         if known.get(r):
             assert more[r] == pytest.approx(2 * known[r])
     assert more["client network"] == pytest.approx(known["client network"])
@@ -362,7 +386,6 @@ def test_the_filestore_write_cost_holds_at_two_and_three_replicas() -> None:
 
 
 def test_erasure_coded_paths_by_release() -> None:
-    from flashtune.envelope.ceilings import demand
 
     ec = cluster(protection=Protection("erasure", 1, 4, 2), release="squid")
     fast = replace(ec, release="tentacle", ec_optimizations=True)
@@ -388,7 +411,6 @@ def test_erasure_coded_paths_by_release() -> None:
 def test_the_per_node_wall_counts_the_messages_osds_handle() -> None:
     """The wall is stated in replicated reads per node (Clyso: 400-600K); its causes (the async messenger,
     thread wake-ups) are per message: 2 per read at the primary, 4 more per sub-operation it sends."""
-    from flashtune.envelope.ceilings import demand
 
     rep = cluster(release="quincy")  # 3 copies
     assert demand(rep, False, 4096).osd_messages == 2
@@ -499,7 +521,6 @@ def test_a_cost_no_other_study_measures_takes_the_tightest_upper_bound() -> None
 def test_colocated_clients_and_gateways_match_the_published_transfer_counts() -> None:
     """Mako's RGW post counts transfers through co-located gateways on 10 nodes: a GET reaches at best 55.6 %
     of the network's throughput (1.8 transfers per byte), a 3x PUT 26.31 % (3.8), RBD writes 33.3 % (3)."""
-    from flashtune.envelope.ceilings import demand
 
     c = load_setup("mako-reef-rgw")
     size = 4 << 20
