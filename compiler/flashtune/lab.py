@@ -32,6 +32,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -418,8 +419,6 @@ class CephLab:
         self._wait(f"{self.n_osds} OSDs up", self._osds_up, 180)
 
     def _rgw_answers(self, port: int | None = None) -> bool:
-        import urllib.request
-
         with urllib.request.urlopen(f"http://127.0.0.1:{port or self.rgw_port}/", timeout=2) as r:
             return bool(r.status == 200)
 

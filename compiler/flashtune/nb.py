@@ -18,6 +18,9 @@ import altair as alt
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import read_text
+from flashtune.lint import detect_kind, lint_file
+from flashtune.parse import parse_text
 from flashtune.paths import REPO_ROOT
 from flashtune.releases import DEFAULT_MYSQL_FLAVOUR
 
@@ -237,10 +240,6 @@ def seed_settings(name: str) -> Any:
     """The key/value entries of a seed config (section, key, value, line), parsed by flashtune.parse."""
     import pandas as pd
 
-    from flashtune.fileio import read_text
-    from flashtune.lint import detect_kind
-    from flashtune.parse import parse_text
-
     path = seed_config(name)
     text = read_text(path)
     doc = parse_text(text, detect_kind(path, text), str(path))
@@ -251,8 +250,6 @@ def seed_settings(name: str) -> Any:
 def lint_findings(name: str, *, ceph_release: str = "tentacle") -> Any:
     """flashtune's linter run on one seed config, one row per finding."""
     import pandas as pd
-
-    from flashtune.lint import lint_file
 
     findings = lint_file(seed_config(name), ceph_release=ceph_release)
     cols = ["line", "severity", "code", "name", "key", "message", "suggestion"]

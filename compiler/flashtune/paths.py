@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from flashtune import __version__
 from flashtune.errors import DataError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -57,7 +58,6 @@ def source_files(folder: str | Path) -> list[tuple[str, Path]]:
 
 def stamp(folder: str | Path) -> dict[str, Any]:
     """What a snapshot of the data in folder is built from: flashtune's version and each file's CRC-32."""
-    from flashtune import __version__
 
     crcs = {}
     for rel, path in source_files(folder):

@@ -7,6 +7,7 @@ from functools import cache
 
 from flashtune.fileio import read_text
 from flashtune.paths import data_path
+from flashtune.releases import CEPH_RELEASES
 
 FOLDERS = {"ceph": "ceph-option-names", "mysql": "mysql-option-names"}
 
@@ -62,7 +63,6 @@ def all_ceph_option_names() -> frozenset[str]:
 @cache
 def _last_releases() -> dict[str, str]:
     """option name -> the newest release whose list has it (one dict look-up per unknown key)."""
-    from flashtune.releases import CEPH_RELEASES
 
     out: dict[str, str] = {}
     for rel in CEPH_RELEASES:

@@ -17,7 +17,10 @@ from flashtune.compile import CompileRequest, central, compile_bundle, fleet, pl
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral
 from flashtune.errors import UsageError
-from flashtune.fileio import write_folder  # a module attribute: bench probes time it by name
+from flashtune.fileio import (
+    refuse_replacing_inputs,
+    write_folder,  # a module attribute: bench probes time it by name
+)
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
 from flashtune.progress import Progress
@@ -216,8 +219,6 @@ def run(argv: Sequence[str] | None = None) -> int:
     # every file the run reads: the output may not replace any of them, even with --force
     args.read = [p for p in (*(args.hardware or ()), args.fleet, args.against) if p]
     if args.out is not None:  # refused before compiling, and again when writing
-        from flashtune.fileio import refuse_replacing_inputs
-
         refuse_replacing_inputs(args.out, args.read)
     if args.fleet or (args.hardware and len(args.hardware) > 1):
         files, report, fleet_out = _fleet(args)
@@ -287,7 +288,6 @@ def against(bundle: Bundle, path: str) -> str:
 
 
 def _plan_files(files: dict[str, str], config: CentralConfig, path: str, inputs: dict[str, Any]) -> str:
-
     p = plan.diff(config, plan.read_live(path), str(path))
     files["plan.txt"] = plan.render(p)
     files["ceph-config-delta.sh"] = cephcentral.script(

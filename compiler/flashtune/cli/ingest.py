@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import shutil
 import sys
@@ -17,6 +18,8 @@ from typing import Any
 
 from flashtune.cli.common import output_arg, path_arg
 from flashtune.errors import UsageError
+from flashtune.fileio import STDIN, check_input_tree, check_output_file, read_stdin, write_atomic
+from flashtune.progress import Progress
 from flashtune.resultkinds import KINDS
 
 HELP = "read fio/IOR/IOzone/rados bench/sysbench outputs or a CBT archive into one tidy CSV"
@@ -83,7 +86,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _need_extra() -> None:
     """pandas and numpy come with the [ingest] extra, not with the command-line tools."""
-    import importlib.util
 
     missing = [m for m in ("pandas", "numpy") if importlib.util.find_spec(m) is None]
     if missing:
@@ -100,7 +102,6 @@ def _stdin_copy(files: list[str | Path]) -> Iterator[tuple[list[str | Path], str
     if "-" not in files:
         yield files, None
         return
-    from flashtune.fileio import read_stdin
 
     text = read_stdin()
     folder = Path(tempfile.mkdtemp(prefix="flashtune-ingest-"))
@@ -115,7 +116,6 @@ def _stdin_copy(files: list[str | Path]) -> Iterator[tuple[list[str | Path], str
 def run(args: argparse.Namespace) -> int:
     """Read every input; a bad one is reported (file:line, why) and the rest are still written.
     Exit 0 when all inputs were read, 2 when some were bad (the others' rows are in --out)."""
-    from flashtune.fileio import STDIN, check_input_tree
 
     _need_extra()
     if args.files.count("-") > 1:
@@ -137,12 +137,10 @@ def run(args: argparse.Namespace) -> int:
         )
     stats = tuple(s.strip() for s in args.stats.split(",") if s.strip()) if args.stats else None
     out = Path(args.out) if args.out is not None else None
-    from flashtune.fileio import check_output_file, write_atomic
 
     to_stdout = args.out == "-"
     if args.out is not None and not to_stdout:
         check_output_file(args.out, force=args.force, inputs=named)  # before parsing gigabytes of logs
-    from flashtune.progress import Progress
 
     # progress on a terminal, for runs of more than a few seconds
     with _stdin_copy(args.files) as (files, copy), Progress("flashtune ingest", "files read"):

@@ -12,6 +12,7 @@ from typing import Any
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.deps import Dead, DeadWhen, dead_reason
 from flashtune.compile.formats import domain_of
+from flashtune.compile.profiles import merge
 from flashtune.model import Setting
 
 
@@ -124,7 +125,6 @@ def drop_dead(bundle: Any, catalog: Any) -> None:
 
 def unset_omissions(chain: list[Any]) -> list[dict[str, Any]]:
     """Keys a later profile layer removes (`unset:`) that an earlier one set, with the layer's reason."""
-    from flashtune.compile.profiles import merge
 
     out = []
     for i, prof in enumerate(chain):

@@ -26,7 +26,10 @@ from typing import Any
 
 from flashtune.catalog import load_catalog
 from flashtune.compile.central import split
-from flashtune.compile.pipeline import compile_bundle
+from flashtune.compile.derive import pg_num
+from flashtune.compile.pipeline import compile_bundle, pool_list
+from flashtune.emit import fleet as emit_fleet
+from flashtune.emit import pools
 from flashtune.emit.common import render_scalar
 from flashtune.errors import DataError
 from flashtune.model import (
@@ -294,9 +297,6 @@ def compile_fleet(groups: list[HostGroup], workload: str, release: str, **reques
 
 def pools_script(fleet: Fleet, inputs: dict[str, Any]) -> str:
     """pools.sh for the whole fleet: the layout's pools, with PG counts for all of the fleet's OSDs."""
-    from flashtune.compile.derive import pg_num
-    from flashtune.compile.pipeline import pool_list
-    from flashtune.emit import pools
 
     ref = fleet.bundles[max(fleet.groups, key=lambda g: len(g.hosts)).name]
     osds = sum(int(fleet.bundles[g.name].shape["osds_per_node"]) * len(g.hosts) for g in fleet.groups)
@@ -314,7 +314,6 @@ def pools_script(fleet: Fleet, inputs: dict[str, Any]) -> str:
 
 def outputs(fleet: Fleet, inputs: dict[str, Any], *, encrypted: bool = False) -> dict[str, str]:
     """Every file of a fleet plan: the fleet emitter's, plus pools.sh sized for the whole fleet."""
-    from flashtune.emit import fleet as emit_fleet
 
     files = emit_fleet.files(fleet, inputs, encrypted=encrypted)
     files["pools.sh"] = pools_script(fleet, inputs)

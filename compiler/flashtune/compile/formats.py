@@ -29,6 +29,7 @@ from flashtune.emit import (
     tuned,
     udev,
 )
+from flashtune.envelope.bundle import cbt_comment
 from flashtune.model import Bundle, Setting
 
 # An emitter call: the bundle, the settings of this format, the inputs to echo -> one text (written to the row's
@@ -99,8 +100,6 @@ def _explain(b: Bundle, inputs: Mapping[str, Any]) -> str:
 
 
 def _cbt_files(b: Bundle, _s: Sequence[Setting], inputs: Mapping[str, Any]) -> dict[str, str]:
-    from flashtune.envelope.bundle import cbt_comment
-
     note = LEGACY_CBT_NOTE if b.legacy else CBT_NOTE
     return {
         name: cbt.emit(doc, inputs, "\n".join(x for x in (note, cbt_comment(b.envelope, name)) if x))

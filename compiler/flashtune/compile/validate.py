@@ -17,6 +17,8 @@ from flashtune.catalog.spelling import mysql_key, mysql_option
 from flashtune.compile.formats import BY_KIND, domain_of, release_of
 from flashtune.compile.profiles import read_profile
 from flashtune.errors import DataError
+from flashtune.evidence import place
+from flashtune.lint import lint_text
 from flashtune.model import Bundle, GiB
 
 
@@ -31,8 +33,6 @@ def _layers(bundle: Bundle) -> dict[tuple[str, str, Any], str]:
 
 
 def validate_settings(bundle: Bundle, catalog: Any) -> None:
-    from flashtune.evidence import place
-
     req = bundle.request
     ceph_names = names.option_names("ceph", req.ceph_release)
     mysql_names = names.option_names("mysql", req.mysql_flavour)
@@ -119,7 +119,6 @@ def _host_ram_gib(bundle: Bundle, host: str) -> float:
 def validate_bundle(bundle: Bundle) -> None:
     """Re-parse and lint every emitted file for its release, with the RAM of the host it is for; collect
     the findings for the manifest."""
-    from flashtune.lint import lint_text
 
     req = bundle.request
     allowed = {s.key for s in bundle.settings if s.unsafe_opt_in}

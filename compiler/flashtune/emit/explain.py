@@ -7,6 +7,7 @@ from typing import Any
 
 from flashtune import __version__
 from flashtune.emit.common import render_scalar
+from flashtune.envelope.bundle import markdown
 from flashtune.model import Bundle, OltpPlan
 
 
@@ -273,8 +274,6 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
     if bundle.oltp is not None:
         out.append(_oltp(bundle.oltp))
     if bundle.envelope:
-        from flashtune.envelope.bundle import markdown
-
         out.append(markdown(bundle.envelope))
     if bundle.omitted:
         out.append(

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from flashtune.errors import FlashtuneError
 from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, Stats, bin_frame, limit_rows
 from flashtune.ingest.schema import COLUMN_NAMES, COLUMNS, METRIC_UNITS, Column
+from flashtune.ingest.sniff import detect as _detect
 from flashtune.ingest.walk import Collected, Skipped, collect
 
 __all__ = [
@@ -43,7 +45,6 @@ __all__ = [
 
 def detect(path: str | Path) -> str:
     """The format name of a file or directory (see flashtune.ingest.sniff.FORMATS)."""
-    from flashtune.ingest.sniff import detect as _detect
 
     return _detect(Path(path))
 
@@ -70,8 +71,6 @@ def load(
     if got.errors:
         raise got.errors[0]
     if got.frame.empty and Path(path).is_dir():
-        from flashtune.errors import FlashtuneError
-
         raise FlashtuneError(
             "no benchmark output found in this directory",
             file=str(path),

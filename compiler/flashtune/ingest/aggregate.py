@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from flashtune.errors import FlashtuneError
+from flashtune.ingest.schema import COLUMN_NAMES, conform
 
 Stats = tuple[str, ...]
 DEFAULT_STATS: Stats = ("mean", "min", "max", "p50", "p99")
@@ -59,7 +60,6 @@ def _buckets(as_float: np.ndarray) -> np.ndarray:
     Reading the bits is several times cheaper than log2/frexp and gives the same 16 sub-buckets per
     power of two (fio's own latency histogram uses the same idea).
     """
-    import numpy as np
 
     idx: np.ndarray = (as_float.view(np.int64) >> 48) - _OFFSET
     np.clip(idx, 0, NBUCKETS - 1, out=idx)
@@ -68,7 +68,6 @@ def _buckets(as_float: np.ndarray) -> np.ndarray:
 
 def _bucket_mid(idx: np.ndarray) -> np.ndarray:
     """Representative value of each bucket (middle of its range)."""
-    import numpy as np
 
     lo = ((idx.astype(np.int64) + _OFFSET) << 48).view(np.float64)
     hi = ((idx.astype(np.int64) + _OFFSET + 1) << 48).view(np.float64)
@@ -87,8 +86,6 @@ class LogAggregator:
         max_rows: int = MAX_CHART_ROWS,
         summary: bool = False,
     ) -> None:
-        import numpy as np
-
         check_stats(stats)
         if bin_ms is not None and bin_ms <= 0:
             raise FlashtuneError(
@@ -113,8 +110,6 @@ class LogAggregator:
 
     # -- growth and merging ------------------------------------------------------------------------
     def _grow(self, nbins: int) -> None:
-        import numpy as np
-
         if nbins <= self.nbins:
             return
         extra = nbins - self.nbins
@@ -129,7 +124,6 @@ class LogAggregator:
 
     def _coarsen(self, factor: int) -> None:
         """Merge every `factor` adjacent bins into one (width *= factor)."""
-        import numpy as np
 
         if factor <= 1:
             return
@@ -154,8 +148,6 @@ class LogAggregator:
 
     # -- input ---------------------------------------------------------------------------------------
     def add(self, time_ms: np.ndarray, values: np.ndarray, ddir: np.ndarray) -> None:
-        import numpy as np
-
         if len(time_ms) == 0:
             return
         if self.origin is None:
@@ -225,7 +217,6 @@ class LogAggregator:
 
     def merge(self, other: LogAggregator) -> None:
         """Fold another aggregator of the same origin into this one (widths are power-of-2 multiples)."""
-        import numpy as np
 
         if other.samples == 0:
             return
@@ -266,8 +257,6 @@ class LogAggregator:
         self, *, factor: float = 1.0, ddir_names: tuple[str, ...] = ("read", "write", "trim")
     ) -> pd.DataFrame:
         """Tidy rows: time_s (bin start), op, stat, value (times factor); fewer than max_rows if auto."""
-        import numpy as np
-        import pandas as pd
 
         used = [d for d in range(3) if self.count[:, d].sum() > 0] if self.nbins else []
         if not self.fixed and used:
@@ -322,8 +311,6 @@ class LogAggregator:
     ) -> pd.DataFrame:
         """Whole-run rows per direction: count, mean, min, max exactly, percentiles from the merged
         histogram (same <= ~3 % bucket error as the bins), so a log compares with fio's own summary."""
-        import numpy as np
-        import pandas as pd
 
         rows = []
         for d in range(3):
@@ -366,10 +353,6 @@ def bin_frame(
     A series is every column but time_s/value/stat; the default width keeps the result under max_rows.
     Percentiles here are exact (pandas quantile), as the input is already in memory.
     """
-    import numpy as np
-    import pandas as pd
-
-    from flashtune.ingest.schema import COLUMN_NAMES, conform
 
     check_stats(stats)
     ts = df[df["time_s"].notna()]

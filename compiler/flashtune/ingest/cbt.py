@@ -25,11 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import read_text
+from flashtune.ingest import fio, fiohist, fionormal, radosbench
 from flashtune.ingest.aggregate import Stats
 from flashtune.ingest.common import as_int, bad_input, parse_size
+from flashtune.ingest.schema import conform, to_frame
+from flashtune.ingest.textio import head_text
 from flashtune.progress import tick
+from flashtune.yamlio import load_yaml
 
 _OUTPUT = re.compile(r"^output\.(?P<vol>\d+)(?:\.[^_/]+)?$")
 _JSON_OUTPUT = re.compile(r"^json_output\.(?P<vol>\d+)(?:\.[^_/]+)?$")
@@ -59,10 +65,6 @@ def _read_config(f: Path) -> Any:
     (yaml.CSafeLoader) reads it here too, ~5x faster than flashtune's position-keeping reader (an archive
     holds one per run: thousands). Anything the C parser refuses, or nesting it cannot follow, goes to that
     reader for its file:line error. (Aliases stay shared references: nothing below walks the tree.)"""
-    import yaml
-
-    from flashtune.fileio import read_text
-    from flashtune.yamlio import load_yaml
 
     loader = getattr(yaml, "CSafeLoader", None)
     if loader is not None:
@@ -108,12 +110,6 @@ def parse(path: Path, *, bin_ms: int | None = None, stats: Stats | None = None) 
 
 
 def _parse_dir(root: Path, *, bin_ms: int | None, stats: Stats | None) -> pd.DataFrame:
-    import pandas as pd
-
-    from flashtune.ingest import fio, fiohist, fionormal, radosbench
-    from flashtune.ingest.schema import conform, to_frame
-    from flashtune.ingest.textio import head_text
-
     run_dirs = sorted({p.parent for p in root.glob("**/benchmark_config.yaml")})
     if not run_dirs:
         run_dirs = sorted(p for p in root.glob("results/*/id-*") if p.is_dir())

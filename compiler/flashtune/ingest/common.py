@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 
 from flashtune.errors import FlashtuneError, position
+from flashtune.ingest.schema import to_frame
+from flashtune.ingest.textio import decode, strip_line_prefixes
 from flashtune.units import IEC, SI
 
 # Benchmark outputs can be big (fio json+ with many jobs), but text summaries are never near this.
@@ -56,7 +58,6 @@ def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
 def read_output(path: Path) -> str:
     """A tool's text output, decoded (gzip, BOM, UTF-16, stray Latin-1 bytes handled and noted), with
     launcher prefixes (`CPU 3: `, `host: `) removed; clear errors for missing, empty or binary files."""
-    from flashtune.ingest.textio import decode, strip_line_prefixes
 
     raw = read_bytes(path)
     if not raw.strip():
@@ -82,7 +83,6 @@ def results_frame(
     path: Path, rows: Iterable[Mapping[str, Any]], fmt: str, *, line: int | None, problem: str, hint: str
 ) -> pd.DataFrame:
     """The parsed rows as a schema frame tagged with its format; no rows means a cut-off or failed run."""
-    from flashtune.ingest.schema import to_frame  # pandas: only once there is something to build
 
     rows = list(rows)
     if not rows:

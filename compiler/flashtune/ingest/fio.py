@@ -15,8 +15,10 @@ What fio really writes (checked against fio 3.33 by running it in tests/real/tes
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +30,8 @@ import pandas as pd
 
 from flashtune import userjson
 from flashtune.errors import FlashtuneError
-from flashtune.ingest.aggregate import Stats
+from flashtune.ingest import fastlog
+from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, LogAggregator, Stats
 from flashtune.ingest.common import (
     as_float,
     as_int,
@@ -38,7 +41,10 @@ from flashtune.ingest.common import (
     parse_size,
     read_output,
 )
-from flashtune.ingest.schema import MiB, percentile_stat
+from flashtune.ingest.fastlog import PAD
+from flashtune.ingest.parallel import aggregate_parallel, first_and_last_time
+from flashtune.ingest.schema import MiB, conform, percentile_stat, to_frame
+from flashtune.ingest.textio import gunzip_to, head_text, open_maybe_gzip
 
 DDIRS: tuple[str, ...] = ("read", "write", "trim")
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
@@ -123,7 +129,6 @@ def _lat_block(stats: dict[str, Any], key_ns: str, key_us: str) -> tuple[dict[st
 def parse_json(path: Path) -> pd.DataFrame:
     """A fio JSON / JSON+ report -> tidy rows (one set per job and direction that did I/O); a file with
     several reports appended (`--output` of repeated runs) gives each its `run` number."""
-    from flashtune.ingest.schema import to_frame
 
     return to_frame(json_rows(path))
 
@@ -548,8 +553,6 @@ def iter_log_chunks(
 def _iter_fast(
     path: Path, first: bytes, *, with_bs: bool
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    from flashtune.ingest import fastlog
-
     nfields = fastlog.count_fields(first)
     lines = 0
     with path.open("rb") as f:
@@ -568,12 +571,6 @@ def _pandas_block(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The reference parser on one block; the file's first line goes in front so pandas counts the
     fields as it does for the whole file (that row is dropped again)."""
-    import io
-
-    import numpy as np
-    import pandas as pd
-
-    from flashtune.ingest.fastlog import PAD
 
     cols = [0, 1, 2, 3] if with_bs else [0, 1, 2]
     dtypes = {0: "int64", 1: "int64", 2: "int8", 3: "int64"}
@@ -601,8 +598,6 @@ def _iter_pandas(
     path: Path, chunk_rows: int, *, with_bs: bool
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """The reference reader: pandas' C parser over the whole file, 1 M rows at a time."""
-    import numpy as np
-    import pandas as pd
 
     done = 0
     cols = [0, 1, 2, 3] if with_bs else [0, 1, 2]
@@ -654,16 +649,11 @@ def parse_log(
             "cannot tell which fio log this is from its name",
             hint="fio names its logs PREFIX_{bw,iops,lat,clat,slat}.JOB.log; keep that name",
         )
-    from flashtune.ingest.textio import open_maybe_gzip
 
     if not open_maybe_gzip(path):
         return _parse_plain_log(
             path, path, info, raw=raw, bin_ms=bin_ms, stats=stats, max_rows=max_rows, workers=workers
         )
-    import tempfile
-
-    from flashtune.ingest.common import note
-    from flashtune.ingest.textio import gunzip_to
 
     with tempfile.TemporaryDirectory(prefix="flashtune-log-") as tmp:
         plain = Path(tmp) / path.name.replace(".log.gz", ".log")
@@ -690,12 +680,6 @@ def _parse_plain_log(
     max_rows: int | None,
     workers: int,
 ) -> pd.DataFrame:
-    import numpy as np
-    import pandas as pd
-
-    from flashtune.ingest.aggregate import DEFAULT_STATS, MAX_CHART_ROWS, LogAggregator
-    from flashtune.ingest.schema import conform
-
     factor, basis = log_unit(shown, info)
     base = {
         "tool": "fio",
@@ -744,7 +728,6 @@ def _parse_plain_log(
     agg = LogAggregator(
         bin_ms=bin_ms, stats=stats or DEFAULT_STATS, max_rows=max_rows or MAX_CHART_ROWS, summary=True
     )
-    from flashtune.ingest.parallel import aggregate_parallel, first_and_last_time
 
     ends = first_and_last_time(path)
     if ends is not None:
@@ -806,7 +789,6 @@ def _sibling_version(folder: Path) -> tuple[tuple[int, int], str] | None:
         return None
     if key in _VERSION_CACHE:
         return _VERSION_CACHE[key]
-    from flashtune.ingest.textio import head_text
 
     found: dict[tuple[int, int], str] = {}
     for d in (folder, folder.parent):
@@ -851,8 +833,6 @@ def _plausible(iops: float, mean_raw: float) -> list[tuple[float, str]]:
 def _infer_log_unit(
     path: Path, info: LogInfo, values: Any, times_ms: Any, *, per_io: bool
 ) -> tuple[float, str]:
-    import numpy as np
-
     mean = float(np.mean(values)) if len(values) else 0.0
     iops = None
     if per_io and len(times_ms) > 1:
@@ -862,8 +842,6 @@ def _infer_log_unit(
 
 
 def _infer_from_agg(shown: Path, info: LogInfo, agg: Any, path: Path) -> tuple[float, str]:
-    import numpy as np
-
     n = int(agg.count.sum())
     mean = float(agg.sum.sum()) / n if n else 0.0
     iops = None
@@ -872,12 +850,9 @@ def _infer_from_agg(shown: Path, info: LogInfo, agg: Any, path: Path) -> tuple[f
     per_io = len(first) >= 4 and first[3].strip() not in (b"0", b"")
     ends = None
     if per_io:
-        from flashtune.ingest.parallel import first_and_last_time
-
         ends = first_and_last_time(path)
         if ends and ends[1] > ends[0]:
             iops = n / ((ends[1] - ends[0]) / 1000.0)
-    del np
     return _decide(shown, info, mean, iops)
 
 
@@ -894,7 +869,6 @@ def _decide(path: Path, info: LogInfo, mean: float, iops: float | None) -> tuple
 
 def _sibling_iops(path: Path, info: LogInfo) -> float | None:
     """Mean IOPS from the same job's iops log, if fio wrote one."""
-    import numpy as np
 
     job = "" if info.job is None else f".{info.job}"
     host = "" if info.host is None else f".{info.host}"

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from flashtune.ingest.common import bad_input, results_frame
+from flashtune.ingest.schema import percentile_stat
 
 NAME = re.compile(r"^(?P<prefix>.*)_(?P<kind>clat|lat)_hist(?:\.(?P<job>\d+))?\.log(?:\.(?P<host>[^/]+))?$")
 PLAT_BITS = 6
@@ -38,7 +39,6 @@ def is_hist_log(path: Path) -> bool:
 
 def plat_idx_to_val(idx: np.ndarray) -> np.ndarray:
     """fio stat.c plat_idx_to_val, vectorised: a bucket index -> the middle of its latency range."""
-    import numpy as np
 
     idx = idx.astype(np.int64)
     error_bits = np.maximum((idx >> PLAT_BITS) - 1, 0)
@@ -64,8 +64,6 @@ def _layout(path: Path, columns: int) -> tuple[int, float, str]:
 
 
 def _percentile(counts: np.ndarray, values: np.ndarray, p: float) -> float | None:
-    import numpy as np
-
     total = counts.sum()
     if total <= 0:
         return None
@@ -75,10 +73,6 @@ def _percentile(counts: np.ndarray, values: np.ndarray, p: float) -> float | Non
 
 
 def parse(path: Path) -> pd.DataFrame:
-    import numpy as np
-
-    from flashtune.ingest.schema import percentile_stat
-
     m = NAME.match(path.name)
     rows_in: list[list[int]] = []
     try:

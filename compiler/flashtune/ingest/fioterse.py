@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from flashtune.ingest.common import as_float, bad_input, note, read_output, results_frame
+from flashtune.ingest.fio import fio_version, report_rows
 
 # a v3-v5 record starts at `V;fio-`; a v2 record is a line `2;name;gid;err;` with numbers after
 _RECORD = re.compile(r"(?:^|(?<=[^\d;.]))(?P<ver>[345]);(?P<fio>fio-[^;\n]*);", re.M)
@@ -96,8 +97,6 @@ def _records(text: str) -> list[tuple[int, int, str]]:
 
 
 def parse(path: Path) -> pd.DataFrame:
-    from flashtune.ingest.fio import fio_version, report_rows
-
     text = read_output(path)
     records = _records(text)
     if not records:

@@ -16,12 +16,14 @@ IOR's MiB are 2^20 bytes, which is the schema's bandwidth unit.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from flashtune import userjson
 from flashtune.ingest.common import (
     as_float,
     as_int,
@@ -328,9 +330,6 @@ def _finite(value: object) -> float | None:
 def _parse_json(path: Path, text: str) -> pd.DataFrame:
     """IOR's JSON: `tests[]` (each with `Parameters` and per-iteration `Results` lists) and `summary[]`
     (one entry per test and operation, IOR's max/min/mean/stddev over the iterations)."""
-    import json
-
-    from flashtune import userjson
 
     start = text.find("{")
     userjson.check_size(text, file=str(path))

@@ -23,6 +23,7 @@ import sys
 import threading
 from pathlib import Path
 
+from flashtune.ingest import fastlog
 from flashtune.ingest.aggregate import LogAggregator
 
 
@@ -62,8 +63,6 @@ def _work(task: tuple[str, int, int, int, int, int, tuple[str, ...]]) -> dict[st
     Only the vectorised reader runs here (numpy, no pandas import: a worker starts in ~0.1 s); a block it
     cannot take makes the whole read fall back to the serial path, which reports a bad line exactly.
     """
-    from flashtune.ingest import fastlog
-    from flashtune.ingest.aggregate import LogAggregator
 
     path, start, end, origin, width, nbins, stats = task
     agg = LogAggregator(stats=stats)
@@ -127,7 +126,6 @@ def _workers(n: int) -> list[subprocess.Popen[bytes]]:
 def aggregate_parallel(path: Path, agg: LogAggregator, workers: int) -> bool:
     """Fill `agg` from `path` with `workers` processes (this one and workers - 1 children); False if the
     caller should read serially instead."""
-    from flashtune.ingest.aggregate import LogAggregator
 
     if agg.samples or not agg.preset_width or agg.origin is None:
         return False

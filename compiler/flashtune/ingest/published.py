@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from flashtune.errors import FlashtuneError
+from flashtune.ingest.schema import COLUMN_NAMES, METRIC_UNITS, conform
+
 # published key column -> (schema column, factor to the schema's unit)
 KEY_COLUMNS: dict[str, tuple[str, float]] = {
     "subtest": ("workload", 1.0),
@@ -48,10 +51,6 @@ STAT_BY_TOOL: dict[str, str] = {"iozone": "sum", "ior": "max", "fio": "mean", "c
 
 def from_published(df: pd.DataFrame, resource: str | None = None) -> pd.DataFrame:
     """A published table -> ingest-schema rows (source = 'published:<resource>'); other columns are kept."""
-    import pandas as pd
-
-    from flashtune.errors import FlashtuneError
-    from flashtune.ingest.schema import COLUMN_NAMES, METRIC_UNITS, conform
 
     name = resource or str(df.attrs.get("resource", ""))
     values = [c for c in df.columns if c in VALUE_COLUMNS]

@@ -112,14 +112,11 @@ MiB = 1024 * 1024
 
 
 def empty_frame() -> pd.DataFrame:
-    import pandas as pd
-
     return pd.DataFrame({c.name: pd.Series([], dtype=c.dtype) for c in COLUMNS})
 
 
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Rows (dicts with any subset of the columns) -> a DataFrame in schema order and dtypes."""
-    import pandas as pd
 
     records = list(rows)
     if not records:
@@ -139,7 +136,6 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 def conform(df: pd.DataFrame) -> pd.DataFrame:
     """Any frame with (a subset of) the schema's columns -> exactly the schema (order, dtypes)."""
-    import pandas as pd
 
     out = df.copy()
     for c in COLUMNS:

@@ -19,7 +19,8 @@ from flashtune.ingest import (
     s3probe,
     sysbench,
 )
-from flashtune.ingest.common import bad_input
+from flashtune.ingest.common import bad_input, read_bytes
+from flashtune.ingest.textio import decode, head_text
 from flashtune.resultkinds import KINDS
 
 FORMATS: tuple[str, ...] = ("directory", *KINDS)  # a folder is walked for the files it holds
@@ -60,8 +61,6 @@ def detect(path: Path) -> str:
         return "fio-log"
     if fiohist.is_hist_log(path):
         return "fio-hist-log"
-    from flashtune.ingest.common import read_bytes
-    from flashtune.ingest.textio import decode, head_text
 
     try:
         text = head_text(path, SNIFF_BYTES)
@@ -113,7 +112,6 @@ def detect(path: Path) -> str:
 
 def _banner_further_on(path: Path) -> str | None:
     """The tool whose banner line comes first after a preamble longer than the sniffed head."""
-    from flashtune.ingest.textio import head_text
 
     try:
         if path.stat().st_size <= SNIFF_BYTES:

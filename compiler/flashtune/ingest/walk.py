@@ -9,15 +9,34 @@ archive and not walked further; everything else is recognised file by file.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from flashtune.errors import FlashtuneError
+from flashtune.errors import FlashtuneError, UsageError
+from flashtune.ingest import (
+    cbt,
+    fio,
+    fiohist,
+    fionormal,
+    fioterse,
+    ior,
+    iozone,
+    radosbench,
+    s3probe,
+    sysbench,
+)
 from flashtune.ingest.aggregate import Stats
+from flashtune.ingest.common import take_notes
+from flashtune.ingest.schema import conform, empty_frame
+from flashtune.ingest.sniff import FORMATS, UnknownFormat, detect
+from flashtune.ingest.textio import NotText
 from flashtune.progress import tick
 
 # Logs at least this big are split between two processes when workers is not given: measured on an idle
@@ -80,7 +99,6 @@ _AMOUNTS = ("value", "time_s", "bucket_ms", "block_size_bytes", "iodepth", "thre
 
 def _impossible(df: pd.DataFrame) -> pd.Series:
     """Rows whose value is missing, not finite or negative, or whose other amounts are negative/infinite."""
-    import numpy as np
 
     bad = df["value"].isna()
     for col in _AMOUNTS:
@@ -114,28 +132,12 @@ def _drop_impossible(p: Path, df: pd.DataFrame) -> tuple[pd.DataFrame, Flashtune
 
 
 def _is_off(v: object) -> bool:
-    import math
-
     return isinstance(v, (int, float)) and (not math.isfinite(v) or v < 0)
 
 
 def _load_file(
     p: Path, kind: str, *, raw: bool, bin_ms: int | None, stats: Stats | None, workers: int | None
 ) -> pd.DataFrame:
-    from flashtune.ingest import (
-        cbt,
-        fio,
-        fiohist,
-        fionormal,
-        fioterse,
-        ior,
-        iozone,
-        radosbench,
-        s3probe,
-        sysbench,
-    )
-    from flashtune.ingest.schema import conform
-
     if kind == "cbt":
         return conform(cbt.parse(p, bin_ms=bin_ms, stats=stats))
     if kind == "fio-log":
@@ -157,7 +159,6 @@ def _load_file(
 
 def _inputs(root: Path) -> Iterable[tuple[Path, str | None]]:
     """(path, forced kind or None) for everything under a directory; CBT archives are not descended."""
-    from flashtune.ingest import cbt
 
     for dirpath, dirnames, filenames in os.walk(root):
         d = Path(dirpath)
@@ -181,16 +182,8 @@ def collect(
     workers: int | None = None,
 ) -> Collected:
     """Read every input; never stops at a bad one (see the module doc)."""
-    import pandas as pd
-
-    from flashtune.ingest.common import take_notes
-    from flashtune.ingest.schema import conform, empty_frame
-    from flashtune.ingest.sniff import FORMATS, UnknownFormat, detect
-    from flashtune.ingest.textio import NotText
 
     if fmt is not None and fmt not in FORMATS:
-        from flashtune.errors import UsageError
-
         raise UsageError(f"unknown format {fmt!r}", suggestion=f"use one of: {', '.join(FORMATS)}")
     out = Collected(empty_frame())
     frames: list[pd.DataFrame] = []
@@ -266,7 +259,6 @@ def _once(
 def _same_content(kept: list[tuple[Path, str | None, bool]], out: Collected) -> None:
     """A note for each file whose bytes equal an earlier input's (sizes compared first: only files of one
     size are hashed)."""
-    import hashlib
 
     by_size: dict[int, list[Path]] = {}
     for p, _, _ in kept:
@@ -293,8 +285,6 @@ def _same_content(kept: list[tuple[Path, str | None, bool]], out: Collected) -> 
 
 
 def _is_cbt(p: Path) -> bool:
-    from flashtune.ingest import cbt
-
     return cbt.is_archive_root(p)
 
 

@@ -16,8 +16,12 @@ from typing import Any
 
 from flashtune.errors import UsageError
 from flashtune.fileio import read_text
+from flashtune.lint import cbt, ceph, crosskey, deadknobs, mycnf, sysctl
+from flashtune.lint.ceph import only_set
 from flashtune.lint.common import Context
+from flashtune.lint.detect import detect
 from flashtune.lint.findings import SEVERITIES, Finding, sort_key
+from flashtune.lint.placeholders import check_debug_levels, check_placeholders
 from flashtune.parse import KINDS, ConfSyntaxError, parse_text
 from flashtune.parse.confdoc import ConfDoc
 from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE, MYSQL_FLAVOURS
@@ -30,7 +34,6 @@ Rule = Callable[[ConfDoc, Context], None]
 def linters() -> dict[str, tuple[Rule, ...]]:
     """The lint layer's registry: kind -> the rule modules that check it (config-database JSON gets the
     ceph.conf rules: the options and their meaning are the same)."""
-    from flashtune.lint import cbt, ceph, crosskey, deadknobs, mycnf, sysctl
 
     # deadknobs: the catalog's dependency facts (dead_when), shared with the compiler
     return {
@@ -52,8 +55,6 @@ def lint_text(
     context: Mapping[str, Any] | None = None,
 ) -> list[Finding]:
     """mysql_flavour None: MariaDB 10.11 unless the file uses options only MySQL 8 has (then an FT003 note)."""
-    from flashtune.lint import cbt
-    from flashtune.lint.common import Context
 
     if kind not in KINDS:
         raise UsageError(f"unknown kind {kind!r}", suggestion=f"use one of {', '.join(KINDS)}")
@@ -83,10 +84,7 @@ def lint_text(
         )
     else:
         if kind == "ceph-config.json":
-            from flashtune.lint.ceph import only_set
-
             doc = only_set(doc)
-        from flashtune.lint.placeholders import check_debug_levels, check_placeholders
 
         check_placeholders(doc, ctx)
         if kind in ("ceph.conf", "ceph-config.json"):
@@ -110,7 +108,6 @@ def without_risks_of_dead_lines(findings: list[Finding]) -> list[Finding]:
 
 def detect_kind(path: str | Path, text: str) -> str:
     """The file's kind from its content, else its name (FlashtuneError if neither says)."""
-    from flashtune.lint.detect import detect
 
     return detect(path, text).kind
 
@@ -129,8 +126,6 @@ def lint_file(
     text = read_text(path) if text is None else text
     note: list[Finding] = []
     if kind is None:
-        from flashtune.lint.detect import detect
-
         found = detect(path, text)
         kind = found.kind
         if found.by_name != found.kind:

@@ -9,7 +9,10 @@ from typing import Any
 from flashtune.catalog import Knob
 from flashtune.catalog.values import canon_value
 from flashtune.lint.findings import Finding
+from flashtune.lint.suggest import did_you_mean as suggest
+from flashtune.lint.suggest import index_for
 from flashtune.parse.confdoc import ConfDoc, Entry
+from flashtune.releases import CEPH_RELEASES
 
 SUGGESTION_BUDGET = 200
 ValueParser = Callable[[str, str], float | int | bool | None]
@@ -38,7 +41,6 @@ class Context:
         if self.suggestions_left <= 0:
             return []
         self.suggestions_left -= 1
-        from flashtune.lint.suggest import index_for
 
         best = index_for(names).suggest(key)
         return [best] if best else []
@@ -66,7 +68,6 @@ class Context:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
     """[the closest name] or []: candidates must be the file kind's own names (see lint.suggest)."""
-    from flashtune.lint.suggest import did_you_mean as suggest
 
     best = suggest(name, candidates)
     return [best] if best else []
@@ -205,8 +206,6 @@ def check_value(knob: Knob, e: Entry, ctx: Context, parse: ValueParser) -> None:
 
 
 def _removed_applies(removed: str | None, ctx: Context, knob: Knob) -> bool:
-    from flashtune.releases import CEPH_RELEASES
-
     if removed is None or knob.domain != "ceph" or removed not in CEPH_RELEASES:
         return True
     if ctx.ceph_release not in CEPH_RELEASES:

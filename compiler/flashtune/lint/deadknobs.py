@@ -13,6 +13,7 @@ from typing import Any
 
 from flashtune.catalog import Knob, load_catalog
 from flashtune.catalog.deps import dead_reason
+from flashtune.lint.ceph import objectstore_of
 from flashtune.lint.common import Context
 from flashtune.parse.confdoc import ConfDoc, Entry
 
@@ -26,8 +27,6 @@ def _facts(doc: ConfDoc, ctx: Context) -> dict[str, Any]:
     facts["init"] = ctx.extra.get("init", "systemd")
     facts["mysql_flavour"] = ctx.mysql_flavour  # --mysql, else what the my.cnf rules detected
     if doc.kind in ("ceph.conf", "ceph-config.json"):
-        from flashtune.lint.ceph import objectstore_of
-
         facts["objectstore"] = objectstore_of(doc, ctx)
     return facts
 

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from flashtune import userjson
+from flashtune.catalog.names import all_ceph_option_names, mysql_option_names
 from flashtune.errors import FlashtuneError
 from flashtune.parse import KINDS
 
@@ -52,7 +54,6 @@ def kind_from_name(path: str | Path) -> str | None:
 
 def _keys_known(text: str) -> tuple[int, int]:
     """How many key names are Ceph options and how many are MySQL options (for files with only [client])."""
-    from flashtune.catalog.names import all_ceph_option_names, mysql_option_names
 
     ceph = all_ceph_option_names()
     mysql = mysql_option_names("mariadb-10.11") or frozenset()
@@ -77,8 +78,6 @@ _JSON_START = re.compile(r'\s*(?:\{|\[\s*[\[\]{"\d-])')  # `[global]` is a ceph.
 def from_content(text: str, file: str = "<string>") -> tuple[str, str] | None:
     head = text[:HEAD]
     if _JSON_START.match(head):
-        from flashtune import userjson
-
         try:
             data = userjson.parse(text, file=file)  # past a limit: a DataError (FT002), not another kind
         except json.JSONDecodeError:
@@ -90,8 +89,6 @@ def from_content(text: str, file: str = "<string>") -> tuple[str, str] | None:
                 f"a JSON list of name/value items as `ceph {what} --format json` prints",
             )
         if isinstance(data, dict) and data:
-            from flashtune.catalog.names import all_ceph_option_names
-
             names = all_ceph_option_names()
             if sum(1 for k in data if k in names) * 2 > len(data):
                 return (

@@ -6,6 +6,8 @@ from __future__ import annotations
 import operator
 from typing import Any, NamedTuple
 
+from flashtune.lint.codes import code_name
+
 SEVERITIES = ("error", "warning", "info")
 
 
@@ -23,8 +25,6 @@ class Finding(NamedTuple):
 
     @property
     def name(self) -> str:
-        from flashtune.lint.codes import code_name
-
         return code_name(self.code)
 
     def as_dict(self) -> dict[str, Any]:

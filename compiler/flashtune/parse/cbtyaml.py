@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
 from yaml.constructor import SafeConstructor
 from yaml.error import MarkedYAMLError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -113,6 +114,4 @@ def parse(text: str, filename: str = "<string>", *, recover: bool = False) -> Co
 
 
 def render(doc: ConfDoc) -> str:
-    import yaml
-
     return "" if doc.data is None else yaml.safe_dump(doc.data, default_flow_style=False)
