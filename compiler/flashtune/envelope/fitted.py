@@ -36,10 +36,16 @@ def fitted_constants() -> Constants:
 def validation_ranges(rows: list[Row]) -> dict[str, tuple[float, float]]:
     """Per predicted bottleneck class: the 10th-90th percentile of measured / predicted over the Ceph goal
     headlines the validation (leave-one-study-out) predicts limited by it, where the source does not name
-    another bottleneck."""
+    another bottleneck and does not contradict its own numbers (a `conflict:` row's measured value is in doubt
+    by its source's own figures, so it says nothing about how far the model may be off)."""
     ratios: dict[str, list[float]] = {}
     for r in rows:
-        if not r.headline.goal or r.bottleneck_match is False or cluster_for(r.headline).software != "ceph":
+        if (
+            not r.headline.goal
+            or r.headline.conflict
+            or r.bottleneck_match is False
+            or cluster_for(r.headline).software != "ceph"
+        ):
             continue
         for cls in r.loso.bottleneck_class.split("/"):
             ratios.setdefault(cls, []).append(r.headline.iops / r.loso.iops)
