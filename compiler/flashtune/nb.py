@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import altair as alt
+import pandas as pd
 
+from flashtune import ingest, tables
 from flashtune.catalog import Knob, load_catalog
 from flashtune.errors import FlashtuneError
 from flashtune.fileio import read_text
@@ -80,7 +82,6 @@ def setup() -> None:
     shell = get_ipython() if get_ipython is not None else None
     if shell is not None:
         shell.set_custom_exc((FlashtuneError,), _show_error)
-    import pandas as pd  # deferred: the CLIs import flashtune without pandas
 
     # Rationale and evidence are the point of the knob tables: never cut them to 50 characters.
     pd.set_option("display.max_colwidth", None)
@@ -94,9 +95,8 @@ def reader_results(path: str | os.PathLike[str] | None) -> Any:
     """
     if path is None or str(path) == "":
         return None
-    from flashtune.ingest import load  # deferred: ingest pulls in pandas
 
-    return load(Path(path))
+    return ingest.load(Path(path))
 
 
 def reader_metric(reader: Any, metric: str, *, stat: str = "mean", **match: Any) -> Any:
@@ -201,9 +201,8 @@ def check(label: str, computed: float, stated: float, *, rel: float = 0.005) -> 
 
 def errata(*resources: str) -> Any:
     """The data package's errata for the given tables: what the source got wrong and how it is recorded."""
-    from flashtune.tables import load  # deferred: pandas
 
-    table = load("errata")
+    table = tables.load("errata")
     rows = table[table.resource.isin(resources)]
     return rows[["id", "kind", "problem", "recorded_as"]].set_index("id")
 
@@ -216,10 +215,9 @@ def _value_text(v: Any) -> str:
 
 def claims(*topics: str) -> Any:
     """The seeds' claims on some topics, with where each comes from and whether its figure is missing."""
-    from flashtune.tables import load  # deferred: pandas
 
-    table = load("claims")
-    sources = load("sources").set_index("id")
+    table = tables.load("claims")
+    sources = tables.load("sources").set_index("id")
     rows = table[table.topic.isin(topics)].copy()
     rows["where"] = rows.source_id.map(sources.locator)
     rows["value"] = [_value_text(v) for v in rows.value]
@@ -238,7 +236,6 @@ def seed_config(name: str) -> Path:
 
 def seed_settings(name: str) -> Any:
     """The key/value entries of a seed config (section, key, value, line), parsed by flashtune.parse."""
-    import pandas as pd
 
     path = seed_config(name)
     text = read_text(path)
@@ -249,7 +246,6 @@ def seed_settings(name: str) -> Any:
 
 def lint_findings(name: str, *, ceph_release: str = "tentacle") -> Any:
     """flashtune's linter run on one seed config, one row per finding."""
-    import pandas as pd
 
     findings = lint_file(seed_config(name), ceph_release=ceph_release)
     cols = ["line", "severity", "code", "name", "key", "message", "suggestion"]
@@ -272,7 +268,6 @@ def status_grid(
 
     Notebooks classify settings only through this, so they agree with the linter and the knob cards.
     """
-    import pandas as pd  # deferred: the CLIs import flashtune without pandas
 
     catalog = load_catalog()
     rows: list[dict[str, Any]] = []
@@ -309,7 +304,6 @@ def knob_table(names: Iterable[str | tuple[str, str]], *, releases: Sequence[str
 
     A name the catalog does not know is an error: notebooks only cite knobs that are catalogued.
     """
-    import pandas as pd  # deferred: the CLIs import flashtune without pandas
 
     catalog = load_catalog()
     rows: list[dict[str, Any]] = []
