@@ -207,7 +207,7 @@ def test_guide_readahead_and_its_errata() -> None:
     assert _claims().at["readahead-2048-recommended", "value"] == 2048 not in ra.index
 
 
-def test_guide_claims_from_the_issue_are_present() -> None:
+def test_the_guides_claims_carry_their_figures_and_qualifiers() -> None:
     cl = _claims()
     assert (cl.at["omap-on-ssd-20pct", "value"], cl.at["omap-on-ssd-20pct", "qualifier"]) == (20, "approx")
     assert (cl.at["ec-stripe-64k-cpu-10pct", "value"], cl.at["ec-stripe-64k-cpu-10pct", "qualifier"]) == (
