@@ -32,6 +32,12 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
 - Erasure coding by release: up to Squid a read smaller than a stripe reads the whole stripe and a
   sub-stripe write reads and rewrites it; fast EC (Tentacle, opt-in per pool) reads only what is asked and
   writes small updates with parity deltas (m+1 reads and m+1 writes).
+- An EC read costs the CPU one OSD operation more than the shards it reads: the primary handles the client's
+  op (PrimaryLogPG::do_op, then ECBackend::objects_read_async) and sends a sub-read to every shard it reads,
+  its own included as a message to itself (ceph/ceph src/osd/ECCommonL.cc, the pre-fast-EC code kept in
+  Tentacle: ReadPipeline::objects_read_and_reconstruct wants all k data shards unless osd_ec_partial_reads,
+  which came with Tentacle, ceph/ceph PR 55196, its Squid backport PR 58568 closed unmerged; do_read_op sends
+  one MOSDECSubOpRead per shard); each shard OSD then runs ECBackend::handle_sub_read (a store read, a reply).
 - EC overwrites keep their old data for rollback: every shard an overwrite writes first clones the extent it
   replaces into a rollback object of the log entry's version (ceph/ceph src/osd/ECTransaction.cc,
   generate_transactions: clone_range before encode_and_write; the clone is removed when the entry rolls
@@ -448,6 +454,10 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
     p = c.protection
     ops = _media_ops(c, write, size)
     n_ops = sum(n for n, _, _ in ops)  # OSD operations (the CPU's per-op term)
+    # an EC read is the client's op at the primary plus a sub-read on every shard it reads, the primary's own
+    # shard included (sent to itself: ECCommonL.cc ReadPipeline::do_read_op), so one OSD op more than shards
+    client_op = 1.0 if p.kind == "erasure" and not write else 0.0
+    n_ops += client_op
     if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
         ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b, w) for n, b, w in ops]
         n_ops = sum(n for n, _, _ in ops)
@@ -459,7 +469,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         (sum(n * g.op_seconds(w, b) for n, b, w in ops) for g in c.drives),
         default=0.0,
     )
-    read_ops = sum(n for n, _, w in ops if not w)
+    read_ops = sum(n for n, _, w in ops if not w) + client_op
     messages = 2 + 4 * _remote_ops(c, _media_ops(c, write, size))
     rgw = interface == "rgw" and c.colocated_gateways > 0
     requests = 0.0
