@@ -96,8 +96,10 @@ class CephLinter:
         self.names = ceph_option_names(self.release)
         self.objectstore = objectstore_of(doc, ctx)
         self.filestore_prefixes = tuple(self.rules["filestore_prefixes"])
-        self.value_rules = [
-            r for r in self.rules["value_rules"] if _release_at_or_after(self.release, r.get("from"))
+        self.value_rules = [  # each rule's pattern compiled once, here
+            {**r, "pattern": re.compile(r["match"])}
+            for r in self.rules["value_rules"]
+            if _release_at_or_after(self.release, r.get("from"))
         ]
         self.suggest_pool: frozenset[str] | None = None
 
@@ -313,7 +315,7 @@ class CephLinter:
 
     def value_rule(self, e: Entry) -> None:
         for r in self.value_rules:
-            if r["key"] == e.key and e.value is not None and re.search(r["match"], e.value.strip()):
+            if r["key"] == e.key and e.value is not None and r["pattern"].search(e.value.strip()):
                 self.ctx.add(
                     e,
                     r["severity"],
