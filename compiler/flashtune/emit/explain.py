@@ -232,6 +232,20 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.append("\n## Warnings (sizing, release lifecycle)\n\n")
         out.extend(f"- {w}\n" for w in bundle.warnings)
     out.append(f"\nProfile layers, later ones winning: {' -> '.join(bundle.layers)}.\n")
+    out.extend(_safety(bundle))
+    out.extend(_settings(bundle))
+    out.extend(_benchmark(bundle))
+    if bundle.oltp is not None:
+        out.append(_oltp(bundle.oltp))
+    if bundle.envelope:
+        out.append(markdown(bundle.envelope))
+    out.extend(_left_out(bundle))
+    return "".join(out)
+
+
+def _safety(bundle: Bundle) -> list[str]:
+    """What is unsafe and why it was emitted, or that nothing is."""
+    out: list[str] = []
     unsafe = [s for s in bundle.settings if s.unsafe_opt_in]
     out.append("\n## Safety\n\n")
     if unsafe:
@@ -244,6 +258,12 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
             "Nothing data-unsafe or insecure is set (cephx stays on, checksums and CRCs stay on, InnoDB "
             "flushes its log at every commit). `--allow-unsafe KNOB` would be needed for that.\n"
         )
+    return out
+
+
+def _settings(bundle: Bundle) -> list[str]:
+    """One table per emitted file: every setting with its reason, rule, evidence and safety."""
+    out: list[str] = []
     for file in dict.fromkeys(s.file for s in bundle.settings):
         out.append(
             f"\n## {file}\n\n| section | key | value | why this value here | what the knob does | rule | "
@@ -255,6 +275,12 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
                 f"{s.rule} | {', '.join(s.evidence)} | {_cell('; '.join(s.release_facts))} | "
                 f"{'UNSAFE ' + s.safety if s.unsafe_opt_in else s.safety} |\n"
             )
+    return out
+
+
+def _benchmark(bundle: Bundle) -> list[str]:
+    """The benchmark plans' derived sizes and what each case answers."""
+    out: list[str] = []
     if bundle.derived:
         out.append("\n## Benchmark sizing\n\n")
         out.extend(f"- `{k}` = {_cell(d.value)}: {d.reason}\n" for k, d in bundle.derived.items())
@@ -271,10 +297,12 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
             f"- `{c}`: {_cell(bundle.case_notes[c])}\n" if bundle.case_notes.get(c) else f"- `{c}`\n"
             for c in bundle.cases
         )
-    if bundle.oltp is not None:
-        out.append(_oltp(bundle.oltp))
-    if bundle.envelope:
-        out.append(markdown(bundle.envelope))
+    return out
+
+
+def _left_out(bundle: Bundle) -> list[str]:
+    """What a profile asked for and was not emitted, the legacy files' differences, linter notes."""
+    out: list[str] = []
     if bundle.omitted:
         out.append(
             "\n## Not emitted\n\nLines a profile layer asks for that would change nothing (or lower what the "
@@ -301,7 +329,7 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         out.append("\n## Linter notes on the emitted files\n\n")
         for name, findings in notes.items():
             out.extend(f"- {name}: {_cell(f)}\n" for f in findings)
-    return "".join(out)
+    return out
 
 
 def _oltp(plan: OltpPlan) -> str:
