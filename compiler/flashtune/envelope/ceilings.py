@@ -43,7 +43,8 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
   generate_transactions: clone_range before encode_and_write; the clone is removed when the entry rolls
   forward). The CPU counts one more OSD operation, at the write cost, per shard written. Overwrites of EC pools
   need BlueStore (allow_ec_overwrites), so FileStore EC writes (appends) have none; benchmarks write to
-  pre-filled images, so a BlueStore EC write is taken as an overwrite.
+  pre-filled images, so a BlueStore EC write is taken as an overwrite; an RGW PUT
+  stores new objects and clones nothing.
 - Co-location: clients and RGW daemons on the storage nodes share their NICs (a transfer between two
   daemons of one node never reaches the wire: (n-1)/n of them do; the same holds between OSDs when a PG is
   wider than the cluster has nodes, relay_wire_share). Co-located RGW daemons' cycles come out of the
@@ -474,7 +475,9 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
     rgw = interface == "rgw" and c.colocated_gateways > 0
     requests = 0.0
     clones = 0.0
-    if write and p.kind == "erasure" and c.objectstore == "bluestore":
+    # an RGW PUT stores new RADOS objects (each upload its own head and tail objects), so no old extent is
+    # there to clone; RBD and CephFS benchmarks overwrite pre-filled objects
+    if write and p.kind == "erasure" and c.objectstore == "bluestore" and interface != "rgw":
         clones = sum(n for n, _, w in _media_ops(c, write, size) if w)
     if rgw:
         requests = 1.0
