@@ -1072,6 +1072,31 @@ def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture
     assert "intel-64k-seqread" in capsys.readouterr().out
 
 
+def test_a_limit_of_several_resources_is_a_list_and_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    """'a = b' (tie) and 'a ~ b' (co-limit) come with a note saying what they mean, and the JSON lists the
+    resources so a script need not split the string."""
+    assert main(["envelope", "--tier", "iops", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    seq_write = doc["cases"][3]
+    assert seq_write["limit"] == "media = public network"
+    assert seq_write["limit_resources"] == ["media", "public network"]
+    assert any("'a ~ b' a co-limit" in n and "within 5 %" in n for n in doc["notes"])
+    assert main(["envelope", "--tier", "iops"]) == 0
+    assert (
+        "note: a limit 'a = b' names resources whose ceilings are equal (within 1 %)"
+        in capsys.readouterr().out
+    )
+    assert main(["envelope", "--validation", "--format", "json"]) == 0
+    rows = {r["headline"]: r for r in json.loads(capsys.readouterr().out)}
+    co = rows["intel-4k-randwrite"]
+    assert co["bottleneck_predicted"] == "media ~ cpu" and co["bottleneck_predicted_resources"] == [
+        "media",
+        "cpu",
+    ]
+    assert main(["envelope", "--validation"]) == 0
+    assert "co-limit" in capsys.readouterr().out
+
+
 # ---- the compiled bundle carries the envelope
 
 

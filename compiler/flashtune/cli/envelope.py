@@ -137,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{g['met_with_limit_in_study']} of them limited by a constant only their own study gives; "
                     f"{g['missed_with_source_conflict']} misses where the source conflicts with its own numbers"
                 )
+            print(f"note: {report.LIMIT_NOTE}")
             for r in rows:
                 if r["missing_fact"]:
                     print(
@@ -164,11 +165,17 @@ def run(args: argparse.Namespace) -> int:
     for case in doc["cases"]:
         span = case.get("range_IOPS")
         case["validated_range_IOPS"] = f"{span[0]:,}-{span[1]:,}" if span else None
-        # a hard bound (media, wire) reads as 'bound'; a calibrated estimate (CPU, per-node ops) as '~estimate'
-        case["kind"] = "/".join("~" + k if k == "estimate" else k for k in case["limit_kind"].split("/"))
     _print_table(
         doc["cases"],
-        ["case", "predicted_IOPS", "predicted_MB_s", "limit", "kind", "validated_range_IOPS", "headroom"],
+        [
+            "case",
+            "predicted_IOPS",
+            "predicted_MB_s",
+            "limit",
+            "limit_kind",
+            "validated_range_IOPS",
+            "headroom",
+        ],
     )
     for n in doc["notes"]:
         print(f"note: {n}")

@@ -14,7 +14,7 @@ from typing import Any
 from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
-from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, shape
+from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, limit_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
 
@@ -113,9 +113,11 @@ def for_bundle(
                 clusters[n] = cc
             rows.append(case_dict(envelope(cc, case, k)))
         benchmarks[file] = rows
+    standard = [case_dict(envelope(c, case, k)) for case in STANDARD_CASES]
+    every = [*standard, *(r for rows in benchmarks.values() for r in rows)]
     return {
         "cluster": shape(c),
-        "standard": [case_dict(envelope(c, case, k)) for case in STANDARD_CASES],
+        "standard": standard,
         "benchmarks": benchmarks,
         "constants": {
             "net_efficiency": round(k.net_efficiency, 4),
@@ -126,7 +128,7 @@ def for_bundle(
             "message_overhead_bytes": k.message_overhead_bytes,
             **{f"cpu_{n}_cycles": (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE, *limit_notes(every)],
     }
 
 

@@ -8,9 +8,11 @@ from typing import Any
 
 from flashtune.envelope.calibrate import cluster_for
 from flashtune.envelope.ceilings import (
+    CO_LIMIT,
     KIND,
     MODERN_FAMILIES,
     STANDARD_CASES,
+    TIE,
     Case,
     Cluster,
     Constants,
@@ -23,10 +25,22 @@ from flashtune.envelope.validate import summary, table, validation
 
 NOTE = (
     "media and network ceilings are hard bounds (data-sheet drive figures, line rates); CPU and the per-node "
-    "op ceiling are estimates from costs calibrated on published 2014-2024 results; each predicted ceiling "
+    "op ceiling are estimates from costs calibrated on published results; each predicted ceiling "
     "carries the measured/predicted range the leave-one-study-out validation supports for its resource "
     "(flashtune envelope --validation)"
 )
+# How a limit naming more than one resource reads (Envelope.bottleneck writes it).
+LIMIT_NOTE = (
+    f"a limit 'a = b' names resources whose ceilings are equal (within {100 * TIE:g} %); 'a ~ b' a co-limit: "
+    f"the others' ceilings lie within {100 * CO_LIMIT:g} % of the lowest, closer than the published figures "
+    "behind them are precise, so either may be the one that stops the cluster and raising one alone gains "
+    f"at most {100 * CO_LIMIT:g} %"
+)
+
+
+def limit_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """LIMIT_NOTE where a row's limit names more than one resource."""
+    return [LIMIT_NOTE] if any(len(r["limit_resources"]) > 1 for r in rows) else []
 
 
 def cpu_notes(c: Cluster, k: Constants) -> list[str]:
@@ -121,6 +135,7 @@ def case_dict(env: Envelope) -> dict[str, Any]:
         "predicted_IOPS": round(env.iops),
         "predicted_MB_s": round(env.mb_s, 1),
         "limit": env.bottleneck,
+        "limit_resources": list(env.limit),
         "ceilings_IOPS": {r: (round(v) if v is not None else None) for r, v in env.ceilings.items()},
         "headroom": ", ".join(
             f"{r} +{100 * v:.0f} %" for r, v in head.items() if v is not None and v > 0.0005
@@ -145,10 +160,11 @@ def _range(env: Envelope) -> dict[str, Any]:
 
 def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[str, Any]:
     k = constants()
+    rows = [case_dict(envelope(c, case, k)) for case in cases]
     return {
         "cluster": c.name,
         "shape": shape(c),
-        "cases": [case_dict(envelope(c, case, k)) for case in cases],
+        "cases": rows,
         "constants": {
             "net_efficiency": round(k.net_efficiency, 4),
             "net_efficiency_by_link": {c: round(v, 4) for c, v in k.net_by_class.items()},
@@ -158,7 +174,7 @@ def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[
             "message_overhead_bytes": k.message_overhead_bytes,
             "cpu_cycles": {n: (round(v, 3) if v is not None else None) for n, v in vars(k.cpu).items()},
         },
-        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE],
+        "notes": [*c.notes, *cpu_notes(c, k), *calibration_notes(c), NOTE, *limit_notes(rows)],
     }
 
 

@@ -69,6 +69,7 @@ class Row:
             "error_pct": round(100 * self.error, 1),
             "error_all_studies_pct": round(100 * self.error_all, 1),
             "bottleneck_predicted": self.loso.bottleneck,
+            "bottleneck_predicted_resources": list(self.loso.limit),
             "bottleneck_stated": h.stated_bottleneck,
             "bottleneck_match": self.bottleneck_match,
             "goal_applies": h.goal,
