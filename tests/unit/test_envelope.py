@@ -1095,6 +1095,9 @@ def test_a_limit_of_several_resources_is_a_list_and_explained(capsys: pytest.Cap
     ]
     assert main(["envelope", "--validation"]) == 0
     assert "co-limit" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["envelope", "--help"])
+    assert "'a ~ b' co-limits (within 5 %" in capsys.readouterr().out
 
 
 # ---- the compiled bundle carries the envelope

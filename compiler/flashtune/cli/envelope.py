@@ -18,12 +18,20 @@ from typing import Any
 
 from flashtune.cli.common import bounded_int, path_arg
 from flashtune.envelope import report
+from flashtune.envelope.ceilings import CO_LIMIT, TIE
 from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import UsageError
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Protection
 
-HELP = "predict a cluster's ceilings (media, network, CPU) and compare measured results with them"
+LIMITS_READ = (
+    f"\nThe limit is the resource with the lowest ceiling: 'a = b' names resources whose ceilings are equal "
+    f"(within\n{100 * TIE:g} %), 'a ~ b' co-limits (within {100 * CO_LIMIT:g} %: the published figures behind "
+    "them cannot tell which comes first).\n"
+)
+HELP = (
+    "predict a cluster's ceilings (media, network, CPU, per-node ops) and compare measured results with them"
+)
 
 
 def _field(key: str) -> Callable[[str], int]:
@@ -34,7 +42,10 @@ def _field(key: str) -> Callable[[str], int]:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
-        "envelope", help=HELP, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        "envelope",
+        help=HELP,
+        description=f"{__doc__}{LIMITS_READ}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument(
@@ -70,7 +81,12 @@ def add_parser(sub: Any) -> None:
         help="print predicted vs measured for every published "
         "headline (constants fitted without the headline's own study)",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): tables and notes; json: every ceiling, a limit's resources as a list",
+    )
     p.set_defaults(handler=run)
 
 

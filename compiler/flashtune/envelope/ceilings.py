@@ -3,7 +3,10 @@
 Pure functions only. A `Cluster` (per-node resources and the cluster's shape) and a `Case` (what the clients
 do) go in; `envelope()` gives, for every resource, the client IOPS at which that resource would be fully
 busy. The smallest of them is the predicted ceiling, its resource the bottleneck, and the others' ratio to
-it their headroom. Every per-I/O demand below follows from where the bytes of one client I/O go:
+it their headroom. Resources whose ceilings lie within TIE (1 %) of the smallest are named with it as equal
+("media = public network"), others within CO_LIMIT (5 %, closer than the published figures are precise) as
+co-limits ("media ~ cpu"); Envelope.limit lists them all. Every per-I/O demand below follows from where the
+bytes of one client I/O go:
 
 - media: each OSD operation occupies one drive for max(1 / IOPS, bytes / MB/s) of its data sheet;
 - network: bytes on the client ports, on the storage nodes' public ports (to and from clients) and on
