@@ -220,6 +220,7 @@ def test_every_tier_and_workload_gives_the_commands_files(compile_page: CompareP
     assert page.page.locator("#ft-explain table").count() > 2
     assert page.page.locator("#ft-memory td", has_text="OS reserve").count() == 1
     assert page.page.locator("#ft-envelope tbody tr").count() >= 2
+    assert page.page.locator("#ft-envelope p.ft-note", has_text="are hard bounds").count() == 1
 
 
 @pytest.mark.parametrize("name", sorted(HARDWARE_FILES))

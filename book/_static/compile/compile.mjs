@@ -277,6 +277,8 @@ function showResult(result) {
   const envBox = document.getElementById("ft-envelope");
   envBox.replaceChildren(table(["case", "IOPS", "MB/s", "limited by", "headroom of the other resources"], envRows));
   if (env.cluster) envBox.prepend(el("p", {}, env.cluster));
+  // what bound/estimate mean and, where a limit names several resources, what 'a = b' and 'a ~ b' mean
+  for (const note of env.notes || []) envBox.append(el("p", { class: "ft-note" }, `Note: ${note}.`));
   const list = document.getElementById("ft-files");
   list.replaceChildren();
   for (const path of Object.keys(files).sort()) {
