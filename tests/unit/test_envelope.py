@@ -1072,7 +1072,9 @@ def test_command_prints_the_four_cases_with_limits(capsys: pytest.CaptureFixture
     assert "intel-64k-seqread" in capsys.readouterr().out
 
 
-def test_a_limit_of_several_resources_is_a_list_and_explained(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_limit_of_several_resources_is_a_list_and_explained(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """'a = b' (tie) and 'a ~ b' (co-limit) come with a note saying what they mean, and the JSON lists the
     resources so a script need not split the string."""
     assert main(["envelope", "--tier", "iops", "--format", "json"]) == 0
@@ -1095,6 +1097,19 @@ def test_a_limit_of_several_resources_is_a_list_and_explained(capsys: pytest.Cap
     ]
     assert main(["envelope", "--validation"]) == 0
     assert "co-limit" in capsys.readouterr().out
+    # measured results whose case has such a limit (the iops tier's 1 MiB sequential write) get the note too
+    csv = tmp_path / "results.csv"
+    csv.write_text(
+        "source,tool,format,run,test,workload,op,interface,block_size_bytes,iodepth,threads,clients,time_s,"
+        "bucket_ms,metric,stat,value,unit,unit_basis\n"
+        "fio.json,fio,fio-json,,seq-write,write,write,libaio,1048576,16,1,,,,iops,mean,9000,IOPS,\n"
+    )
+    assert main(["envelope", "--tier", "iops", "--results", str(csv)]) == 0
+    out = capsys.readouterr().out
+    assert "of the media = public network ceiling" in out and "note: a limit 'a = b'" in out
+    assert main(["envelope", "--tier", "iops", "--results", str(csv), "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["likely_limit_resources"] == ["media", "public network"]
     with pytest.raises(SystemExit):
         main(["envelope", "--help"])
     assert "'a ~ b' co-limits (within 5 %" in capsys.readouterr().out

@@ -121,6 +121,21 @@ def test_each_probe_gets_the_envelope_of_the_compiled_hardware() -> None:
     assert big["predicted_MB_s"] > pred["rados-write-4k"]["predicted_MB_s"]
 
 
+def test_a_predicted_limit_of_several_resources_comes_with_its_note(tmp_path: Path) -> None:
+    """The iops tier's rgw probes include a 4 MiB PUT whose media and public-network ceilings are equal: the
+    report's notes say what 'a = b' means; the block probes have single limits and no such note."""
+    from flashtune.cli.prove import _predict
+    from flashtune.prove.run import Options, Run
+
+    for workload, listed in (("rgw", True), ("block", False)):
+        bundle = compile_bundle(CompileRequest(workload=workload, tier="iops", ceph_release="pacific"))
+        run = Run(Options(tmp_path), "16.2.15", {}, [], [], probes_for(workload), "p", "i", "tier iops")
+        _predict(bundle, run)
+        several = [r["limit"] for r in run.predicted.values() if len(r["limit_resources"]) > 1]
+        assert bool(several) is listed and all(" = " in x or " ~ " in x for x in several)
+        assert any("'a ~ b' a co-limit" in n for n in run.envelope_notes) is listed
+
+
 @pytest.mark.parametrize(
     ("dump", "message"),
     [

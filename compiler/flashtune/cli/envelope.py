@@ -171,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             for r in rows:
                 print(r["sentence"])
+            if any(len(r["likely_limit_resources"]) > 1 for r in rows):
+                print(f"note: {report.LIMIT_NOTE}")
         return 0
     doc = report.envelope_dict(cluster)
     if args.format == "json":

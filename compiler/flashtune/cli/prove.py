@@ -28,6 +28,7 @@ from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.deploy import central_config
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.envelope.bundle import for_bundle
+from flashtune.envelope.report import limit_notes
 from flashtune.errors import FlashtuneError, UsageError
 from flashtune.hardware import tier_names
 from flashtune.lab import ceph_cluster, free_ports, missing_tools
@@ -281,10 +282,11 @@ def _predict(bundle: Any, run: Any) -> None:
         rows = {r["case"]: r for plan in doc["benchmarks"].values() for r in plan}
         run.predicted = {c.name: rows[c.name] for c in run.cbt.cases if c.name in rows}
         run.envelope_cluster = str(doc["cluster"])
-        return
-    run.predicted, run.envelope_cluster = predicted(
-        bundle.hardware, bundle.shape, run.cases, objectstore, bundle.request.ceph_release
-    )
+    else:
+        run.predicted, run.envelope_cluster = predicted(
+            bundle.hardware, bundle.shape, run.cases, objectstore, bundle.request.ceph_release
+        )
+    run.envelope_notes += limit_notes(list(run.predicted.values()))  # what 'a = b' / 'a ~ b' mean
 
 
 def _lab_ports(text: str | None) -> tuple[int, int, int]:

@@ -69,6 +69,7 @@ class Comparison:
             "predicted_MB_s": round(env.mb_s, 1),
             "of_ceiling_pct": round(100 * self.of_limit, 1),
             "likely_limit": env.bottleneck,
+            "likely_limit_resources": list(env.limit),
         }
         for r, v in env.share(m.iops).items():
             out[f"{r.replace(' ', '_')}_pct"] = round(100 * v, 1) if v is not None else None
