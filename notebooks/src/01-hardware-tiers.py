@@ -216,13 +216,15 @@ if mine is not None:
 # `web_sources.csv`). Most of them were added as out-of-sample checks: predicted before they could
 # calibrate anything, and kept where the model misses them, each miss explained. The model has the terms
 # they need: CPU costs per release family with the clock
-# the cores run at and a cap on the cores one OSD uses, a per-node small-op wall (400-600K OSD
-# operations per node, stated by the Clyso post), network efficiency per link class (and for large
+# the cores run at and a cap on the cores one OSD uses, a per-node small-op wall (400-600K replicated
+# 4K reads per node, stated by the Clyso post, counted as the messages a node's OSDs handle: two per
+# read, more for every sub-operation), network efficiency per link class (and for large
 # writes on 100 GbE), erasure-coded read and write paths by release (whole-stripe reads and
 # read-modify-write up to Squid; partial reads and parity-delta writes with Tentacle's fast EC),
 # clients and gateways co-located on the storage nodes, and RGW as its own path (two transfers per
-# byte, gateway CPU, the bucket-index round trips of a PUT), the rollback copy an EC overwrite keeps on
-# every shard it writes, BlueStore's second write of a small overwrite where RocksDB's WAL shares the
+# byte, gateway CPU, the bucket-index round trips of a PUT), an EC read's sub-read per shard besides the
+# client's op at the primary, the rollback copy an EC overwrite keeps on every shard it writes (an RGW
+# PUT creates new objects and keeps none), transfers between OSDs of one node that never reach the wire, BlueStore's second write of a small overwrite where RocksDB's WAL shares the
 # data drive, and co-limits (resources within 5 % of the lowest ceiling are named together).
 
 # %%
