@@ -23,6 +23,7 @@ import copy
 import json
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,18 @@ def _fuse_mounts(under: Path) -> list[str]:
     return out
 
 
+def _ceph_fuse_serving(point: str) -> bool:
+    """Is a ceph-fuse daemon for this mount point still running? (/proc/<pid>/cmdline, NUL-separated.)"""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:  # the process ended while we looked
+            continue
+        if argv and argv[0].endswith(b"ceph-fuse") and point.encode() in argv:
+            return True
+    return False
+
+
 def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
     """What explain.md tells users to do between two scratch plans: unmount CBT's mounts (those under mnt, this
     test's own), then remove the file system CBT made (and here its pool too, so the session cluster is as it
@@ -177,6 +190,11 @@ def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
         subprocess.run(["fusermount", "-u", point], capture_output=True, check=False, timeout=60)
         if point in _fuse_mounts(mnt):
             subprocess.run(["umount", "-l", point], capture_output=True, check=False, timeout=60)
+        # fusermount returns before the daemon exits, and a ceph-fuse that still holds the client's pid file
+        # (run/ceph-client.admin.pid) makes the next plan's ceph-fuse fail to start (seen once in CI)
+        deadline = time.monotonic() + 60
+        while _ceph_fuse_serving(point) and time.monotonic() < deadline:
+            time.sleep(0.5)
     lab.run("ceph", "fs", "fail", CBT_FS, check=False)
     lab.run("ceph", "fs", "rm", CBT_FS, "--yes-i-really-mean-it", check=False)
     lab.run("ceph", "osd", "pool", "rm", CBT_FS, CBT_FS, "--yes-i-really-really-mean-it", check=False)
