@@ -152,8 +152,9 @@ def emit(bundle: Bundle, inputs: Mapping[str, Any]) -> str:
         )
     elif any(p.get("ec_optimizations") for p in pools):
         out.append(
-            "# allow_ec_optimizations switches a pool to Tentacle's new EC code (FastEC: partial reads and\n"
-            f"# writes). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}), so its line is left commented.\n"
+            "# allow_ec_optimizations switches a pool to Tentacle's new EC code (FastEC: partial and parity-delta\n"
+            "# writes, reads of just the bytes asked; without it Tentacle already reads only the shards a small\n"
+            f"# read touches). OSDs of 20.2.0 crash with it ({FASTEC_TRACKER}), so its line is left commented.\n"
             "# To use it, recompile with cluster.ec_optimizations: true in the hardware file before the first\n"
             "# run: the profile then gets the 16 KiB stripe_unit made for it (fixed once a pool uses it).\n"
         )

@@ -32,15 +32,18 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
   an I/O whose primary sends sub-operations to other OSDs (replica writes, EC strip reads and writes)
   costs the wall 4 more messages per sub-operation.
 - Network efficiency by link class (the fastest port of a storage node: up to 10G, 25-56G, 100G and up).
-- Erasure coding by release: up to Squid a read smaller than a stripe reads the whole stripe and a
-  sub-stripe write reads and rewrites it; fast EC (Tentacle, opt-in per pool) reads only what is asked and
-  writes small updates with parity deltas (m+1 reads and m+1 writes).
+- Erasure coding by release (data/envelope/constants.yaml ec_paths): up to Squid a read smaller than a stripe
+  reads the whole stripe; from Tentacle (osd_ec_partial_reads) it reads only the data shards it touches, one
+  stripe unit each, fast EC or not; a sub-stripe write reads and rewrites the whole stripe unless fast EC
+  (opt-in per pool), which reads only the bytes asked and writes small updates with parity deltas (m+1 reads
+  and m+1 writes).
 - An EC read costs the CPU one OSD operation more than the shards it reads: the primary handles the client's
   op (PrimaryLogPG::do_op, then ECBackend::objects_read_async) and sends a sub-read to every shard it reads,
   its own included as a message to itself (ceph/ceph src/osd/ECCommonL.cc, the pre-fast-EC code kept in
   Tentacle: ReadPipeline::objects_read_and_reconstruct wants all k data shards unless osd_ec_partial_reads,
-  which came with Tentacle, ceph/ceph PR 55196, its Squid backport PR 58568 closed unmerged; do_read_op sends
-  one MOSDECSubOpRead per shard); each shard OSD then runs ECBackend::handle_sub_read (a store read, a reply).
+  which came with Tentacle, ceph/ceph PR 55196, its Squid backport PR 58568 closed unmerged, and then those
+  the read touches; do_read_op sends one MOSDECSubOpRead per shard); each shard OSD then runs
+  ECBackend::handle_sub_read (a store read, a reply).
 - EC overwrites keep their old data for rollback: every shard an overwrite writes first clones the extent it
   replaces into a rollback object of the log entry's version (ceph/ceph src/osd/ECTransaction.cc,
   generate_transactions: clone_range before encode_and_write; the clone is removed when the entry rolls
@@ -102,7 +105,6 @@ RELEASE_FAMILY = {
 }
 MODERN_FAMILIES = ("luminous", "pacific", "quincy")  # oldest first: a missing cost borrows the nearest
 DEFAULT_FAMILY = "quincy"  # a BlueStore cluster whose release is not given: today's releases
-FAST_EC_RELEASES = ("tentacle",)  # releases with fast EC (allow_ec_optimizations)
 LINK_CLASSES = ("10g", "25-56g", "100g")
 
 
@@ -185,7 +187,11 @@ class Cluster:
     colocated_clients: bool = False  # clients on the storage nodes: their traffic uses the nodes' ports
     colocated_gateways: int = 0  # RGW daemons per storage node
     client_network_gbps: float | None = None  # all clients together (an uplink)
-    ec_optimizations: bool = False  # fast EC enabled on the pool
+    # fast EC in effect on the EC pool: allow_ec_optimizations set, on a release that has it (cluster.py, from
+    # constants.yaml's ec_paths)
+    ec_optimizations: bool = False
+    # without fast EC, a sub-stripe read reads only the data shards it touches (osd_ec_partial_reads, Tentacle)
+    ec_partial_reads: bool = False
     # fastest single port of the public and cluster sides (the link class); 0: from the totals
     public_gbps_port: float = 0.0
     cluster_gbps_port: float = 0.0
@@ -211,8 +217,8 @@ class Cluster:
 
     @property
     def fast_ec(self) -> bool:
-        """Fast EC in effect: enabled on the pool and the release has it (an unknown release: as enabled)."""
-        return self.ec_optimizations and (not self.release or self.release in FAST_EC_RELEASES)
+        """Fast EC in effect on the EC pool (the release's check is cluster.py's, from constants.yaml)."""
+        return self.ec_optimizations
 
     @property
     def link(self) -> str:
@@ -373,6 +379,13 @@ def stripe_unit(c: Cluster) -> int:
     return FAST_EC_STRIPE_UNIT if c.fast_ec else SMALL_READ_BYTES
 
 
+def touched_shards(c: Cluster, size: float) -> int:
+    """Data shards a read of `size` bytes (less than a stripe) lies on: its stripe units, at most k. The read is
+    taken as aligned to its own size, so one of a unit or less lies on one shard and none spans two stripes
+    (true where the size divides the stripe width, as 4 KiB always does)."""
+    return min(c.protection.k, max(1, math.ceil(size / stripe_unit(c))))
+
+
 def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool]]:
     """(number of OSD operations, bytes each, whether they write) one client I/O of `size` bytes causes."""
     p = c.protection
@@ -380,10 +393,14 @@ def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float,
         unit = stripe_unit(c)
         if size >= p.k * unit:  # whole stripes: every data chunk (and parity on writes)
             return [(p.k + p.m, size / p.k, True)] if write else [(p.k, size / p.k, False)]
-        if c.fast_ec:  # partial read; parity-delta write: m+1 reads and m+1 writes
-            return [(p.m + 1, size, False), (p.m + 1, size, True)] if write else [(1, size, False)]
-        # up to Squid: a strip read reads the stripe; a sub-stripe write reads it and writes it back
-        return [(p.k, unit, False), (p.k + p.m, unit, True)] if write else [(p.k, unit, False)]
+        if c.fast_ec:  # partial read of the bytes asked; parity-delta write: m+1 reads and m+1 writes
+            n = touched_shards(c, size)
+            return [(p.m + 1, size, False), (p.m + 1, size, True)] if write else [(n, size / n, False)]
+        if write:  # a sub-stripe write reads the stripe and writes it back (ECTransactionL.h get_write_plan)
+            return [(p.k, unit, False), (p.k + p.m, unit, True)]
+        # Tentacle's osd_ec_partial_reads: the touched shards, a stripe unit each (ECCommonL.cc
+        # ReadPipeline::objects_read_and_reconstruct); up to Squid every data shard of the stripe
+        return [(touched_shards(c, size) if c.ec_partial_reads else p.k, unit, False)]
     copies = p.size if (write and p.kind == "replicated") else 1
     return [(copies, size, write)]
 
@@ -411,9 +428,10 @@ def _relay(c: Cluster, write: bool, size: float) -> float:
         unit = stripe_unit(c)
         if size >= p.k * unit:
             return (p.k + p.m - 1) / p.k * size if write else (p.k - 1) / p.k * size
-        if c.fast_ec:
-            return 2 * p.m * size if write else 0.0
-        return (p.k - 1 + p.k + p.m - 1) * unit if write else (p.k - 1) * unit
+        if write:
+            return 2 * p.m * size if c.fast_ec else (p.k - 1 + p.k + p.m - 1) * unit
+        # a partial read: what the primary gathers from the shards it reads on other OSDs
+        return sum(_remote_ops(c, [(n, b, w)]) * b for n, b, w in _media_ops(c, False, size))
     if p.kind == "replicated" and write:
         return (p.size - 1) * size
     return 0.0

@@ -83,6 +83,42 @@ def bluestore_deferred_writes() -> tuple[float, dict[str, int]]:
     return value, sizes
 
 
+@cache
+def ec_paths() -> dict[str, dict[str, bool]]:
+    """constants.yaml's ec_paths.by_release: release -> {partial_reads, fast_ec} (what the release's erasure
+    coded pools do for I/O smaller than a stripe; a release not listed: whole-stripe reads, no fast EC)."""
+    path = envelope_dir() / "constants.yaml"
+    doc = load_yaml(path)
+    entry = doc.get("ec_paths") if isinstance(doc, dict) else None
+    table = entry.get("by_release") if isinstance(entry, dict) else None
+    if not isinstance(table, dict):
+        raise DataError(
+            "constants.yaml needs ec_paths.by_release: {release: {partial_reads: bool, fast_ec: bool}}",
+            file=str(path),
+            line=(line_of(doc, "ec_paths") if isinstance(doc, dict) else None) or 1,
+        )
+    out: dict[str, dict[str, bool]] = {}
+    for release, paths in table.items():
+        flags = paths if isinstance(paths, dict) else {}
+        if set(flags) != {"partial_reads", "fast_ec"} or not all(isinstance(v, bool) for v in flags.values()):
+            raise DataError(
+                f"ec_paths.by_release.{release} needs partial_reads and fast_ec, each true or false",
+                file=str(path),
+                line=line_of(table, release) or 1,
+            )
+        out[str(release)] = {str(k): bool(v) for k, v in flags.items()}
+    return out
+
+
+def _ec_flags(hw: Hardware, release: str) -> tuple[bool, bool]:
+    """(fast EC in effect, partial reads without it) for the hardware's EC pool on a release. The pool flag
+    counts only on a release that has fast EC; a file that sets it without naming a release is taken at its
+    word (the flag exists from the first release that has it)."""
+    paths = ec_paths().get(release, {})
+    fast = hw.ec_optimizations and (not release or paths.get("fast_ec", False))
+    return fast, paths.get("partial_reads", False)
+
+
 DEFAULT_MIN_ALLOC = 4096  # bluestore_min_alloc_size_ssd since Nautilus 14.2.8 (constants.yaml's source)
 
 
@@ -120,6 +156,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
     store = objectstore or hw.objectstore or DEFAULT_OBJECTSTORE
     rel = release or hw.release or ""
     deferred_below, deferred_writes = _deferred(hw, store, rel)
+    fast_ec, partial_reads = _ec_flags(hw, rel)
     total = dict.fromkeys(NIC_ROLES, 0.0)
     port = dict.fromkeys(NIC_ROLES, 0.0)
     for n in hw.nics:
@@ -159,7 +196,8 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         colocated_clients=hw.colocated_clients,
         colocated_gateways=hw.colocated_gateways,
         client_network_gbps=hw.client_network_gbps,
-        ec_optimizations=hw.ec_optimizations,
+        ec_optimizations=fast_ec,
+        ec_partial_reads=partial_reads,
         public_gbps_port=max(port["public"], port["both"]),
         cluster_gbps_port=port["cluster"],
     )
