@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -18,16 +19,16 @@ from typing import Any
 
 from flashtune.cli.common import bounded_int, path_arg
 from flashtune.envelope import report
-from flashtune.envelope.ceilings import CO_LIMIT, TIE
 from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import UsageError
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Protection
 
-LIMITS_READ = (
-    f"\nThe limit is the resource with the lowest ceiling: 'a = b' names resources whose ceilings are equal "
-    f"(within\n{100 * TIE:g} %), 'a ~ b' co-limits (within {100 * CO_LIMIT:g} %: the published figures behind "
-    "them cannot tell which comes first).\n"
+# The help ends with the note the output prints where a limit names more than one resource (one wording).
+EPILOG = textwrap.fill(
+    f"The limit is the resource with the lowest ceiling; {report.LIMIT_NOTE}.",
+    width=110,
+    break_on_hyphens=False,
 )
 HELP = (
     "predict a cluster's ceilings (media, network, CPU, per-node ops) and compare measured results with them"
@@ -44,7 +45,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "envelope",
         help=HELP,
-        description=f"{__doc__}{LIMITS_READ}",
+        description=__doc__,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     src = p.add_mutually_exclusive_group()
