@@ -43,59 +43,61 @@ def device_defaults() -> dict[str, dict[str, Any]]:
     return {str(k): dict(v) for k, v in types.items()}
 
 
+def _constants_entry(name: str) -> tuple[dict[str, Any], str]:
+    """constants.yaml's entry `name` (a mapping) and the file's path, for errors that name its lines."""
+    path = str(envelope_dir() / "constants.yaml")
+    doc = load_yaml(path)
+    entry = doc.get(name) if isinstance(doc, dict) else None
+    if not isinstance(entry, dict):
+        line = line_of(doc, name) if isinstance(doc, dict) else None
+        raise DataError(f"constants.yaml needs {name}: {{why, source, ...}}", file=path, line=line or 1)
+    return entry, path
+
+
+def _write_multiple(name: str) -> tuple[float, dict[str, Any], str]:
+    """constants.yaml's entry `name`, a write multiple: (its value, 1 to 10; the entry; the file's path)."""
+    entry, path = _constants_entry(name)
+    line = line_of(entry, "value") or line_of(entry)
+    return number(entry.get("value"), name, path, line, minimum=1, inclusive=True, limit=10), entry, path
+
+
 @cache
 def filestore_journal_writes() -> float:
     """constants.yaml's filestore_journal_writes: a co-located FileStore journal's write multiple."""
-    path = envelope_dir() / "constants.yaml"
-    doc = load_yaml(path)
-    entry = doc.get("filestore_journal_writes") if isinstance(doc, dict) else None
-    value = entry.get("value") if isinstance(entry, dict) else None
-    line = line_of(entry, "value") if isinstance(entry, dict) else 1
-    return number(value, "filestore_journal_writes", str(path), line, minimum=1, inclusive=True, limit=10)
+    return _write_multiple("filestore_journal_writes")[0]
 
 
 @cache
-def bluestore_deferred_writes() -> tuple[float, dict[str, int]]:
+def bluestore_deferred_writes() -> tuple[float, dict[str, int], int]:
     """constants.yaml's bluestore_deferred_writes: (times a deferred small overwrite lands on a data drive
-    that holds its own WAL, the flash min_alloc_size by release; a release not listed: 4 KiB)."""
-    path = envelope_dir() / "constants.yaml"
-    doc = load_yaml(path)
-    entry = doc.get("bluestore_deferred_writes") if isinstance(doc, dict) else None
-    if not isinstance(entry, dict):
-        raise DataError("constants.yaml needs bluestore_deferred_writes", file=str(path), line=1)
-    line = line_of(entry, "value") or 1
-    value = number(
-        entry.get("value"), "bluestore_deferred_writes", str(path), line, minimum=1, inclusive=True, limit=10
-    )
+    that holds its own WAL, the flash min_alloc_size by release, that of a release not listed)."""
+    value, entry, path = _write_multiple("bluestore_deferred_writes")
+    line = line_of(entry)
     table = entry.get("min_alloc_ssd_by_release")
     if not isinstance(table, dict):
         raise DataError(
-            "bluestore_deferred_writes needs min_alloc_ssd_by_release: {release: bytes}",
-            file=str(path),
-            line=line,
+            "bluestore_deferred_writes needs min_alloc_ssd_by_release: {release: bytes}", file=path, line=line
         )
     sizes = {
-        str(r): int(
-            number(v, f"min_alloc_ssd_by_release.{r}", str(path), line_of(table, r) or line, minimum=512)
-        )
+        str(r): int(number(v, f"min_alloc_ssd_by_release.{r}", path, line_of(table, r) or line, minimum=512))
         for r, v in table.items()
     }
-    return value, sizes
+    default = entry.get("min_alloc_ssd_default")
+    where = line_of(entry, "min_alloc_ssd_default") or line
+    return value, sizes, int(number(default, "min_alloc_ssd_default", path, where, minimum=512))
 
 
 @cache
 def ec_paths() -> dict[str, dict[str, bool]]:
     """constants.yaml's ec_paths.by_release: release -> {partial_reads, fast_ec} (what the release's erasure
     coded pools do for I/O smaller than a stripe; a release not listed: whole-stripe reads, no fast EC)."""
-    path = envelope_dir() / "constants.yaml"
-    doc = load_yaml(path)
-    entry = doc.get("ec_paths") if isinstance(doc, dict) else None
-    table = entry.get("by_release") if isinstance(entry, dict) else None
+    entry, path = _constants_entry("ec_paths")
+    table = entry.get("by_release")
     if not isinstance(table, dict):
         raise DataError(
             "constants.yaml needs ec_paths.by_release: {release: {partial_reads: bool, fast_ec: bool}}",
-            file=str(path),
-            line=(line_of(doc, "ec_paths") if isinstance(doc, dict) else None) or 1,
+            file=path,
+            line=line_of(entry) or 1,
         )
     out: dict[str, dict[str, bool]] = {}
     for release, paths in table.items():
@@ -103,7 +105,7 @@ def ec_paths() -> dict[str, dict[str, bool]]:
         if set(flags) != {"partial_reads", "fast_ec"} or not all(isinstance(v, bool) for v in flags.values()):
             raise DataError(
                 f"ec_paths.by_release.{release} needs partial_reads and fast_ec, each true or false",
-                file=str(path),
+                file=path,
                 line=line_of(table, release) or 1,
             )
         out[str(release)] = {str(k): bool(v) for k, v in flags.items()}
@@ -119,16 +121,13 @@ def _ec_flags(hw: Hardware, release: str) -> tuple[bool, bool]:
     return fast, paths.get("partial_reads", False)
 
 
-DEFAULT_MIN_ALLOC = 4096  # bluestore_min_alloc_size_ssd since Nautilus 14.2.8 (constants.yaml's source)
-
-
 def _deferred(hw: Hardware, store: str, release: str) -> tuple[int, float]:
     """(write size below which a BlueStore overwrite is deferred, times it then lands on the data drive) for
     a node whose WAL shares the data drives (no db_devices); (0, 1.0) where nothing is written twice."""
     if store != "bluestore" or hw.db_devices:
         return 0, 1.0
-    writes, sizes = bluestore_deferred_writes()
-    return sizes.get(release, DEFAULT_MIN_ALLOC), writes
+    writes, sizes, default = bluestore_deferred_writes()
+    return sizes.get(release, default), writes
 
 
 def _drives(hw: Hardware) -> tuple[Drives, ...]:
