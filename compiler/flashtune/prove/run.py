@@ -519,6 +519,29 @@ def _write_data(run: Run, cluster: Cluster, journal: Journal, progress: Progress
         _unmount(run, journal)
 
 
+def _each_arm(
+    run: Run, cluster: Cluster, journal: Journal, saved: dict[tuple[str, str], str]
+) -> Iterator[tuple[str, int]]:
+    """A B A B ... (options.repeat pairs): each (arm, index) once that arm's settings are applied; what
+    overrides arm B's values is noted the first time."""
+    for index in range(1, run.options.repeat + 1):
+        for arm in ("A", "B"):
+            _set_arm(run, cluster, journal, saved, arm)
+            if arm == "B" and index == 1:
+                run.shadow_notes += arms.overridden(cluster, run.applied)
+            yield arm, index
+
+
+def _record(
+    run: Run, journal: Journal, sample: Sample, on_sample: Callable[[Sample], None] | None, **extra: Any
+) -> None:
+    """One measured sample: kept in the run, journaled (with `extra`), handed to on_sample."""
+    run.samples.append(sample)
+    journal.append("sample", case=sample.case, arm=sample.arm, index=sample.index, file=sample.file, **extra)
+    if on_sample:
+        on_sample(sample)
+
+
 def _probe_arms(
     run: Run,
     cluster: Cluster,
@@ -527,54 +550,46 @@ def _probe_arms(
     progress: Progress,
     on_sample: Callable[[Sample], None] | None,
 ) -> None:
-    """The built-in probes: A B A B ..., each arm's settings applied, then every case warmed up and measured."""
+    """The built-in probes: in each arm every case warmed up and measured."""
     o = run.options
     directory: Path | None = None
-    for index in range(1, o.repeat + 1):
-        for arm in ("A", "B"):
-            _set_arm(run, cluster, journal, saved, arm)
-            if arm == "B" and index == 1:
-                run.shadow_notes += arms.overridden(cluster, run.applied)
-            if run.needs_file:
-                directory = _mount(run, cluster, journal)
-            journal.append("measure", arm=arm, index=index)
-            for probe in run.cases:
-                progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
-                if o.warmup:
-                    probes.run(
-                        cluster,
-                        probe,
-                        run.pool,
-                        run.image,
-                        o.warmup,
-                        None,
-                        f"w{arm}{index}",
-                        directory=directory,
-                        file_mib=o.file_mib,
-                        s3=run.s3,
-                    )
-                progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
-                rel = f"raw/{probes.file_name(probe, arm, index)}"
-                t0 = time.time()
+    for arm, index in _each_arm(run, cluster, journal, saved):
+        if run.needs_file:
+            directory = _mount(run, cluster, journal)
+        journal.append("measure", arm=arm, index=index)
+        for probe in run.cases:
+            progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}, warm-up")
+            if o.warmup:
                 probes.run(
                     cluster,
                     probe,
                     run.pool,
                     run.image,
-                    o.seconds,
-                    o.out / rel,
-                    f"{arm}{index}",
+                    o.warmup,
+                    None,
+                    f"w{arm}{index}",
                     directory=directory,
                     file_mib=o.file_mib,
                     s3=run.s3,
                 )
-                sample = Sample(probe.name, arm, index, rel, t0, time.time() - t0)
-                run.samples.append(sample)
-                journal.append("sample", case=probe.name, arm=arm, index=index, file=rel)
-                if on_sample:
-                    on_sample(sample)
-            if run.needs_file:
-                _unmount(run, journal)
+            progress.status(f"{probe.name}: arm {arm} {index}/{o.repeat}")
+            rel = f"raw/{probes.file_name(probe, arm, index)}"
+            t0 = time.time()
+            probes.run(
+                cluster,
+                probe,
+                run.pool,
+                run.image,
+                o.seconds,
+                o.out / rel,
+                f"{arm}{index}",
+                directory=directory,
+                file_mib=o.file_mib,
+                s3=run.s3,
+            )
+            _record(run, journal, Sample(probe.name, arm, index, rel, t0, time.time() - t0), on_sample)
+        if run.needs_file:
+            _unmount(run, journal)
 
 
 def _restore(run: Run, cluster: Cluster, journal: Journal) -> None:
@@ -613,73 +628,56 @@ def _cbt_arms(
     """--cbt: per arm, each plan run through CBT; one sample per case from that arm's archive."""
     o = run.options
     env = cbtcases.cbt_env(cluster)
-    for index in range(1, o.repeat + 1):
-        for arm in ("A", "B"):
-            _set_arm(run, cluster, journal, saved, arm)
-            if arm == "B" and index == 1:
-                run.shadow_notes += arms.overridden(cluster, run.applied)
-            journal.append("measure", arm=arm, index=index)
-            label = f"arm {arm} {index}/{o.repeat}"
-            for k, prun in enumerate(plan.runs, start=1):
-                reuse = not (prun.first_of_pool and index == 1 and arm == "A")
-                if not reuse:  # CBT creates them in this run: journaled first, removed by the restore
-                    for pool in prun.pools:
-                        journal.append("pool", name=pool, by="cbt", plan=prun.plan)
-                    for image in prun.images(plan.clients):
-                        journal.append("image", name=image, pool=prun.pool, by="cbt")
-                rel = f"cbt/{arm}{index}-{k}"
-                doc = cbtrun.localize(
-                    cbtcases.arm_doc(prun, reuse=reuse, iterations=plan.iterations),
-                    conf=plan.conf,
-                    scratch=o.out / rel,
-                    mon_addr=plan.mon_addr,
-                )
-                inv = cbtrun.prepare(plan.script, doc, o.out / rel, env, plan.python)
-                journal.append(
-                    "cbt",
-                    arm=arm,
-                    index=index,
-                    plan=prun.plan,
-                    cases=[c.name for c in prun.cases],
-                    archive=f"{rel}/archive",
-                    reuse=reuse,
-                )
-                first = prun.cases[0].name + (
-                    "" if reuse else ", CBT creating the pool and writing the images"
-                )
-                progress.status(f"{first}: {label}")
+    for arm, index in _each_arm(run, cluster, journal, saved):
+        journal.append("measure", arm=arm, index=index)
+        label = f"arm {arm} {index}/{o.repeat}"
+        for k, prun in enumerate(plan.runs, start=1):
+            reuse = not (prun.first_of_pool and index == 1 and arm == "A")
+            if not reuse:  # CBT creates them in this run: journaled first, removed by the restore
+                for pool in prun.pools:
+                    journal.append("pool", name=pool, by="cbt", plan=prun.plan)
+                for image in prun.images(plan.clients):
+                    journal.append("image", name=image, pool=prun.pool, by="cbt")
+            rel = f"cbt/{arm}{index}-{k}"
+            doc = cbtrun.localize(
+                cbtcases.arm_doc(prun, reuse=reuse, iterations=plan.iterations),
+                conf=plan.conf,
+                scratch=o.out / rel,
+                mon_addr=plan.mon_addr,
+            )
+            inv = cbtrun.prepare(plan.script, doc, o.out / rel, env, plan.python)
+            journal.append(
+                "cbt",
+                arm=arm,
+                index=index,
+                plan=prun.plan,
+                cases=[c.name for c in prun.cases],
+                archive=f"{rel}/archive",
+                reuse=reuse,
+            )
+            first = prun.cases[0].name + ("" if reuse else ", CBT creating the pool and writing the images")
+            progress.status(f"{first}: {label}")
 
-                def seen(line: str, prun: cbtcases.PlanRun = prun, label: str = label) -> None:
-                    case = cbtcases.case_of_line(line, prun)
-                    if case:
-                        progress.status(f"{case}: {label} (CBT)")
+            def seen(line: str, prun: cbtcases.PlanRun = prun, label: str = label) -> None:
+                case = cbtcases.case_of_line(line, prun)
+                if case:
+                    progress.status(f"{case}: {label} (CBT)")
 
-                t0 = time.time()
-                proc = cbtrun.run(inv, timeout=plan.timeout(prun, reuse), on_line=seen)
-                if proc.returncode != 0:
-                    tail = "".join(proc.stdout.splitlines(keepends=True)[-15:])
-                    raise FlashtuneError(
-                        f"CBT failed (exit {proc.returncode}) in {label}, plan {prun.plan}:\n{tail}",
-                        file=str(inv.log),
-                        suggestion="the whole log is in that file; `ceph -s` for the cluster's state",
-                    )
-                run.cbt_archives[f"{rel}/archive"] = (k - 1, arm, index)
-                frame = cbtcases.archive_frame(inv.archive)
-                run.cbt_frames[f"{rel}/archive"] = frame
-                totals = cbtcases.arm_totals(frame, inv.archive, prun)
-                for case in prun.cases:
-                    values = totals[case.name]
-                    run.cbt_iterations[(case.name, arm, index)] = values
-                    sample = Sample(case.name, arm, index, f"{rel}/archive", t0, time.time() - t0)
-                    run.samples.append(sample)
-                    journal.append(
-                        "sample",
-                        case=case.name,
-                        arm=arm,
-                        index=index,
-                        file=sample.file,
-                        value=cbtcases.arm_sample(values),
-                        iterations=values,
-                    )
-                    if on_sample:
-                        on_sample(sample)
+            t0 = time.time()
+            proc = cbtrun.run(inv, timeout=plan.timeout(prun, reuse), on_line=seen)
+            if proc.returncode != 0:
+                tail = "".join(proc.stdout.splitlines(keepends=True)[-15:])
+                raise FlashtuneError(
+                    f"CBT failed (exit {proc.returncode}) in {label}, plan {prun.plan}:\n{tail}",
+                    file=str(inv.log),
+                    suggestion="the whole log is in that file; `ceph -s` for the cluster's state",
+                )
+            run.cbt_archives[f"{rel}/archive"] = (k - 1, arm, index)
+            frame = cbtcases.archive_frame(inv.archive)
+            run.cbt_frames[f"{rel}/archive"] = frame
+            totals = cbtcases.arm_totals(frame, inv.archive, prun)
+            for case in prun.cases:
+                values = totals[case.name]
+                run.cbt_iterations[(case.name, arm, index)] = values
+                sample = Sample(case.name, arm, index, f"{rel}/archive", t0, time.time() - t0)
+                _record(run, journal, sample, on_sample, value=cbtcases.arm_sample(values), iterations=values)
