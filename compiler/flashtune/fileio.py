@@ -334,10 +334,16 @@ def _cleanup(path: Path, *, folder: bool) -> None:
 
 
 def write_atomic(
-    path: str | Path, text: str, *, force: bool = False, inputs: Iterable[str | Path] = ()
+    path: str | Path,
+    text: str,
+    *,
+    force: bool = False,
+    inputs: Iterable[str | Path] = (),
+    sync: bool = False,
 ) -> None:
     """Write text to a regular file via a temp file + rename, refusing to replace it unless force, and
-    refusing to replace any of `inputs` even with force."""
+    refusing to replace any of `inputs` even with force. The data reaches the disk before the rename where
+    it replaces a file, and always with `sync` (a file that must survive a crash: prove's saved dump)."""
     path = Path(path)
     st = check_output_file(path, force=force, inputs=inputs)
     folder = path.parent
@@ -345,7 +351,7 @@ def write_atomic(
     with _SignalsEndCleanly():
         try:
             os.makedirs(folder, exist_ok=True)
-            _write_new(tmp, text.encode("utf-8"), sync=st is not None)
+            _write_new(tmp, text.encode("utf-8"), sync=sync or st is not None)
             os.replace(tmp, path)
         except OSError as e:
             _cleanup(tmp, folder=False)

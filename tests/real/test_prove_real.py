@@ -223,6 +223,11 @@ def test_sigkill_then_restore_puts_everything_back(
     # a second restore finds nothing to do and says so again
     code, stdout, _ = finish(prove("--restore", str(out), conf=lab.conf_path))
     assert code == 0 and "byte-identical" in stdout
+    # once restored, a new run may use the folder: its files are replaced, each in one step
+    again = prove("--out", str(out), "--force", "--compiled", str(compiled), "--dry-run", conf=lab.conf_path)
+    code, _, stderr = finish(again)
+    assert code == 0, stderr
+    assert (out / "config-before.json").read_text() == dump_text(lab) and not list(out.glob(".*.tmp"))
 
 
 def _wait_health(lab: CephLab, status: str) -> None:

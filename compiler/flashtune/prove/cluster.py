@@ -14,7 +14,6 @@ import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from flashtune.errors import FlashtuneError
@@ -176,13 +175,3 @@ class Cluster:
                 raise CephCommandError(f"`{' '.join(cmd)}` failed (exit {r.returncode}): {r.stderr[-600:]}")
             return r
         return self.run(tool, *args, timeout=timeout)
-
-
-def write_text(path: Path, text: str) -> None:
-    """Write and fsync: the saved dump and the journal must survive the crash they exist for."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)

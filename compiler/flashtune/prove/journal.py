@@ -21,8 +21,9 @@ from typing import Any
 
 from flashtune import userjson
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import write_atomic
 from flashtune.prove import cephfs, rgw
-from flashtune.prove.cluster import CephCommandError, Cluster, write_text
+from flashtune.prove.cluster import CephCommandError, Cluster
 
 DUMP_NAME = "config-before.json"
 JOURNAL_NAME = "journal.jsonl"
@@ -112,7 +113,8 @@ class Journal:
 def save_dump(cluster: Cluster, folder: Path) -> str:
     text = cluster.config_dump_text()
     dump_entries(text)  # a dump that is not the JSON list we can restore from stops the run here
-    write_text(folder / DUMP_NAME, text)
+    # force: a dump here is an earlier run's, restored (prepare refuses a folder whose run was not)
+    write_atomic(folder / DUMP_NAME, text, force=True, sync=True)
     return text
 
 
@@ -307,6 +309,6 @@ def restore(cluster: Cluster, folder: Path) -> Restored:
                 result.differences.append(f"{k[0]} {k[1]}: {saved.get(k)!r} -> {now.get(k)!r}")
         if not result.differences:
             result.differences.append("same entries, different bytes (order or formatting)")
-    write_text(folder / "config-after.json", after)
+    write_atomic(folder / "config-after.json", after, force=True, sync=True)
     journal.append("restored", identical=result.identical, differences=result.differences)
     return result

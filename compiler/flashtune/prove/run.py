@@ -29,10 +29,11 @@ from typing import Any
 
 from flashtune import cbtrun
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import write_atomic
 from flashtune.model import CentralConfig
 from flashtune.progress import Progress
 from flashtune.prove import arms, cbtcases, cephfs, probes, rgw
-from flashtune.prove.cluster import CephCommandError, Cluster, write_text
+from flashtune.prove.cluster import CephCommandError, Cluster
 from flashtune.prove.journal import (
     POOL_PREFIX,
     Journal,
@@ -218,7 +219,7 @@ def prepare(
     saved = dump_entries(saved_text)
     # the pools as they were: prove creates one of its own and touches no other
     pools = cluster.run("ceph", "--connect-timeout", "20", "osd", "pool", "ls", "detail", "-f", "json").stdout
-    write_text(options.out / "pools-before.json", pools)
+    write_atomic(options.out / "pools-before.json", pools, force=True, sync=True)
     settings, notes = arms.classify(
         config,
         saved,
@@ -267,9 +268,11 @@ def prepare(
             "starts) and unmounted after it"
         )
     lines = [s.line for s in run.applied]
-    write_text(
+    write_atomic(
         options.out / "arm-b.sh",
         "#!/usr/bin/env bash\n# arm B: what prove sets (then restores)\n" + "\n".join(lines) + "\n",
+        force=True,
+        sync=True,
     )
     return run, saved
 
