@@ -451,6 +451,29 @@ def test_erasure_coded_paths_by_release() -> None:
     assert demand(ec, True, 1 << 20).cluster_out == pytest.approx(5 / 4 * (1 << 20))
 
 
+# The ceph.io fast EC post's Figure 1 (16K stripe unit, m = 2): (k, write size) -> the drive operations fast EC
+# picks, (reads, writes): a parity-delta write reads the shards it writes, a partial write the other data shards
+FAST_EC_WRITES = {
+    (2, 16384): (1, 3),
+    (4, 16384): (3, 3),
+    (6, 16384): (3, 3),
+    (6, 32768): (4, 4),
+    (8, 32768): (4, 4),
+}
+
+
+@pytest.mark.parametrize(("k", "size"), sorted(FAST_EC_WRITES))
+def test_fast_ec_writes_read_whichever_shards_are_fewer(k: int, size: int) -> None:
+    """ECTransaction.cc WritePlanObj: fast EC writes the data shards a write covers and the m parities, and
+    reads either those (parity delta) or the data shards it does not write, the fewer."""
+    fast = cluster(protection=Protection("erasure", 1, k, 2), release="tentacle", ec_optimizations=True)
+    d = demand(fast, True, size)
+    reads, writes = FAST_EC_WRITES[(k, size)]
+    assert (d.read_ops, d.osd_ops - d.read_ops) == (reads, writes)
+    assert d.media_bytes == (reads + writes) * 16384  # one stripe unit per shard
+    assert d.rollback_clones == writes
+
+
 def _ec_setup(tmp_path: Path, release: str, optimizations: bool) -> Cluster:
     """The one-node fast EC study's Squid 6+2 file, with another release and pool flag, through cluster.py."""
     text = (setups_dir() / "fastec-1node-squid-ec62.yaml").read_text()
@@ -963,7 +986,7 @@ TABLE = {
     "fastec-squid-ec22-4k-randwrite": (54.0, "cpu", "missed", ()),
     "fastec-squid-ec42-4k-randwrite": (7.7, "cpu", "met", ()),
     "fastec-squid-ec62-4k-randwrite": (7.1, "cpu", "met", ()),
-    "fastec-tentacle-ec22-4k-randwrite": (57.4, "cpu", "missed", ()),
+    "fastec-tentacle-ec22-4k-randwrite": (76.4, "cpu", "missed", ()),
     "fastec-tentacle-ec42-4k-randwrite": (56.6, "cpu", "missed", ()),
     "fastec-tentacle-ec62-4k-randwrite": (24.7, "cpu", "met", ()),
     "fastec-squid-ec62-16k-randrw": (44.3, "cpu", "missed", ()),

@@ -35,8 +35,9 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
 - Erasure coding by release (data/envelope/constants.yaml ec_paths): up to Squid a read smaller than a stripe
   reads the whole stripe; from Tentacle (osd_ec_partial_reads) it reads only the data shards it touches, one
   stripe unit each, fast EC or not; a sub-stripe write reads and rewrites the whole stripe unless fast EC
-  (opt-in per pool), which reads only the bytes asked and writes small updates with parity deltas (m+1 reads
-  and m+1 writes).
+  (opt-in per pool), which reads only the bytes asked and writes the data shards changed and the parities, reading
+  those (a parity-delta write: m+1 reads and m+1 writes for one stripe unit) or the other data shards,
+  whichever are fewer.
 - An EC read costs the CPU one OSD operation more than the shards it reads: the primary handles the client's
   op (PrimaryLogPG::do_op, then ECBackend::objects_read_async) and sends a sub-read to every shard it reads,
   its own included as a message to itself (ceph/ceph src/osd/ECCommonL.cc, the pre-fast-EC code kept in
@@ -393,9 +394,19 @@ def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float,
         unit = stripe_unit(c)
         if size >= p.k * unit:  # whole stripes: every data chunk (and parity on writes)
             return [(p.k + p.m, size / p.k, True)] if write else [(p.k, size / p.k, False)]
-        if c.fast_ec:  # partial read of the bytes asked; parity-delta write: m+1 reads and m+1 writes
+        if c.fast_ec:  # the bytes asked from the shards they lie on
             n = touched_shards(c, size)
-            return [(p.m + 1, size, False), (p.m + 1, size, True)] if write else [(n, size / n, False)]
+            if not write:
+                return [(n, size / n, False)]
+            # ECTransaction.cc WritePlanObj: the n data shards and m parities are written; it reads either those
+            # n + m (a parity-delta write) or the k - n data shards not written (conventional), whichever are
+            # fewer shards (2+2: 1 read + 3 writes; 4+2 and wider: 3 + 3 for one stripe unit)
+            reads = min(p.k - n, n + p.m)
+            return (
+                [(reads, size / n, False), (n + p.m, size / n, True)]
+                if reads
+                else [(n + p.m, size / n, True)]
+            )
         if write:  # a sub-stripe write reads the stripe and writes it back (ECTransactionL.h get_write_plan)
             return [(p.k, unit, False), (p.k + p.m, unit, True)]
         # Tentacle's osd_ec_partial_reads: the touched shards, a stripe unit each (ECCommonL.cc
@@ -425,13 +436,8 @@ def _relay(c: Cluster, write: bool, size: float) -> float:
     """Bytes between OSDs (the cluster network) per client I/O: replica copies, EC chunks."""
     p = c.protection
     if p.kind == "erasure":
-        unit = stripe_unit(c)
-        if size >= p.k * unit:
-            return (p.k + p.m - 1) / p.k * size if write else (p.k - 1) / p.k * size
-        if write:
-            return 2 * p.m * size if c.fast_ec else (p.k - 1 + p.k + p.m - 1) * unit
-        # a partial read: what the primary gathers from the shards it reads on other OSDs
-        return sum(_remote_ops(c, [(n, b, w)]) * b for n, b, w in _media_ops(c, False, size))
+        # what the primary gathers from, and sends to, the shards on other OSDs
+        return sum(_remote_ops(c, [(n, b, w)]) * b for n, b, w in _media_ops(c, write, size))
     if p.kind == "replicated" and write:
         return (p.size - 1) * size
     return 0.0
