@@ -131,6 +131,26 @@ def test_cli_only_install_works_outside_the_checkout(venv: Path, tmp_path: Path)
     assert r.returncode == 2 and "osd_memory_target" in r.stderr
     r = run(venv / "bin" / "flashtune", "ingest", "o/ceph.conf")  # pandas is an extra: say which one
     assert r.returncode == 2 and "flashtune[ingest]" in r.stderr and "Traceback" not in r.stderr
+    # the envelope of a tier: the checkout's ceilings, from the snapshot and its fitted constants alone
+    r = run(venv / "bin" / "flashtune", "envelope", "--tier", "iops")
+    assert r.returncode == 0, r.stderr
+    here = subprocess.run(
+        [sys.executable, "-m", "flashtune.cli.main", "envelope", "--tier", "iops"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert r.stdout == here.stdout and r.stdout.startswith("iops: 5 nodes")
+    # a bad hardware file: its file and line, a hint, exit 2, no traceback
+    tier = (REPO / "data" / "tiers" / "iops.yaml").read_text().splitlines(keepends=True)
+    at = tier.index("  nodes: 5\n")
+    tier[at] = "  nodes: three\n"
+    (away / "nodes.yaml").write_text("".join(tier))
+    r = run(venv / "bin" / "flashtune", "envelope", "--hardware", "nodes.yaml")
+    assert r.returncode == 2 and not r.stdout, r.stdout + r.stderr
+    assert r.stderr.startswith(f"nodes.yaml:{at + 1}: error: 'nodes' must be a number"), r.stderr
+    assert "\n  hint: set nodes: <number>" in r.stderr and "Traceback" not in r.stderr
     # nothing wrote into the installed package (bytecode aside): the snapshot is read as the wheel built it
     after = {p: p.read_bytes() for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert after == installed
