@@ -485,6 +485,35 @@ def _ec_setup(tmp_path: Path, release: str, optimizations: bool) -> Cluster:
     return load_cluster(f)
 
 
+def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flashtune.envelope.cluster import ec_paths
+    from flashtune.errors import DataError
+
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(), copy)
+    consts = copy / "envelope" / "constants.yaml"
+    text = consts.read_text()
+    consts.write_text(
+        text.replace("tentacle: {partial_reads: true, fast_ec: true}", "tentacle: {partial_reads: yes}")
+    )
+    line = next(
+        i for i, t in enumerate(consts.read_text().splitlines(), 1) if "tentacle: {partial_reads: yes}" in t
+    )
+    monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    monkeypatch.setenv("FLASHTUNE_CACHE_DIR", "off")
+    ec_paths.cache_clear()
+    try:
+        with pytest.raises(
+            DataError, match=r"ec_paths\.by_release\.tentacle needs partial_reads and fast_ec"
+        ) as err:
+            ec_paths()
+        assert f"constants.yaml:{line}" in str(err.value)
+    finally:
+        ec_paths.cache_clear()
+
+
 def test_tentacle_reads_only_the_shards_a_small_read_touches_without_fast_ec_too(tmp_path: Path) -> None:
     """ECBackendL.cc objects_read_async and ECCommonL.cc ReadPipeline::objects_read_and_reconstruct (the legacy
     backend Tentacle keeps for pools without allow_ec_optimizations): with osd_ec_partial_reads (default true)
