@@ -10,8 +10,8 @@ compiled, all three iterations, which is what proves is_teuthology makes CBT run
 The scratch plans run compiled with `--cephfs-client fuse` (CBT's cephfs-fuse endpoint mounts with ceph-fuse,
 which needs no kernel module). CBT's endpoint makes its own file system, cbt-cephfs-fuse, which takes a standby
 MDS (one is started for it), and leaves it mounted: between two plans the test does what explain.md tells users
-(unmount, `ceph fs fail`, `ceph fs rm`), after checking that Ceph refuses to delete the file system's pool, which
-is what the next CBT run would try first.
+(unmount, `ceph fs fail`, `ceph fs rm`; the file system is failed only once ceph-fuse has exited), after checking
+that Ceph refuses to delete the file system's pool, which is what the next CBT run would try first.
 
 Not run here, with the reason in the skip: rgw (hsbench, markhpc/hsbench, is in neither Debian nor PyPI) and
 scratch with the kernel client (CBT's cephfs-kernel endpoint; this machine's kernel has no ceph module).
@@ -190,11 +190,16 @@ def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
         subprocess.run(["fusermount", "-u", point], capture_output=True, check=False, timeout=60)
         if point in _fuse_mounts(mnt):
             subprocess.run(["umount", "-l", point], capture_output=True, check=False, timeout=60)
-        # fusermount returns before the daemon exits, and a ceph-fuse that still holds the client's pid file
-        # (run/ceph-client.admin.pid) makes the next plan's ceph-fuse fail to start (seen once in CI)
+        # fusermount returns before ceph-fuse has flushed its caps and closed its MDS session (under a second
+        # here). Failed under it, the file system never answers: that ceph-fuse stays (still there 200 s later,
+        # session 7's notes) and keeps the lock on the client's pid file (run/ceph-client.admin.pid), so the
+        # next plan's ceph-fuse exits at start and its parent reports EDOM (the CI failure: "failed to lock
+        # pidfile", then "(33) Numerical argument out of domain"). So its file system stays up until it has gone.
         deadline = time.monotonic() + 60
-        while _ceph_fuse_serving(point) and time.monotonic() < deadline:
-            time.sleep(0.5)
+        while _ceph_fuse_serving(point):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the ceph-fuse of {point} still runs 60 s after the unmount")
+            time.sleep(0.2)
     lab.run("ceph", "fs", "fail", CBT_FS, check=False)
     lab.run("ceph", "fs", "rm", CBT_FS, "--yes-i-really-mean-it", check=False)
     lab.run("ceph", "osd", "pool", "rm", CBT_FS, CBT_FS, "--yes-i-really-really-mean-it", check=False)
@@ -277,6 +282,14 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
     assert read["benchmarks"]["fio"]["prefill"] is True
     read["cluster"]["iterations"] = 1  # CI time; the write plan runs all three
     lab.start_mds("cbt")  # the standby CBT's new file system takes
+    # CBT mounts a second or so after `fs new` (ceph_client_endpoints.py mount_fs: mkdir, sleep 1, ceph-fuse), and
+    # the new file system's MDS needs about as long to go up:creating -> up:active (one run here: active 1.02 s
+    # after `fs new`, CBT's ceph-fuse started at 1.17 s). While no rank is active ceph-fuse gives up at once,
+    # "probably no MDS server is up?" (ceph_fuse.cc mounts with fuse_require_active_mds, and MDSMap.cc
+    # is_cluster_available says STUCK_UNAVAILABLE); with the option false it waits for the MDS instead
+    # (client_mount_timeout). The race is CBT's and a user's run of a fuse plan can meet it too; set in the
+    # monitors' config database (ceph-fuse reads it at start), it leaves the plan as compiled.
+    lab.run("ceph", "config", "set", "client", "fuse_require_active_mds", "false")
     try:
         _run_scratch_plan(cbt, lab, write, tmp_path / "write")
         # the next plan's CBT run starts by deleting the pool its file system still uses: Ceph refuses
@@ -287,6 +300,7 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
         _remove_cbt_fs(lab, tmp_path / "write" / "mnt")
         _run_scratch_plan(cbt, lab, read, tmp_path / "read")
     finally:
+        lab.run("ceph", "config", "rm", "client", "fuse_require_active_mds", check=False)
         _remove_cbt_fs(lab, tmp_path)
 
 
