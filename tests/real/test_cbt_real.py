@@ -191,8 +191,9 @@ def _remove_cbt_fs(lab: CephLab, mnt: Path | None) -> None:
         if point in _fuse_mounts(mnt):
             subprocess.run(["umount", "-l", point], capture_output=True, check=False, timeout=60)
         # fusermount returns before ceph-fuse has flushed its caps and closed its MDS session (under a second
-        # here). Failed under it, the file system never answers: that ceph-fuse stays (still there 200 s later,
-        # session 7's notes) and keeps the lock on the client's pid file (run/ceph-client.admin.pid), so the
+        # here). Failed under it, the file system never answers: that ceph-fuse waits client_shutdown_timeout
+        # (30 s) for the session to close, and with 64 MiB just written it was still there 200 s later (session 7's
+        # notes), all the while holding the lock on the client's pid file (run/ceph-client.admin.pid), so the
         # next plan's ceph-fuse exits at start and its parent reports EDOM (the CI failure: "failed to lock
         # pidfile", then "(33) Numerical argument out of domain"). So its file system stays up until it has gone.
         deadline = time.monotonic() + 60
