@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import write_atomic
 from flashtune.prove.cluster import Cluster
 from flashtune.prove.rgw import Target
 
@@ -344,8 +345,7 @@ def run(
         ]
         text = cluster.tool("fio", args, timeout=seconds + 120).stdout
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        write_atomic(out, text, force=True)
     return text
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashtune.errors import FlashtuneError
+from flashtune.fileio import write_atomic
 from flashtune.prove import arms, cbtcases
 from flashtune.prove.run import Run
 from flashtune.prove.stats import Comparison, compare, format_gain
@@ -350,11 +351,12 @@ def svg(cases: list[CaseResult]) -> str:
 
 
 def write(run: Run) -> list[CaseResult]:
-    """results.csv, report.md and chart.svg in the run's output folder."""
+    """results.csv, report.md and chart.svg in the run's output folder (prove owns that folder and has
+    already refused one it may not reuse, hence force; atomic, so an interrupted write leaves the old file)."""
     frame = sample_frames(run)
     out = run.options.out
-    (out / "results.csv").write_text(frame.to_csv(index=False), encoding="utf-8")
+    write_atomic(out / "results.csv", frame.to_csv(index=False), force=True)
     cases = results(run, measured_iops(frame, run)) if run.samples else results(run, {})
-    (out / "chart.svg").write_text(svg(cases), encoding="utf-8")
-    (out / "report.md").write_text(markdown(run, cases, s3_table(frame, run)), encoding="utf-8")
+    write_atomic(out / "chart.svg", svg(cases), force=True)
+    write_atomic(out / "report.md", markdown(run, cases, s3_table(frame, run)), force=True)
     return cases
