@@ -20,6 +20,8 @@ fails the same way (one line with file:line) everywhere.
       ram_gib: 128
       nics: [{count, speed_gbps, role}]    # count default 1; role: public, cluster or both (default both)
       data_devices: [{count, type, size_gb, model, read_iops, write_iops, read_mb_s, write_mb_s}]
+                                           # figures not given: the model's in the drive catalog, else
+                                           # the type's defaults (envelope/drives.py, with a note)
       db_devices: [{count, type, size_gb}]
       media_link: {read_mb_s, write_mb_s, read_iops}   # per node: HBA / enclosure limit (optional)
     cluster:

@@ -70,9 +70,9 @@ def test_every_source_row_is_used_and_points_into_its_seed(shared: Path) -> None
     web_used = {r["source_id"] for r in datapackage.rows("published_results")}
     web_used |= {r["source_id"] for r in datapackage.rows("published_claims")}
     web_used |= {r["bottleneck_source_id"] for r in datapackage.rows("published_results")}
-    # the published set-ups' hardware files cite their passages as web_sources/<id>
-    for setup in (DATA / "envelope" / "setups").glob("*.yaml"):
-        web_used |= set(re.findall(r"web_sources/([a-z0-9._-]+)", setup.read_text()))
+    # the published set-ups' hardware files and the drive catalog cite their passages as web_sources/<id>
+    for cites in [*(DATA / "envelope" / "setups").glob("*.yaml"), DATA / "envelope" / "devices.yaml"]:
+        web_used |= set(re.findall(r"web_sources/([a-z0-9._-]+)", cites.read_text()))
     assert {r["id"] for r in datapackage.rows("web_sources")} <= web_used, "a web source nothing uses"
     unused = sources[~sources["id"].isin(used)]
     # a source no row refers to must say why: a config listing whose values the knob catalog holds

@@ -1386,7 +1386,7 @@ def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None
 def test_device_defaults_go_through_the_same_number_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flashtune.envelope.cluster import device_defaults
+    from flashtune.envelope.drives import device_defaults
     from flashtune.errors import DataError
 
     shutil.copytree(data_dir(), tmp_path / "data")
@@ -1404,7 +1404,7 @@ def test_device_defaults_go_through_the_same_number_check(
 
 def test_schema_and_reader_name_the_same_choices() -> None:
     """envelope.schema.json's hardware definition and the one reader (hardware_file) agree on every choice."""
-    from flashtune.envelope.cluster import device_defaults
+    from flashtune.envelope.drives import device_defaults
     from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, OBJECTSTORES, SOFTWARE
 
     defs = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())["$defs"]

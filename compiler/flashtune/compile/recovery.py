@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashtune.compile.layout import layout_data
-from flashtune.envelope.cluster import device_defaults
+from flashtune.envelope.drives import figure
 from flashtune.model import Bundle, Hardware
 
 MiB = 1 << 20
@@ -109,8 +109,8 @@ def estimate(bundle: Bundle) -> dict[str, Any]:
     data = [g for g in hw.data_devices if g.type == hw.data_type]
     group = max(data, key=lambda g: g.count)
     per_device = int(shape["osds_per_device"])
-    # the data device's sequential write rate (its data sheet in the hardware file, else the type's default)
-    write_mb_s = group.write_mb_s or float(device_defaults()[group.type]["write_mb_s"])
+    # the data device's sequential write rate (the hardware file's, else the drive catalog's or the type's)
+    write_mb_s = figure(group, "write_mb_s")
     device_mb_s = write_mb_s / per_device
     busy, idle, why = rates(hw.data_type, queue, profile, device_mb_s)
     r = rules()

@@ -1,7 +1,8 @@
 """Hardware -> envelope Cluster: the already-checked hardware file (flashtune/hardware.py, the one
 reader of its fields, performance fields included) turned into the model's per-node resources.
 
-Missing per-drive figures come from data/envelope/devices.yaml by device type; a missing cpu_ghz is
+Per-drive figures come from the file, else the drive catalog or the type defaults (envelope/drives.py,
+data/envelope/devices.yaml; a note says when the type defaults stood in); a missing cpu_ghz is
 DEFAULT_GHZ (with a note); NIC ports add up per role (public + both carry clients, cluster replication).
 The object store is the one a compiled bundle's release deploys, else the file's, else BlueStore; a
 FileStore node without db_devices keeps its journals on the data drives; a BlueStore node without them keeps
@@ -14,9 +15,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from flashtune.envelope.ceilings import Cluster, Drives
+from flashtune.envelope.ceilings import Cluster
+from flashtune.envelope.drives import drives_of
 from flashtune.errors import DataError
-from flashtune.hardware import DRIVE_FIGURES, NIC_ROLES, number, read_hardware, tier_doc
+from flashtune.hardware import NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
 from flashtune.paths import data_path
 from flashtune.yamlio import line_of, load_yaml
@@ -27,20 +29,6 @@ DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by 
 
 def envelope_dir() -> Path:
     return data_path("envelope")
-
-
-@cache
-def device_defaults() -> dict[str, dict[str, Any]]:
-    path = envelope_dir() / "devices.yaml"
-    doc = load_yaml(path)
-    types = doc.get("types") if isinstance(doc, dict) else None
-    if not isinstance(types, dict):
-        raise DataError("devices.yaml needs a 'types:' mapping", file=str(path), line=1)
-    for name, t in types.items():
-        for f in DRIVE_FIGURES:
-            v = t.get(f) if isinstance(t, dict) else None
-            number(v, f, str(path), line_of(t, f) or line_of(types, name))
-    return {str(k): dict(v) for k, v in types.items()}
 
 
 def _constants_entry(name: str) -> tuple[dict[str, Any], str]:
@@ -130,23 +118,6 @@ def _deferred(hw: Hardware, store: str, release: str) -> tuple[int, float]:
     return sizes.get(release, default), writes
 
 
-def _drives(hw: Hardware) -> tuple[Drives, ...]:
-    defaults = device_defaults()
-    out = []
-    for g in hw.data_devices:
-        own = {f: getattr(g, f) for f in DRIVE_FIGURES}
-        if any(v is not None for v in own.values()):
-            # A drive with any data-sheet figure of its own takes none from the type default: a figure the
-            # data sheet does not give stays unknown rather than borrowed from another device.
-            figures = own
-        elif g.type in defaults:
-            figures = {f: float(defaults[g.type][f]) for f in DRIVE_FIGURES}
-        else:
-            raise DataError(f"devices.yaml has no figures for device type {g.type!r}", file=hw.source)
-        out.append(Drives(count=g.count, type=g.type, model=g.model, **figures))
-    return tuple(out)
-
-
 def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | None = None) -> Cluster:
     """The envelope's Cluster of a Hardware (the file's shape: nodes, clients, protection as written).
 
@@ -166,6 +137,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         if hw.cpu_ghz is not None or hw.cpu_ghz_run is not None
         else [f"cpu_ghz not given: {DEFAULT_GHZ} GHz assumed"]
     )
+    drives, drive_notes = drives_of(hw)
     return Cluster(
         name=hw.name,
         nodes=hw.nodes,
@@ -173,7 +145,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         sockets=hw.sockets,
         cores=hw.cores,  # per socket in both models: the CPU ceiling counts sockets x cores
         ghz=hw.cpu_ghz_run or hw.cpu_ghz or DEFAULT_GHZ,
-        drives=_drives(hw),
+        drives=drives,
         public_gbps=total["public"] + total["both"],
         cluster_gbps=total["cluster"],  # 0: replication shares the public ports
         client_gbps=hw.client_nic_gbps or hw.nic_gbps,
@@ -186,7 +158,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         software=hw.software,
         objectstore=store,
         media_writes=filestore_journal_writes() if store == "filestore" and not hw.db_devices else 1.0,
-        notes=tuple(notes),
+        notes=(*notes, *drive_notes),
         deferred_below=deferred_below,
         deferred_writes=deferred_writes,
         release=rel,

@@ -1,0 +1,165 @@
+"""A storage node's data drives as the envelope sees them: their data-sheet figures and where each came from.
+
+A data_devices entry's figures (read_iops, write_iops, read_mb_s, write_mb_s) come from, in order:
+- the entry itself: a figure it gives wins;
+- the drive catalog, data/envelope/devices.yaml's `models:`, when the entry's model names a catalogued drive
+  of the same type (the catalog's name or one of its aliases, case and spaces ignored; nothing fuzzier), for
+  every figure the entry leaves out;
+- the type's defaults (`types:`), only for an entry with no figure of its own and no catalogued model. They
+  are one particular drive's figures, so the envelope says which drive stood in and how to name the real
+  one, except in a shipped tier, whose drives are the ones the defaults describe.
+An entry with some figures of its own and no catalogued model takes none from the type: a figure its data
+sheet does not give stays unknown rather than borrowed from another drive.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flashtune.envelope.ceilings import Drives
+from flashtune.errors import DataError
+from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, number
+from flashtune.model import DeviceGroup, Hardware
+from flashtune.paths import data_path
+from flashtune.yamlio import line_of, load_yaml
+
+SPACE = re.compile(r"\s+")
+
+
+def devices_path() -> Path:
+    return data_path("envelope") / "devices.yaml"
+
+
+def model_key(name: str) -> str:
+    """A drive model name as the catalog matches it: case and white space do not count."""
+    return SPACE.sub("", name).casefold()
+
+
+def _section(name: str) -> tuple[dict[Any, Any], Path]:
+    path = devices_path()
+    doc = load_yaml(path)
+    section = doc.get(name) if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        line = line_of(doc, name) if isinstance(doc, dict) else None
+        raise DataError(f"devices.yaml needs a '{name}:' mapping", file=str(path), line=line or 1)
+    return section, path
+
+
+def _figures(entry: Any, where: str, line: int | None) -> dict[str, float]:
+    return {
+        f: number(entry.get(f) if isinstance(entry, dict) else None, f, where, line_of(entry, f) or line)
+        for f in DRIVE_FIGURES
+    }
+
+
+@cache
+def device_defaults() -> dict[str, dict[str, Any]]:
+    """devices.yaml's types: device type -> its default figures, `example` (the drive they are) and source."""
+    types, path = _section("types")
+    for name, t in types.items():
+        _figures(t, str(path), line_of(types, name))
+    return {str(k): dict(v) for k, v in types.items()}
+
+
+@cache
+def drive_catalog() -> dict[str, dict[str, Any]]:
+    """devices.yaml's models: the model_key of every catalogued name and alias -> the drive's entry, with
+    its catalog name under 'model' and its figures checked like a hardware file's."""
+    models, path = _section("models")
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in models.items():
+        line = line_of(models, name)
+        figures = _figures(entry, str(path), line)
+        kind = entry.get("type")
+        if kind not in DEVICE_TYPES:
+            raise DataError(
+                f"drive {name!r}: type {kind!r} is not one of {', '.join(DEVICE_TYPES)}",
+                file=str(path),
+                line=line_of(entry, "type") or line,
+            )
+        drive = {"model": str(name), "type": kind, **figures}
+        for alias in [name, *entry.get("aliases", [])]:
+            key = model_key(str(alias))
+            if key in out:
+                raise DataError(
+                    f"drive catalog: {alias!r} names both {out[key]['model']!r} and {name!r}",
+                    file=str(path),
+                    line=line,
+                    suggestion="give each model and alias once",
+                )
+            out[key] = drive
+    return out
+
+
+def catalogued(model: str) -> dict[str, Any] | None:
+    """The catalog's entry for a hardware file's model name, if it names one."""
+    return drive_catalog().get(model_key(model)) if model.strip() else None
+
+
+def figure(g: DeviceGroup, name: str) -> float:
+    """One figure of a device group as the order above gives it, the type's default where neither the entry
+    nor the catalog has it (compile/recovery.py's device write rate)."""
+    own: float | None = getattr(g, name)
+    if own is not None:
+        return own
+    known = catalogued(g.model)
+    if known is not None and known["type"] == g.type:
+        return float(known[name])
+    return float(device_defaults()[g.type][name])
+
+
+def _vendor(name: str) -> str:
+    words = name.split()
+    return words[0].casefold() if words else ""
+
+
+def defaults_note(g: DeviceGroup, default: dict[str, Any]) -> str:
+    """What stood in for a drive group that gave no figures, and how to give the real drive's."""
+    own = catalogued(g.model)
+    if not g.model.strip():
+        who, why = f"{g.count} x {g.type} (no model)", "no model and no figures given"
+    elif own is not None:
+        who = f"{g.count} x {g.model}"
+        why = f"no figures given, and the catalog lists this model as {own['type']}, not {g.type}"
+    else:
+        who, why = f"{g.count} x {g.model}", "no figures given and the model is not in the drive catalog"
+    figures = (
+        f"{default['read_iops']:,.0f} / {default['write_iops']:,.0f} IOPS and "
+        f"{default['read_mb_s']:,.0f} / {default['write_mb_s']:,.0f} MB/s read / write"
+    )
+    note = (
+        f"data drives {who}: {why}, so the {g.type} type defaults stood in, the figures of "
+        f"{default['example']}: {figures}. Give read_iops, write_iops, read_mb_s and write_mb_s on the "
+        "entry, or a model the drive catalog names (data/envelope/devices.yaml, models:)"
+    )
+    vendor = _vendor(g.model)
+    near = sorted({d["model"] for d in drive_catalog().values() if vendor and _vendor(d["model"]) == vendor})
+    if near:
+        note += f"; catalogued {g.model.split()[0]} drives: {', '.join(near)}"
+    return note
+
+
+def drives_of(hw: Hardware) -> tuple[tuple[Drives, ...], tuple[str, ...]]:
+    """The hardware's data drive groups with their figures, and a note for each group the type defaults
+    stood in for (none in a shipped tier)."""
+    defaults = device_defaults()
+    out = []
+    notes = []
+    for g in hw.data_devices:
+        own = {f: getattr(g, f) for f in DRIVE_FIGURES}
+        known = catalogued(g.model)
+        if known is not None and known["type"] == g.type:
+            figures = {f: own[f] if own[f] is not None else float(known[f]) for f in DRIVE_FIGURES}
+        elif any(v is not None for v in own.values()):
+            figures = own
+        elif g.type in defaults:
+            figures = {f: float(defaults[g.type][f]) for f in DRIVE_FIGURES}
+            if not hw.tier:
+                notes.append(defaults_note(g, defaults[g.type]))
+        else:
+            raise DataError(f"devices.yaml has no figures for device type {g.type!r}", file=hw.source)
+        out.append(Drives(count=g.count, type=g.type, model=g.model, **figures))
+    return tuple(out), tuple(notes)
