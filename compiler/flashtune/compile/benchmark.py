@@ -247,8 +247,11 @@ def _endpoint_plans(
             f"--cephfs-client {cephfs_client}: {client['note']}. CBT's endpoint makes its own file system "
             f"`{client['fs_name']}` in a pool of that name (one active MDS: CBT sets no max_mds), so a standby MDS "
             "must be free to take it; it never unmounts or removes it, and the next plan's run fails deleting "
-            "that pool while the file system uses it. Between two plans, on the clients: unmount "
-            f"<mnt_dir>/{client['fs_name']}/*; on the head: `ceph fs fail {client['fs_name']}`, "
+            "that pool while the file system uses it. "
+            + (f"{client['before_run']}. " if "before_run" in client else "")
+            + f"Between two plans, on the clients: unmount <mnt_dir>/{client['fs_name']}/*"
+            + (f", then {client['after_unmount']}" if "after_unmount" in client else "")
+            + f"; on the head: `ceph fs fail {client['fs_name']}`, "
             f"`ceph fs rm {client['fs_name']} --yes-i-really-mean-it`",
             {"cephfs_client": cephfs_client},
         )
