@@ -13,9 +13,9 @@ from flashtune import datapackage
 from flashtune.cli.main import main
 from flashtune.envelope.ceilings import Case, Cluster, Constants, CpuCosts, ceilings
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir, tier_cluster
-from flashtune.envelope.drives import device_defaults, drive_catalog, model_key
+from flashtune.envelope.drives import device_defaults, drive_catalog, figure, figures_of, model_key
 from flashtune.errors import DataError
-from flashtune.hardware import DRIVE_FIGURES
+from flashtune.hardware import DRIVE_FIGURES, read_hardware
 from flashtune.paths import data_dir, data_path
 from flashtune.yamlio import load_yaml
 
@@ -187,3 +187,21 @@ def test_a_bad_entry_still_names_its_line(
         assert f"{devices}:{line}:" in str(e.value) and "read_iops" in str(e.value)
     finally:
         drive_catalog.cache_clear()
+
+
+def test_the_envelope_and_the_recovery_estimate_read_a_drive_the_same_way(tmp_path: Path) -> None:
+    """compile/recovery.py's write rate comes from the same resolution as the envelope's drives: a catalogued
+    model's figure, the file's own where it gives one, and the type default only where the envelope has none
+    (an entry with other figures of its own: the envelope leaves the figure unknown, recovery needs a rate)."""
+    name, e = nvme_model()
+    for entry, expected in [
+        (f"{{count: 10, type: nvme, size_gb: 3840, model: '{name}'}}", float(str(e["write_mb_s"]))),
+        (f"{{count: 10, type: nvme, size_gb: 3840, model: '{name}', write_mb_s: 1234}}", 1234.0),
+        ("{count: 10, type: nvme, size_gb: 3840, read_iops: 500000}", None),
+    ]:
+        path = hardware(tmp_path, entry)
+        (g,) = read_hardware(load_yaml(path), path).data_devices
+        (drives,) = load_cluster(path).drives
+        assert figures_of(g)[0]["write_mb_s"] == drives.write_mb_s == expected, entry
+        default = float(device_defaults()["nvme"]["write_mb_s"])
+        assert figure(g, "write_mb_s") == (expected if expected is not None else default), entry

@@ -99,16 +99,25 @@ def catalogued(model: str) -> dict[str, Any] | None:
     return drive_catalog().get(model_key(model)) if model.strip() else None
 
 
-def figure(g: DeviceGroup, name: str) -> float:
-    """One figure of a device group as the order above gives it, the type's default where neither the entry
-    nor the catalog has it (compile/recovery.py's device write rate)."""
-    own: float | None = getattr(g, name)
-    if own is not None:
-        return own
+def figures_of(g: DeviceGroup) -> tuple[dict[str, float | None], bool]:
+    """A device group's figures in the order above, and whether the type's defaults stood in for them."""
+    own: dict[str, float | None] = {f: getattr(g, f) for f in DRIVE_FIGURES}
     known = catalogued(g.model)
     if known is not None and known["type"] == g.type:
-        return float(known[name])
-    return float(device_defaults()[g.type][name])
+        return {f: own[f] if own[f] is not None else float(known[f]) for f in DRIVE_FIGURES}, False
+    if any(v is not None for v in own.values()):
+        return own, False
+    default = device_defaults().get(g.type)
+    if default is None:
+        raise DataError(f"devices.yaml has no figures for device type {g.type!r}", file=str(devices_path()))
+    return {f: float(default[f]) for f in DRIVE_FIGURES}, True
+
+
+def figure(g: DeviceGroup, name: str) -> float:
+    """One figure of a device group (compile/recovery.py's device write rate): figures_of's, or the type's
+    default where an entry gives other figures but not this one (recovery needs a rate to estimate with)."""
+    value = figures_of(g)[0][name]
+    return value if value is not None else float(device_defaults()[g.type][name])
 
 
 def _vendor(name: str) -> str:
@@ -145,21 +154,11 @@ def defaults_note(g: DeviceGroup, default: dict[str, Any]) -> str:
 def drives_of(hw: Hardware) -> tuple[tuple[Drives, ...], tuple[str, ...]]:
     """The hardware's data drive groups with their figures, and a note for each group the type defaults
     stood in for (none in a shipped tier)."""
-    defaults = device_defaults()
     out = []
     notes = []
     for g in hw.data_devices:
-        own = {f: getattr(g, f) for f in DRIVE_FIGURES}
-        known = catalogued(g.model)
-        if known is not None and known["type"] == g.type:
-            figures = {f: own[f] if own[f] is not None else float(known[f]) for f in DRIVE_FIGURES}
-        elif any(v is not None for v in own.values()):
-            figures = own
-        elif g.type in defaults:
-            figures = {f: float(defaults[g.type][f]) for f in DRIVE_FIGURES}
-            if not hw.tier:
-                notes.append(defaults_note(g, defaults[g.type]))
-        else:
-            raise DataError(f"devices.yaml has no figures for device type {g.type!r}", file=hw.source)
+        figures, by_type = figures_of(g)
+        if by_type and not hw.tier:
+            notes.append(defaults_note(g, device_defaults()[g.type]))
         out.append(Drives(count=g.count, type=g.type, model=g.model, **figures))
     return tuple(out), tuple(notes)
