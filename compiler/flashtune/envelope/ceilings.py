@@ -387,33 +387,43 @@ def touched_shards(c: Cluster, size: float) -> int:
     return min(c.protection.k, max(1, math.ceil(size / stripe_unit(c))))
 
 
-def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool]]:
-    """(number of OSD operations, bytes each, whether they write) one client I/O of `size` bytes causes."""
+def _shard_groups(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool, float]]:
+    """One client I/O's OSD operations in groups: (operations, bytes each, whether they write, the chance that
+    one of them is on the primary's own shard).
+
+    Replicas and whole EC stripes always include the primary's copy or shard. An EC group of d data shards of
+    the k (parities are never on the primary, which holds shard 0, a data shard) includes it d/k of the time:
+    a sub-stripe I/O lands on any of the stripe's data shards alike."""
     p = c.protection
     if p.kind == "erasure":
         unit = stripe_unit(c)
         if size >= p.k * unit:  # whole stripes: every data chunk (and parity on writes)
-            return [(p.k + p.m, size / p.k, True)] if write else [(p.k, size / p.k, False)]
+            return [(p.k + p.m, size / p.k, True, 1.0)] if write else [(p.k, size / p.k, False, 1.0)]
         if c.fast_ec:  # the bytes asked from the shards they lie on
             n = touched_shards(c, size)
             if not write:
-                return [(n, size / n, False)]
+                return [(n, size / n, False, n / p.k)]
             # ECTransaction.cc WritePlanObj: the n data shards and m parities are written; it reads either those
-            # n + m (a parity-delta write) or the k - n data shards not written (conventional), whichever are
-            # fewer shards (2+2: 1 read + 3 writes; 4+2 and wider: 3 + 3 for one stripe unit)
-            reads = min(p.k - n, n + p.m)
-            return (
-                [(reads, size / n, False), (n + p.m, size / n, True)]
-                if reads
-                else [(n + p.m, size / n, True)]
-            )
+            # n + m (a parity-delta write) or the k - n data shards not written (conventional), a parity delta
+            # only when it reads fewer shards (2+2: 1 read + 3 writes; 4+2 and wider: 3 + 3 for one stripe unit)
+            written = (n + p.m, size / n, True, n / p.k)
+            if p.k - n <= n + p.m:  # conventional: the other data shards
+                reads = p.k - n
+                return [(reads, size / n, False, reads / p.k), written] if reads else [written]
+            return [(n + p.m, size / n, False, n / p.k), written]
         if write:  # a sub-stripe write reads the stripe and writes it back (ECTransactionL.h get_write_plan)
-            return [(p.k, unit, False), (p.k + p.m, unit, True)]
+            return [(p.k, unit, False, 1.0), (p.k + p.m, unit, True, 1.0)]
         # Tentacle's osd_ec_partial_reads: the touched shards, a stripe unit each (ECCommonL.cc
         # ReadPipeline::objects_read_and_reconstruct); up to Squid every data shard of the stripe
-        return [(touched_shards(c, size) if c.ec_partial_reads else p.k, unit, False)]
+        n = touched_shards(c, size) if c.ec_partial_reads else p.k
+        return [(n, unit, False, n / p.k)]
     copies = p.size if (write and p.kind == "replicated") else 1
-    return [(copies, size, write)]
+    return [(copies, size, write, 1.0)]
+
+
+def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool]]:
+    """(number of OSD operations, bytes each, whether they write) one client I/O of `size` bytes causes."""
+    return [(n, b, w) for n, b, w, _ in _shard_groups(c, write, size)]
 
 
 def _deferred_writes(c: Cluster, ops: list[tuple[float, float, bool]]) -> list[tuple[float, float, bool]]:
@@ -423,24 +433,20 @@ def _deferred_writes(c: Cluster, ops: list[tuple[float, float, bool]]) -> list[t
     return [(c.deferred_writes * n if w and b < c.deferred_below else n, b, w) for n, b, w in ops]
 
 
-def _remote_ops(c: Cluster, ops: list[tuple[float, float, bool]]) -> float:
-    """Of one client I/O's OSD operations, those the primary sends to other OSDs (sub-ops): every group
-    of n operations keeps one on the primary; a lone EC shard operation is elsewhere (k+m-1)/(k+m) of the
-    time (shards are spread evenly over the PG's OSDs)."""
-    p = c.protection
-    lone = (p.k + p.m - 1) / (p.k + p.m) if p.kind == "erasure" else 0.0
-    return sum(n - 1 if n > 1 else lone * n for n, _, _ in ops)
+def _remote_ops(c: Cluster, write: bool, size: float) -> float:
+    """Of one client I/O's OSD operations, those on other OSDs than the primary (sub-ops): each group's
+    operations less the one on the primary's own shard, where the group has it (_shard_groups). A read of one
+    data shard of k is remote (k-1)/k of the time. The primary's sub-read of its own shard is a message to
+    itself: ECCommon.cc / ECCommonL.cc ReadPipeline::do_read_op send an MOSDECSubOpRead to every shard read
+    (only Crimson reads its own directly), and OSD.cc OSDService::send_message_osd_cluster sends a message to
+    its own OSD through the messenger's loopback connection, so it reaches no wire and is not counted here."""
+    return sum(n - held for n, _, _, held in _shard_groups(c, write, size))
 
 
 def _relay(c: Cluster, write: bool, size: float) -> float:
-    """Bytes between OSDs (the cluster network) per client I/O: replica copies, EC chunks."""
-    p = c.protection
-    if p.kind == "erasure":
-        # what the primary gathers from, and sends to, the shards on other OSDs
-        return sum(_remote_ops(c, [(n, b, w)]) * b for n, b, w in _media_ops(c, write, size))
-    if p.kind == "replicated" and write:
-        return (p.size - 1) * size
-    return 0.0
+    """Bytes between OSDs (the cluster network) per client I/O: replica copies, EC chunks: what the primary
+    sends to, and gathers from, the copies and shards on other OSDs."""
+    return sum((n - held) * b for n, b, _, held in _shard_groups(c, write, size))
 
 
 def relay_wire_share(c: Cluster) -> float:
@@ -498,7 +504,7 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         default=0.0,
     )
     read_ops = sum(n for n, _, w in ops if not w) + client_op
-    messages = 2 + 4 * _remote_ops(c, _media_ops(c, write, size))
+    messages = 2 + 4 * _remote_ops(c, write, size)
     rgw = interface == "rgw" and c.colocated_gateways > 0
     requests = 0.0
     clones = 0.0
