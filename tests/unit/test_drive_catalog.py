@@ -189,6 +189,57 @@ def test_a_bad_entry_still_names_its_line(
         drive_catalog.cache_clear()
 
 
+# devices.yaml edits (old text, new text, marker on the line the error names, the error): a modified data copy
+# (FLASHTUNE_DATA) is read with the same checks, so each is one line with file:line, exit 2, no traceback
+BAD_DEVICES = {
+    "alias-not-a-list": (
+        "    type: nvme\n",
+        "    aliases: PM983\n    type: nvme\n",
+        "aliases: PM983",
+        "aliases must be a list of names, got 'PM983'",
+    ),
+    "entry-not-a-mapping": ("models:\n", "models:\n  Foo: 5\n", "Foo: 5", "drive 'Foo' must be a mapping"),
+    "type-without-example": (
+        "    example: Intel SSD DC P3700",
+        "    exampel: Intel SSD DC P3700",
+        "  nvme:",
+        "device type 'nvme' needs example",
+    ),
+    "type-misspelt": (
+        "types:\n  nvme:",
+        "types:\n  nvm:",
+        "  nvm:",
+        "not the device types hdd, sata-ssd, nvme",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DEVICES))
+def test_a_bad_devices_yaml_is_one_error_line_not_a_traceback(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new, marker, message = BAD_DEVICES[case]
+    shutil.copytree(data_dir(), tmp_path / "data")
+    devices = tmp_path / "data" / "envelope" / "devices.yaml"
+    text = devices.read_text()
+    assert old in text
+    devices.write_text(text.replace(old, new, 1))
+    line = next(i for i, t in enumerate(devices.read_text().splitlines(), 1) if marker in t)
+    # an unknown model, so that the type defaults (and their example) are read too
+    f = hardware(tmp_path, "{count: 2, type: nvme, size_gb: 1, model: NoSuch Drive}")
+    monkeypatch.setenv("FLASHTUNE_DATA", str(tmp_path / "data"))
+    for cached in (device_defaults, drive_catalog):
+        cached.cache_clear()
+    try:
+        assert main(["envelope", "--hardware", str(f)]) == 2
+    finally:
+        for cached in (device_defaults, drive_catalog):
+            cached.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith(f"{devices}:{line}: error: ") and message in err, err
+    assert "Traceback" not in err
+
+
 def test_the_envelope_and_the_recovery_estimate_read_a_drive_the_same_way(tmp_path: Path) -> None:
     """compile/recovery.py's write rate comes from the same resolution as the envelope's drives: a catalogued
     model's figure, the file's own where it gives one, and the type default only where the envelope has none

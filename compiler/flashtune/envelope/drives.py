@@ -57,10 +57,27 @@ def _figures(entry: Any, where: str, line: int | None) -> dict[str, float]:
 
 @cache
 def device_defaults() -> dict[str, dict[str, Any]]:
-    """devices.yaml's types: device type -> its default figures, `example` (the drive they are) and source."""
+    """devices.yaml's types: device type -> its default figures, `example` (the drive they are) and source.
+    Every device type has one entry, and the notes that name the stand-in drive need its `example`."""
     types, path = _section("types")
+    if sorted(types) != sorted(DEVICE_TYPES):
+        raise DataError(
+            f"devices.yaml types: lists {', '.join(map(str, types)) or 'nothing'}, "
+            f"not the device types {', '.join(DEVICE_TYPES)}",
+            file=str(path),
+            line=line_of(types) or 1,
+            suggestion="give each device type of a hardware file one entry, named as the hardware file names it",
+        )
     for name, t in types.items():
-        _figures(t, str(path), line_of(types, name))
+        line = line_of(types, name)
+        _figures(t, str(path), line)
+        example = t.get("example")
+        if not isinstance(example, str) or not example.strip():
+            raise DataError(
+                f"device type {name!r} needs example: the drive whose figures these are",
+                file=str(path),
+                line=line_of(t, "example") or line,
+            )
     return {str(k): dict(v) for k, v in types.items()}
 
 
@@ -72,6 +89,12 @@ def drive_catalog() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, entry in models.items():
         line = line_of(models, name)
+        if not isinstance(entry, dict):
+            raise DataError(
+                f"drive {name!r} must be a mapping {{type, interface, {', '.join(DRIVE_FIGURES)}, source}}",
+                file=str(path),
+                line=line,
+            )
         figures = _figures(entry, str(path), line)
         kind = entry.get("type")
         if kind not in DEVICE_TYPES:
@@ -81,7 +104,15 @@ def drive_catalog() -> dict[str, dict[str, Any]]:
                 line=line_of(entry, "type") or line,
             )
         drive = {"model": str(name), "type": kind, **figures}
-        for alias in [name, *entry.get("aliases", [])]:
+        aliases = entry.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and a.strip() for a in aliases):
+            raise DataError(
+                f"drive {name!r}: aliases must be a list of names, got {aliases!r}",
+                file=str(path),
+                line=line_of(entry, "aliases") or line,
+                suggestion="aliases: [Other Name 1, Other Name 2]",
+            )
+        for alias in [name, *aliases]:
             key = model_key(str(alias))
             if key in out:
                 raise DataError(
@@ -107,9 +138,7 @@ def figures_of(g: DeviceGroup) -> tuple[dict[str, float | None], bool]:
         return {f: own[f] if own[f] is not None else float(known[f]) for f in DRIVE_FIGURES}, False
     if any(v is not None for v in own.values()):
         return own, False
-    default = device_defaults().get(g.type)
-    if default is None:
-        raise DataError(f"devices.yaml has no figures for device type {g.type!r}", file=str(devices_path()))
+    default = device_defaults()[g.type]  # every device type has one (device_defaults checks)
     return {f: float(default[f]) for f in DRIVE_FIGURES}, True
 
 
