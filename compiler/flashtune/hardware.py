@@ -172,6 +172,22 @@ def _mapping(node: Any, key: str, path: str | Path, shape: str) -> dict[str, Any
     return v
 
 
+def _model(group: dict[str, Any], path: str | Path) -> str:
+    """A device group's model: the name the drive catalog is searched for ('' when absent or empty); a model
+    number given bare (model: 9300) is its name."""
+    v = group.get("model")
+    if v is None:
+        return ""
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise DataError(
+            f"'model' must be the drive's model name, got {v!r}",
+            file=str(path),
+            line=line_of(group, "model") or line_of(group),
+            suggestion="set model: <vendor and model as the data sheet names it>, e.g. model: Samsung PM983 3.84TB",
+        )
+    return str(v)
+
+
 def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
     groups = node.get(key) or []
     if not isinstance(groups, list):
@@ -192,7 +208,7 @@ def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
                 int(_num(g, "count", path)),
                 str(t),
                 _num(g, "size_gb", path),
-                model=str(g.get("model", "")),
+                model=_model(g, path),
                 **figures,
             )
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from flashtune import datapackage
+from flashtune.cli import compile as compile_cli
 from flashtune.cli.main import main
 from flashtune.envelope.ceilings import Case, Cluster, Constants, CpuCosts, ceilings
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir, tier_cluster
@@ -256,3 +257,30 @@ def test_the_envelope_and_the_recovery_estimate_read_a_drive_the_same_way(tmp_pa
         assert figures_of(g)[0]["write_mb_s"] == drives.write_mb_s == expected, entry
         default = float(device_defaults()["nvme"]["write_mb_s"])
         assert figure(g, "write_mb_s") == (expected if expected is not None else default), entry
+
+
+@pytest.mark.parametrize(("model", "shown"), [("null", None), ("''", None), ("9300", "9300")])
+def test_a_missing_or_bare_number_model_is_read_as_such(
+    tmp_path: Path, model: str, shown: str | None
+) -> None:
+    path = hardware(tmp_path, f"{{count: 2, type: nvme, size_gb: 1, model: {model}}}")
+    (g,) = read_hardware(load_yaml(path), path).data_devices
+    assert g.model == (shown or "")
+    (note,) = drive_notes(load_cluster(path))
+    assert ("2 x nvme (no model)" in note) is (shown is None) and "None" not in note
+
+
+@pytest.mark.parametrize("model", ["[Samsung, PM983]", "{name: PM983}", "true"])
+def test_a_model_that_is_not_a_name_is_refused_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str
+) -> None:
+    f = hardware(tmp_path, f"{{count: 2, type: nvme, size_gb: 1, model: {model}}}")
+    out = tmp_path / "out"
+    for run in (
+        lambda: main(["envelope", "--hardware", str(f)]),
+        lambda: compile_cli.main(["--hardware", str(f), "--workload", "block", "--out", str(out)]),
+    ):
+        assert run() == 2 and not out.exists()
+        err = capsys.readouterr().err
+        assert err.startswith(f"{f}:8: error: 'model' must be the drive's model name"), err
+        assert "hint: set model: " in err and "Traceback" not in err
