@@ -192,6 +192,15 @@ def _write_new(path: Path, data: bytes, *, sync: bool) -> None:
         os.close(fd)
 
 
+def _sync_folder(folder: Path) -> None:
+    """fsync a folder: a name just created or renamed in it is then on disk, not only the file's data."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _target_state(path: Path) -> os.stat_result | None:
     """lstat of an output target, refusing symlinks (a loop, or a link elsewhere) outright."""
     try:
@@ -343,7 +352,8 @@ def write_atomic(
 ) -> None:
     """Write text to a regular file via a temp file + rename, refusing to replace it unless force, and
     refusing to replace any of `inputs` even with force. The data reaches the disk before the rename where
-    it replaces a file, and always with `sync` (a file that must survive a crash: prove's saved dump)."""
+    it replaces a file, and always with `sync` (a file that must survive a crash: prove's saved dump), which
+    also puts the rename itself on disk (the folder is synced after it)."""
     path = Path(path)
     st = check_output_file(path, force=force, inputs=inputs)
     folder = path.parent
@@ -353,6 +363,8 @@ def write_atomic(
             os.makedirs(folder, exist_ok=True)
             _write_new(tmp, text.encode("utf-8"), sync=sync or st is not None)
             os.replace(tmp, path)
+            if sync:
+                _sync_folder(folder)
         except OSError as e:
             _cleanup(tmp, folder=False)
             raise _os_error(e, path, "write") from None
