@@ -1329,6 +1329,59 @@ def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
     assert f"| 4k randwrite | {env['standard'][1]['predicted_IOPS']:,} |" in b.files["explain.md"]
 
 
+def test_compiled_rgw_plans_go_through_the_gateways_the_layout_places() -> None:
+    from flashtune.compile import CompileRequest, compile_bundle
+    from flashtune.envelope.bundle import cluster_for
+    from flashtune.prove.predict import predicted
+    from flashtune.prove.probes import PROBES
+
+    rgw = compile_bundle(CompileRequest(workload="rgw", tier="iops", ceph_release="tentacle"))
+    # the layout puts a radosgw on every OSD node: the envelope's cluster has them, sharing NICs and cores
+    assert cluster_for(rgw.hardware, rgw.shape).colocated_gateways == rgw.shape["rgw_per_node"] >= 1
+    hs = {
+        r["case"]: r
+        for f in ("cbt/01-obj4K.yaml", "cbt/02-obj64K.yaml")
+        for r in rgw.envelope["benchmarks"][f]
+    }
+    block = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
+    rbd_4k_read = block.envelope["standard"][0]
+    assert rbd_4k_read["block_size_bytes"] == 4096 and rbd_4k_read["read_fraction"] == 1.0
+    # a GET costs its gateway's request and relay on top of the OSD read: below the RBD read of the same size
+    assert hs["obj4K GET"]["ceilings_IOPS"]["cpu"] < 0.5 * rbd_4k_read["ceilings_IOPS"]["cpu"]
+    # one model: prove's S3 probes and compile-config's hsbench cases of one object size get the same ceilings
+    probes = [PROBES["s3-get-64k"], PROBES["s3-put-64k"]]
+    pred, _ = predicted(rgw.hardware, rgw.shape, probes, release="tentacle")
+    assert pred["s3-get-64k"]["ceilings_IOPS"] == hs["obj64K GET"]["ceilings_IOPS"]
+    assert pred["s3-put-64k"]["ceilings_IOPS"] == hs["obj64K PUT"]["ceilings_IOPS"]
+
+
+def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs() -> None:
+    import re
+
+    from flashtune.compile import CompileRequest, compile_bundle
+    from flashtune.envelope.bundle import LATENCY_NOTE
+
+    b = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
+    rows = {r["case"]: r for f in ("cbt.yaml", "cbt/latency-qd1.yaml") for r in b.envelope["benchmarks"][f]}
+    # the count compile-config's explain gives each case ("(60 I/Os in flight)"), from the plan it wrote
+    said = dict(re.findall(r"^- `([\w-]+)`: .*?\((\d+) I/Os in flight\)", b.files["explain.md"], re.M))
+    assert said and all(rows[case]["in_flight"] == int(n) for case, n in said.items())
+    assert rows["16k-randwrite-qd32"]["in_flight"] == 32 * rows["16k-randwrite-qd1"]["in_flight"]
+    assert rows["randwrite"]["in_flight"] == 1  # the queue-depth-1 probe: one I/O in the whole cluster
+    for r in rows.values():  # Little's law: IOPS = I/Os in flight / mean latency
+        assert r["latency_at_ceiling_us"] == pytest.approx(
+            1e6 * r["in_flight"] / r["predicted_IOPS"], rel=1e-4, abs=0.06
+        )
+    assert LATENCY_NOTE in " ".join(line.lstrip("# ") for line in b.files["cbt.yaml"].splitlines())
+    assert (
+        f"; 1 in flight reach it at <= {rows['randwrite']['latency_at_ceiling_us']:.1f} µs"
+        in b.files["cbt/latency-qd1.yaml"]
+    )
+    # buffered CephFS fio keeps no fixed number in flight: no latency statement there
+    scratch = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
+    assert not any("in_flight" in r for rows_ in scratch.envelope["benchmarks"].values() for r in rows_)
+
+
 def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:
     from flashtune.compile import CompileRequest, compile_bundle
 

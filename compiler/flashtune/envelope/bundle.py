@@ -7,17 +7,23 @@ its result (`markdown`, the manifest's `envelope` key, `cbt_comment`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, envelope
+from flashtune.compile.benchmark import case_name, expand
+from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, Envelope, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
 from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, limit_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
 
+# Little's law for a closed-loop benchmark: a case that keeps N I/Os in flight does N / latency I/Os a second
+LATENCY_NOTE = (
+    "A case with N I/Os in flight reaches its ceiling only if the mean latency is at most N / ceiling (Little's "
+    "law); at a higher latency it is bound by latency, below the ceiling, however idle the resources are."
+)
 FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
 
 
@@ -29,39 +35,87 @@ def _bytes(size: Any) -> int:
     return int(float(text[:-1]) * IEC[text[-1]])
 
 
-def plan_cases(doc: Mapping[str, Any], name: str) -> list[tuple[Case, int | None]]:
-    """The client workloads of one CBT document: (case, client count if the document sets one)."""
+@dataclass(frozen=True)
+class PlanCase:
+    """One client workload of a CBT document, as the envelope sees it."""
+
+    case: Case
+    clients: int | None  # the document's client count, when it sets one
+    # I/Os kept in flight over all clients, where the benchmark holds a fixed number (fio's iodepth x jobs x
+    # volumes, hsbench's threads): the rate is then in_flight / mean latency (Little's law)
+    in_flight: int | None = None
+
+
+def _whole(value: Any, default: int) -> int | None:
+    """A count from a CBT setting: the default when absent, None when it is a list or not a positive integer."""
+    if value is None:
+        return default
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return None
+    return n if n >= 1 and not isinstance(value, bool) else None
+
+
+def _rbd_in_flight(w: Mapping[str, Any], clients: int | None) -> int | None:
+    """I/Os in flight of one librbdfio run (CBT librbdfio.py): per client, iodepth on each of its volumes (or
+    total_iodepth split over them) times the fio processes per volume and their numjobs."""
+    counts = [
+        _whole(w.get("procs_per_volume"), 1),
+        _whole(w.get("numjobs"), 1),
+        _whole(w["total_iodepth"], 16) if "total_iodepth" in w else _whole(w.get("iodepth"), 16),
+    ]
+    if "total_iodepth" not in w:
+        counts.append(_whole(w.get("volumes_per_client"), 1))
+    if clients is None or None in counts:
+        return None
+    total = clients
+    for n in counts:
+        total *= n or 1
+    return total
+
+
+def plan_cases(doc: Mapping[str, Any], name: str) -> list[PlanCase]:
+    """The client workloads of one CBT document."""
     bench = doc.get("benchmarks") or {}
     clients = doc.get("cluster", {}).get("clients")
     n = len(clients) if isinstance(clients, list) else None
-    out: list[tuple[Case, int | None]] = []
+    out: list[PlanCase] = []
     for module, b in bench.items():
         if module == "librbdfio" and not b.get("workloads"):
             # every permutation of the top-level lists is a case (CBT runs them all with is_teuthology)
-            from flashtune.compile.benchmark import case_name, expand
-
             for case in expand({k: v for k, v in b.items() if isinstance(v, list)}):
                 w = {**b, **case}
                 mode = str(w.get("mode", "write"))
                 share = FIO_READ.get(mode, float(w.get("rwmixread", 50)) / 100)
-                out.append((Case(case_name(case), int(w.get("op_size", 4194304)), share), n))
+                size = int(w.get("op_size", 4194304))
+                out.append(PlanCase(Case(case_name(case), size, share), n, _rbd_in_flight(w, n)))
         elif module == "librbdfio":
             for wname, w in (b.get("workloads") or {}).items():
                 # a workload's own mode; rwmixread only from the benchmark level (librbdfio.py run_workloads)
                 mode = str(w.get("mode", b.get("mode", "write")))
                 share = FIO_READ.get(mode, float(b.get("rwmixread", 50)) / 100)
-                out.append((Case(str(wname), int(w.get("op_size", b.get("op_size", 4096))), share), n))
+                size = int(w.get("op_size", b.get("op_size", 4096)))
+                out.append(PlanCase(Case(str(wname), size, share), n, _rbd_in_flight({**b, **w}, n)))
         elif module == "hsbench":
             size = _bytes(b.get("size", "4M"))
+            # each client runs endpoints_per_client hsbench processes (CBT hsbench.py), each with -t threads
+            endpoint = (doc.get("client_endpoints") or {}).get(b.get("client_endpoints")) or {}
+            per = _whole(endpoint.get("endpoints_per_client"), 1)
+            threads = _whole(b.get("threads"), 1)
+            flight = n * per * threads if n and per and threads and "threads" in b else None
             out += [
-                (Case(f"{name} PUT", size, 0.0, sequential=True), n),
-                (Case(f"{name} GET", size, 1.0, True), n),
+                PlanCase(Case(f"{name} PUT", size, 0.0, sequential=True, interface="rgw"), n, flight),
+                PlanCase(Case(f"{name} GET", size, 1.0, sequential=True, interface="rgw"), n, flight),
             ]
         elif module == "fio":
+            # buffered CephFS I/O (direct: 0) does not keep iodepth in flight, so no count is given
             mode = str(b.get("mode", "read"))
             share = FIO_READ.get(mode, float(b.get("rwmixread", 50)) / 100)
             out.append(
-                (Case(name, _bytes(b.get("bs", "4K")), share, sequential=not mode.startswith("rand")), n)
+                PlanCase(
+                    Case(name, _bytes(b.get("bs", "4K")), share, sequential=not mode.startswith("rand")), n
+                )
             )
     return out
 
@@ -85,7 +139,17 @@ def cluster_for(
         prot = Protection("erasure", 1, int(ec.value.k), int(ec.value.m))
     else:
         prot = Protection("replicated", int(shape_facts.get("pool_size", 3)))
-    return replace(c, nodes=int(shape_facts["nodes"]), clients=int(shape_facts["clients"]), protection=prot)
+    # the gateways the rgw plans drive (compile's shape): dedicated hosts come from the hardware file itself;
+    # without them, the radosgw daemons the layout places on every OSD node share its NICs and cores
+    per_node = int(shape_facts.get("rgw_per_node") or 0)
+    gateways = c.colocated_gateways if c.gateways else max(c.colocated_gateways, per_node)
+    return replace(
+        c,
+        nodes=int(shape_facts["nodes"]),
+        clients=int(shape_facts["clients"]),
+        protection=prot,
+        colocated_gateways=gateways,
+    )
 
 
 def for_bundle(
@@ -104,14 +168,16 @@ def for_bundle(
         rows = []
         size = plan_replication(doc)
         clusters: dict[int | None, Cluster] = {}  # per client count: a document's cases share one
-        for case, n in plan_cases(doc, stem):
+        for pc in plan_cases(doc, stem):
+            n = pc.clients
             cc = clusters.get(n)
             if cc is None:
                 cc = replace(c, clients=n) if n else c
                 if size is not None and cc.protection.kind == "replicated":
                     cc = replace(cc, protection=Protection("replicated", size))
                 clusters[n] = cc
-            rows.append(case_dict(envelope(cc, case, k)))
+            env = envelope(cc, pc.case, k)
+            rows.append({**case_dict(env), **_flight(pc.in_flight, env)})
         benchmarks[file] = rows
     standard = [case_dict(envelope(c, case, k)) for case in STANDARD_CASES]
     every = [*standard, *(r for rows in benchmarks.values() for r in rows)]
@@ -132,11 +198,28 @@ def for_bundle(
     }
 
 
+def _flight(in_flight: int | None, env: Envelope) -> dict[str, Any]:
+    """A case's I/Os in flight and the mean latency at which they reach its ceiling (Little's law: IOPS = I/Os
+    in flight / latency). A cluster slower than that serves the case below the ceiling, bounded by latency."""
+    if not in_flight or env.iops <= 0:
+        return {}
+    return {"in_flight": in_flight, "latency_at_ceiling_us": round(1e6 * in_flight / env.iops, 1)}
+
+
 def _line(r: Mapping[str, Any]) -> str:
     span = r.get("range_IOPS")
     rng = f" (validated range {span[0]:,}-{span[1]:,} IOPS)" if span else ""
     kind = f" [{r['limit_kind']}]" if r.get("limit_kind") else ""
-    return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}{kind}{rng}"
+    flight = (
+        f"; {r['in_flight']:,} in flight reach it at <= {_us(r['latency_at_ceiling_us'])} mean latency"
+        if r.get("in_flight")
+        else ""
+    )
+    return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}{kind}{rng}{flight}"
+
+
+def _us(value: float) -> str:
+    return f"{value / 1000:,.2f} ms" if value >= 1000 else f"{value:,.1f} µs"
 
 
 def _span(r: Mapping[str, Any]) -> str:
@@ -150,6 +233,8 @@ def cbt_comment(env: Mapping[str, Any], file: str) -> str:
     if not rows:
         return ""
     lines = ["Expected ceiling per case (flashtune envelope; measured results should stay below it):"]
+    if any(r.get("in_flight") for r in rows):
+        lines.append(LATENCY_NOTE)
     lines += [f"  {r['case']}: {_line(r)}" for r in rows]
     return "\n".join(lines)
 
@@ -177,12 +262,16 @@ def markdown(env: Mapping[str, Any]) -> str:
     bench = env.get("benchmarks") or {}
     if any(bench.values()):
         out.append(
-            "\nExpected ceiling beside each benchmark case (also written as comments in the CBT files):\n\n"
-            "| file | case | expected IOPS | MB/s | limited by |\n|---|---|---|---|---|\n"
+            "\nExpected ceiling beside each benchmark case (also written as comments in the CBT files). "
+            f"{LATENCY_NOTE}\n\n"
+            "| file | case | expected IOPS | MB/s | limited by | I/Os in flight | mean latency at the ceiling |\n"
+            "|---|---|---|---|---|---|---|\n"
         )
         for file, rows in bench.items():
             out += [
-                f"| {file} | {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} |\n"
+                f"| {file} | {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} | "
+                f"{r.get('in_flight') or '-'} | "
+                f"{_us(r['latency_at_ceiling_us']) if r.get('in_flight') else '-'} |\n"
                 for r in rows
             ]
     out += [f"\nNote: {n}.\n" for n in env.get("notes", [])]
