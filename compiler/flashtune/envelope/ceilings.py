@@ -382,9 +382,25 @@ def stripe_unit(c: Cluster) -> int:
 
 def touched_shards(c: Cluster, size: float) -> int:
     """Data shards a read of `size` bytes (less than a stripe) lies on: its stripe units, at most k. The read is
-    taken as aligned to its own size, so one of a unit or less lies on one shard and none spans two stripes
-    (true where the size divides the stripe width, as 4 KiB always does)."""
+    taken as aligned to its own size, so one of a unit or less lies on one shard; one of several units may
+    cross into the next stripe (stripes_spanned) and still lies on that many distinct shards."""
     return min(c.protection.k, max(1, math.ceil(size / stripe_unit(c))))
+
+
+def stripes_spanned(c: Cluster, size: float) -> float:
+    """Stripes a sub-stripe I/O of `size` bytes covers, averaged over every offset aligned to its size: 1 where
+    the size divides the stripe width (4 KiB on 4 KiB units always; 16 KiB on k = 4 or 8), more where it does
+    not (16 KiB on 4 KiB units of k = 6: at 0, 16 and 32 KiB of a 48 KiB period, the middle one crosses a
+    stripe boundary: 4/3). Without fast EC a shard reads whole stripes' units: ECUtilL.h/ECUtil.h
+    stripe_info_t::offset_len_to_stripe_bounds and chunk_aligned_offset_len_to_chunk, used by ECCommonL.cc
+    ReadPipeline::do_read_op for every shard read (and the Squid ECBackend.cc/ECCommon.cc), and by
+    ECTransactionL.h get_write_plan for the head and tail stripes of a write."""
+    width = c.protection.k * stripe_unit(c)
+    block = int(size)
+    if block <= 0 or block >= width:
+        return 1.0
+    positions = width // math.gcd(block, width)
+    return sum(((j * block) % width + block - 1) // width + 1 for j in range(positions)) / positions
 
 
 def _shard_groups(c: Cluster, write: bool, size: float) -> list[tuple[float, float, bool, float]]:
@@ -411,12 +427,14 @@ def _shard_groups(c: Cluster, write: bool, size: float) -> list[tuple[float, flo
                 reads = p.k - n
                 return [(reads, size / n, False, reads / p.k), written] if reads else [written]
             return [(n + p.m, size / n, False, n / p.k), written]
+        # without fast EC a shard reads and writes a stripe unit for every stripe the I/O covers
+        spans = unit * stripes_spanned(c, size)
         if write:  # a sub-stripe write reads the stripe and writes it back (ECTransactionL.h get_write_plan)
-            return [(p.k, unit, False, 1.0), (p.k + p.m, unit, True, 1.0)]
-        # Tentacle's osd_ec_partial_reads: the touched shards, a stripe unit each (ECCommonL.cc
+            return [(p.k, spans, False, 1.0), (p.k + p.m, spans, True, 1.0)]
+        # Tentacle's osd_ec_partial_reads: the touched shards (ECCommonL.cc
         # ReadPipeline::objects_read_and_reconstruct); up to Squid every data shard of the stripe
         n = touched_shards(c, size) if c.ec_partial_reads else p.k
-        return [(n, unit, False, n / p.k)]
+        return [(n, spans, False, n / p.k)]
     copies = p.size if (write and p.kind == "replicated") else 1
     return [(copies, size, write, 1.0)]
 
@@ -437,9 +455,11 @@ def _remote_ops(c: Cluster, write: bool, size: float) -> float:
     """Of one client I/O's OSD operations, those on other OSDs than the primary (sub-ops): each group's
     operations less the one on the primary's own shard, where the group has it (_shard_groups). A read of one
     data shard of k is remote (k-1)/k of the time. The primary's sub-read of its own shard is a message to
-    itself: ECCommon.cc / ECCommonL.cc ReadPipeline::do_read_op send an MOSDECSubOpRead to every shard read
-    (only Crimson reads its own directly), and OSD.cc OSDService::send_message_osd_cluster sends a message to
-    its own OSD through the messenger's loopback connection, so it reaches no wire and is not counted here."""
+    itself: ECCommonL.cc (Tentacle's legacy backend) and ECCommon.cc (fast EC, main) ReadPipeline::do_read_op
+    send an MOSDECSubOpRead to every shard read (main reads its own directly only in a Crimson build; a 2025
+    ECCommon.cc did so always, via handle_sub_read_n_reply), and OSD.cc OSDService::send_message_osd_cluster
+    sends a message to its own OSD through the messenger's loopback connection: either way it reaches no wire
+    and is not counted here."""
     return sum(n - held for n, _, _, held in _shard_groups(c, write, size))
 
 
