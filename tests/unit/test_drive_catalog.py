@@ -14,7 +14,7 @@ from flashtune.cli import compile as compile_cli
 from flashtune.cli.main import main
 from flashtune.envelope.ceilings import Case, Cluster, Constants, CpuCosts, ceilings
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir, tier_cluster
-from flashtune.envelope.drives import device_defaults, drive_catalog, figure, figures_of, model_key
+from flashtune.envelope.drives import CATALOG, device_defaults, drive_catalog, figure, figures_of, model_key
 from flashtune.errors import DataError
 from flashtune.hardware import DRIVE_FIGURES, read_hardware
 from flashtune.paths import data_dir, data_path
@@ -104,6 +104,11 @@ def test_an_unknown_model_says_which_drive_stood_in_and_how_to_fix_it(
     assert f"10 x {vendor} NoSuchDrive 7.68TB" in note and "not in the drive catalog" in note
     assert str(default["example"]) in note and f"{default['read_iops']:,}" in note
     assert "read_iops, write_iops, read_mb_s and write_mb_s" in note
+    # the note and --hardware's help send the user to the same place for the catalogued names
+    assert CATALOG in note
+    with pytest.raises(SystemExit):
+        main(["envelope", "--help"])
+    assert CATALOG in " ".join(capsys.readouterr().out.split())
     # near misses: every catalogued drive of the same vendor, and only those
     listed = note.split(f"catalogued {vendor} drives: ")[1].split(", ")
     assert listed == [n for n in names if n.split()[0] == vendor]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flashtune.cli.common import bounded_int, path_arg
-from flashtune.envelope import report
+from flashtune.envelope import drives, report
 from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import UsageError
 from flashtune.hardware import LIMITS, tier_names
@@ -55,7 +55,8 @@ def add_parser(sub: Any) -> None:
         metavar="FILE",
         type=path_arg,
         help="hardware file (see data/tiers/*.yaml; optional per-drive "
-        "read_iops/write_iops/read_mb_s/write_mb_s, cpu_ghz, nics role, cluster.client_nic_gbps)",
+        f"read_iops/write_iops/read_mb_s/write_mb_s, else those of the model, if {drives.CATALOG} names it; "
+        "cpu_ghz, nics role, cluster.client_nic_gbps)",
     )
     src.add_argument("--tier", choices=tier_names(), help="a shipped hardware tier (default: iops)")
     p.add_argument(

@@ -27,6 +27,8 @@ from flashtune.paths import data_path
 from flashtune.yamlio import line_of, load_yaml
 
 SPACE = re.compile(r"\s+")
+# where a user finds the catalogued names: the stand-in note and `flashtune envelope --help` say it alike
+CATALOG = "the drive catalog (data/envelope/devices.yaml, models:)"
 
 
 def devices_path() -> Path:
@@ -171,7 +173,7 @@ def defaults_note(g: DeviceGroup, default: dict[str, Any]) -> str:
     note = (
         f"data drives {who}: {why}, so the {g.type} type defaults stood in, the figures of "
         f"{default['example']}: {figures}. Give read_iops, write_iops, read_mb_s and write_mb_s on the "
-        "entry, or a model the drive catalog names (data/envelope/devices.yaml, models:)"
+        f"entry, or a model {CATALOG} names"
     )
     vendor = _vendor(g.model)
     near = sorted({d["model"] for d in drive_catalog().values() if vendor and _vendor(d["model"]) == vendor})
