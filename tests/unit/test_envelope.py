@@ -19,6 +19,7 @@ from flashtune.cli.main import main
 from flashtune.envelope import report
 from flashtune.envelope.calibrate import fit
 from flashtune.envelope.ceilings import (
+    RESOURCE_CLASS,
     Case,
     Cluster,
     Constants,
@@ -806,15 +807,15 @@ def test_output_says_bound_or_estimate_with_a_validated_range_and_flags_uncalibr
     assert by_case["4k randread"]["limit_kind"] == "estimate"
     for c in doc["cases"]:
         lo, hi = c["range_IOPS"]
-        ratio = (
-            k.ranges[{"bound": "network", "estimate": "osd"}[c["limit_kind"]]]
-            if "=" not in c["limit"]
-            else None
-        )
-        if ratio and c["limit"] in ("client network", "public network", "osd node"):
-            assert lo == pytest.approx(c["predicted_IOPS"] * ratio[0], abs=2)
-            assert hi == pytest.approx(c["predicted_IOPS"] * ratio[1], abs=2)
-        assert lo < hi
+        # every resource's ceiling within its class's validated ratios: the lowest low end, the lowest high end
+        ends = [
+            (v * k.ranges[RESOURCE_CLASS[r]][0], v * k.ranges[RESOURCE_CLASS[r]][1])
+            for r, v in c["ceilings_IOPS"].items()
+            if v is not None
+        ]
+        assert lo == pytest.approx(min(e[0] for e in ends), abs=2)
+        assert hi == pytest.approx(min(e[1] for e in ends), abs=2)
+        assert lo <= c["predicted_IOPS"] <= hi
         assert c["kinds"]["media"] == "bound" and c["kinds"]["cpu"] == "estimate"
     assert not any("outside the calibrated range" in n for n in doc["notes"])
     big = replace(load_setup("clyso-32node"), nodes=2000, ghz=5.0)

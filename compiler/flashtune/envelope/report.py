@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from flashtune.envelope.ceilings import (
     CO_LIMIT,
     KIND,
     MODERN_FAMILIES,
+    RESOURCE_CLASS,
     STANDARD_CASES,
     TIE,
     Case,
@@ -149,13 +151,27 @@ def case_dict(env: Envelope) -> dict[str, Any]:
 
 
 def _range(env: Envelope) -> dict[str, Any]:
-    """The predicted ceiling's range: measured / predicted as the validation found it for this resource."""
+    """The predicted ceiling's range: where the cluster's real ceiling lies if every resource's real ceiling
+    lies within the measured / predicted range the validation found for its class (RESOURCE_CLASS).
+
+    The cluster stops at the lowest real ceiling, so the range runs from the lowest of the resources' low
+    ends to the lowest of their high ends: a resource that does not limit the prediction still caps the high
+    end (a media-limited case cannot go past the wire's ceiling however far the drives outrun their data
+    sheet) and, where its ceiling is an estimate close above the limit, lowers the low end. A class without a
+    validated range counts at its ceiling (1 x)."""
     ranges = constants().ranges
-    spans = [ranges[c] for c in env.bottleneck_class.split("/") if c in ranges]
-    if not spans or not env.limit:
+    if not env.limit or not any(RESOURCE_CLASS[r] in ranges for r in env.limit):
         return {"range_IOPS": None}
-    lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
-    return {"range_IOPS": [round(env.iops * lo), round(env.iops * hi)], "range_ratio": [lo, hi]}
+    ends = [
+        (v * ranges.get(RESOURCE_CLASS[r], (1.0, 1.0))[0], v * ranges.get(RESOURCE_CLASS[r], (1.0, 1.0))[1])
+        for r, v in env.ceilings.items()
+        if v is not None and math.isfinite(v)
+    ]
+    lo, hi = min(e[0] for e in ends), min(e[1] for e in ends)
+    return {
+        "range_IOPS": [round(lo), round(hi)],
+        "range_ratio": [round(lo / env.iops, 3), round(hi / env.iops, 3)],
+    }
 
 
 def envelope_dict(c: Cluster, cases: tuple[Case, ...] = STANDARD_CASES) -> dict[str, Any]:
