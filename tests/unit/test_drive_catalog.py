@@ -16,7 +16,7 @@ from flashtune.envelope.ceilings import Case, Cluster, Constants, CpuCosts, ceil
 from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir, tier_cluster
 from flashtune.envelope.drives import CATALOG, device_defaults, drive_catalog, figure, figures_of, model_key
 from flashtune.errors import DataError
-from flashtune.hardware import DRIVE_FIGURES, read_hardware
+from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, read_hardware
 from flashtune.paths import data_dir, data_path
 from flashtune.yamlio import load_yaml
 
@@ -128,6 +128,9 @@ def test_every_catalog_entry_is_sourced_positive_and_follows_the_schema() -> Non
     schema = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())
     entries = catalog_entries()
     assert len(entries) >= 3
+    # the schema's drive types are the hardware file's (the reader's check, DEVICE_TYPES)
+    model_schema = schema["$defs"]["devices"]["properties"]["models"]["additionalProperties"]
+    assert model_schema["properties"]["type"]["enum"] == list(DEVICE_TYPES)
     catalog = drive_catalog()
     for name, e in entries.items():
         assert all(float(e[f]) > 0 for f in DRIVE_FIGURES), name  # type: ignore[arg-type]
