@@ -33,6 +33,7 @@ import pytest
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.compile.benchmark import expand
 from flashtune.ingest import load
+from flashtune.yamlio import load_yaml
 from support import cbtlab
 from support.cephlab import CephLab
 
@@ -91,8 +92,6 @@ def _run_and_check(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Path) 
     df = load(archive)
     seen = set()
     for run in runs:
-        from flashtune.yamlio import load_yaml
-
         config = load_yaml(run / "benchmark_config.yaml")["cluster"]
         seen.add(tuple(config[k] for k in sorted(perms[0])) if perms[0] else ())
         outputs = sorted(run.glob("output.[0-9].localhost"))
@@ -228,8 +227,6 @@ def _run_scratch_plan(cbt: Path, lab: CephLab, doc: dict[str, Any], scratch: Pat
     assert [r.parent.name for r in runs] == [f"{i:08d}" for i in range(iterations)], log[-3000:]
     df = load(archive)
     for run in runs:
-        from flashtune.yamlio import load_yaml
-
         config = load_yaml(run / "benchmark_config.yaml")["cluster"]
         assert config["mode"] == bench["mode"] and config["numjobs"] == bench["numjobs"]
         out = run / "output.0.localhost"
@@ -290,7 +287,12 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
     # is_cluster_available says STUCK_UNAVAILABLE); with the option false it waits for the MDS instead
     # (client_mount_timeout). The race is CBT's and a user's run of a fuse plan can meet it too; set in the
     # monitors' config database (ceph-fuse reads it at start), it leaves the plan as compiled.
-    lab.run("ceph", "config", "set", "client", "fuse_require_active_mds", "false")
+    # the commands are the ones the plan's explain.md gives users (data/cbt/schema.yaml cephfs_clients.fuse)
+    explain = b.files["explain.md"]
+    require = ("ceph", "config", "set", "client", "fuse_require_active_mds", "false")
+    unset = ("ceph", "config", "rm", "client", "fuse_require_active_mds")
+    assert all(f"`{' '.join(cmd)}`" in explain for cmd in (require, unset)), explain
+    lab.run(*require)
     try:
         _run_scratch_plan(cbt, lab, write, tmp_path / "write")
         # the next plan's CBT run starts by deleting the pool its file system still uses: Ceph refuses
@@ -301,7 +303,7 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
         _remove_cbt_fs(lab, tmp_path / "write" / "mnt")
         _run_scratch_plan(cbt, lab, read, tmp_path / "read")
     finally:
-        lab.run("ceph", "config", "rm", "client", "fuse_require_active_mds", check=False)
+        lab.run(*unset, check=False)
         _remove_cbt_fs(lab, tmp_path)
 
 
