@@ -166,7 +166,7 @@ def test_ec_overwrites_clone_the_old_extent_on_every_shard_they_write() -> None:
     )
     assert demand(ec, True, 1 << 22).rollback_clones == 6  # full stripes: every shard written
     assert demand(ec, False, 4096).rollback_clones == 0  # reads keep nothing
-    fast = replace(ec, release="tentacle", ec_optimizations=True)
+    fast = replace(ec, release="tentacle", fast_ec=True)
     assert demand(fast, True, 4096).rollback_clones == 3  # parity delta: the data shard and m parities
     assert demand(cluster(), True, 4096).rollback_clones == 0  # replicated: no rollback copies
     assert demand(replace(ec, objectstore="filestore"), True, 4096).rollback_clones == 0  # appends only
@@ -432,7 +432,7 @@ def test_the_filestore_write_cost_holds_at_two_and_three_replicas() -> None:
 def test_erasure_coded_paths_by_release() -> None:
 
     ec = cluster(protection=Protection("erasure", 1, 4, 2), release="squid")
-    fast = replace(ec, release="tentacle", ec_optimizations=True)
+    fast = replace(ec, release="tentacle", fast_ec=True)
     u = 4096
     # up to Squid a 4K read reads the whole stripe: the client op + 4 sub-reads (the primary's own shard too),
     # 4 strips read from the drives, 3 gathered by the primary
@@ -468,7 +468,7 @@ FAST_EC_WRITES = {
 def test_fast_ec_writes_read_whichever_shards_are_fewer(k: int, size: int) -> None:
     """ECTransaction.cc WritePlanObj: fast EC writes the data shards a write covers and the m parities, and
     reads either those (parity delta) or the data shards it does not write, the fewer."""
-    fast = cluster(protection=Protection("erasure", 1, k, 2), release="tentacle", ec_optimizations=True)
+    fast = cluster(protection=Protection("erasure", 1, k, 2), release="tentacle", fast_ec=True)
     d = demand(fast, True, size)
     reads, writes = FAST_EC_WRITES[(k, size)]
     assert (d.read_ops, d.osd_ops - d.read_ops) == (reads, writes)
@@ -504,7 +504,7 @@ def test_a_sub_stripe_ec_io_is_off_the_primary_unless_on_its_own_shard(k: int, u
     sub-operation on the per-node wall. Reference: shard by shard over every aligned position."""
     m, u = 2, 4096
     base = cluster(nodes=12, protection=Protection("erasure", 1, k, m))
-    fast = replace(base, release="tentacle", ec_optimizations=True)  # 16 KiB units
+    fast = replace(base, release="tentacle", fast_ec=True)  # 16 KiB units
     legacy = replace(base, release="tentacle", ec_partial_reads=True)  # 4 KiB units, touched shards only
     f = 16384
     for c, unit, is_fast in ((fast, f, True), (legacy, u, False)):
@@ -533,7 +533,7 @@ def test_a_small_ec_io_that_crosses_a_stripe_reads_a_unit_per_stripe_on_each_sha
     u, k, m = 4096, 6, 2
     squid = cluster(nodes=12, protection=Protection("erasure", 1, k, m), release="squid")
     legacy = replace(squid, release="tentacle", ec_partial_reads=True)
-    fast = replace(legacy, ec_optimizations=True)
+    fast = replace(legacy, fast_ec=True)
     assert stripes_spanned(squid, u) == 1.0  # a 4K read on a 4K unit never crosses
     assert stripes_spanned(squid, 4 * u) == pytest.approx((1 + 2 + 1) / 3)
     assert stripes_spanned(replace(squid, protection=Protection("erasure", 1, 8, m)), 4 * u) == 1.0
@@ -650,7 +650,7 @@ def test_the_per_node_wall_counts_the_messages_osds_handle() -> None:
     # read-modify-write: 5 sub-reads and 7 sub-writes (the primary keeps one strip of each)
     assert demand(ec, True, 4096).osd_messages == 2 + (5 + 7) * 4
     # fast EC: the one strip, on another OSD 5 times in 6 (the primary holds one of the 6 data shards)
-    fast = replace(ec, release="tentacle", ec_optimizations=True)
+    fast = replace(ec, release="tentacle", fast_ec=True)
     assert demand(fast, False, 4096).osd_messages == pytest.approx(2 + 4 * 5 / 6)
     # an RGW PUT's index round trips are requests to the primary, replicated like the data
     rgw = load_setup("mako-reef-rgw")

@@ -188,9 +188,9 @@ class Cluster:
     colocated_clients: bool = False  # clients on the storage nodes: their traffic uses the nodes' ports
     colocated_gateways: int = 0  # RGW daemons per storage node
     client_network_gbps: float | None = None  # all clients together (an uplink)
-    # fast EC in effect on the EC pool: allow_ec_optimizations set, on a release that has it (cluster.py, from
-    # constants.yaml's ec_paths)
-    ec_optimizations: bool = False
+    # fast EC in effect on the EC pool: the hardware file's ec_optimizations (allow_ec_optimizations) on a
+    # release that has it (cluster.py, from constants.yaml's ec_paths)
+    fast_ec: bool = False
     # without fast EC, a sub-stripe read reads only the data shards it touches (osd_ec_partial_reads, Tentacle)
     ec_partial_reads: bool = False
     # fastest single port of the public and cluster sides (the link class); 0: from the totals
@@ -215,11 +215,6 @@ class Cluster:
         if self.objectstore == "filestore":
             return "filestore"
         return RELEASE_FAMILY.get(self.release, DEFAULT_FAMILY)
-
-    @property
-    def fast_ec(self) -> bool:
-        """Fast EC in effect on the EC pool (the release's check is cluster.py's, from constants.yaml)."""
-        return self.ec_optimizations
 
     @property
     def link(self) -> str:
