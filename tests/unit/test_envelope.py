@@ -1553,3 +1553,8 @@ def test_schema_and_reader_name_the_same_choices() -> None:
         assert node[group]["items"]["properties"]["type"]["enum"] == list(DEVICE_TYPES)
     assert set(defs["drive_figures"]["properties"]) == set(DRIVE_FIGURES)
     assert sorted(device_defaults()) == sorted(DEVICE_TYPES)  # every type has default figures
+    # constants.yaml's ec_paths entries: the reader checks the schema's shape itself (no schema at run time)
+    from flashtune.envelope.cluster import EC_PATH_FLAGS
+
+    entry = defs["constants"]["properties"]["ec_paths"]["properties"]["by_release"]["additionalProperties"]
+    assert entry["required"] == list(EC_PATH_FLAGS) and set(entry["properties"]) == set(EC_PATH_FLAGS)

@@ -25,6 +25,10 @@ from flashtune.yamlio import line_of, load_yaml
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
 DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default
+# the flags of an ec_paths.by_release entry. envelope.schema.json describes the same shape, but the schema is
+# checked by the tests only (jsonschema is not a run-time dependency), so the reader checks it too, to stop a
+# bad entry with its file:line; test_schema_and_reader_name_the_same_choices holds the two lists equal
+EC_PATH_FLAGS = ("partial_reads", "fast_ec")
 
 
 def envelope_dir() -> Path:
@@ -90,7 +94,7 @@ def ec_paths() -> dict[str, dict[str, bool]]:
     out: dict[str, dict[str, bool]] = {}
     for release, paths in table.items():
         flags = paths if isinstance(paths, dict) else {}
-        if set(flags) != {"partial_reads", "fast_ec"} or not all(isinstance(v, bool) for v in flags.values()):
+        if set(flags) != set(EC_PATH_FLAGS) or not all(isinstance(v, bool) for v in flags.values()):
             raise DataError(
                 f"ec_paths.by_release.{release} needs partial_reads and fast_ec, each true or false",
                 file=path,
