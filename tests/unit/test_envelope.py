@@ -198,11 +198,14 @@ def test_a_small_bluestore_overwrite_lands_twice_on_a_drive_that_holds_its_own_w
 
     writes, sizes, default = bluestore_deferred_writes()
     assert writes == 2.0 and sizes["luminous"] == 16384 and "pacific" not in sizes and default == 4096
-    # the unit of a release not listed is Ceph's own default: the catalog's (checked against the real programs)
+    # the unit of a release not listed is Ceph's own default, read from the catalog (checked against the real
+    # programs), the same in every release it records
     knob = load_catalog().get("bluestore_min_alloc_size_ssd", "ceph")
     assert knob is not None and {knob.default_for(r) for r in ("pacific", "quincy", "reef", "tentacle")} == {
         default
     }
+    consts = load_yaml(data_path("envelope/constants.yaml"))
+    assert "min_alloc_ssd_default" not in consts["bluestore_deferred_writes"]  # one place: the catalog
     shared, cached = load_setup("micron-5210-4node"), load_setup("micron-5210-4node-nvme-db")
     assert (shared.deferred_below, shared.deferred_writes) == (16384, 2.0)
     assert cached.deferred_below == 0  # the WAL is on the NVMe cache devices: one write on the data drive

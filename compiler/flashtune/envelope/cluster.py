@@ -15,12 +15,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from flashtune.catalog import load_catalog
 from flashtune.envelope.ceilings import Cluster
 from flashtune.envelope.drives import drives_of
 from flashtune.errors import DataError
 from flashtune.hardware import NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
 from flashtune.paths import data_path
+from flashtune.releases import DEFAULT_CEPH_RELEASE
 from flashtune.yamlio import line_of, load_yaml
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
@@ -62,7 +64,8 @@ def filestore_journal_writes() -> float:
 @cache
 def bluestore_deferred_writes() -> tuple[float, dict[str, int], int]:
     """constants.yaml's bluestore_deferred_writes: (times a deferred small overwrite lands on a data drive
-    that holds its own WAL, the flash min_alloc_size by release, that of a release not listed)."""
+    that holds its own WAL, the flash min_alloc_size by release where it differed from today's, that of a
+    release not listed: the knob catalog's default of bluestore_min_alloc_size_ssd, data/knobs/ceph.yaml)."""
     value, entry, path = _write_multiple("bluestore_deferred_writes")
     line = line_of(entry)
     table = entry.get("min_alloc_ssd_by_release")
@@ -74,9 +77,23 @@ def bluestore_deferred_writes() -> tuple[float, dict[str, int], int]:
         str(r): int(number(v, f"min_alloc_ssd_by_release.{r}", path, line_of(table, r) or line, minimum=512))
         for r, v in table.items()
     }
-    default = entry.get("min_alloc_ssd_default")
-    where = line_of(entry, "min_alloc_ssd_default") or line
-    return value, sizes, int(number(default, "min_alloc_ssd_default", path, where, minimum=512))
+    return value, sizes, _catalog_min_alloc_ssd()
+
+
+def _catalog_min_alloc_ssd() -> int:
+    """The knob catalog's bluestore_min_alloc_size_ssd default in the newest release (every release the
+    catalog records has the same; the catalog's own checks hold it to the real programs)."""
+    knob = load_catalog().get("bluestore_min_alloc_size_ssd", "ceph")
+    default = knob.default_for(DEFAULT_CEPH_RELEASE) if knob is not None else None
+    if not isinstance(default, int) or isinstance(default, bool):
+        raise DataError(
+            "the knob catalog needs bluestore_min_alloc_size_ssd with a default in bytes: the envelope takes "
+            "the flash allocation unit of a release constants.yaml's min_alloc_ssd_by_release does not list "
+            "from it",
+            file=str(data_path("knobs") / "ceph.yaml"),
+            line=1,
+        )
+    return default
 
 
 @cache
