@@ -291,7 +291,8 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
     explain = b.files["explain.md"]
     require = ("ceph", "config", "set", "client", "fuse_require_active_mds", "false")
     unset = ("ceph", "config", "rm", "client", "fuse_require_active_mds")
-    assert all(f"`{' '.join(cmd)}`" in explain for cmd in (require, unset)), explain
+    wait = ("pgrep", "-f", "--", f"--client_mds_namespace={CBT_FS}")  # CBT's ceph-fuse, between two plans
+    assert all(f"`{' '.join(cmd)}`" in explain for cmd in (require, unset, wait)), explain
     lab.run(*require)
     try:
         _run_scratch_plan(cbt, lab, write, tmp_path / "write")
@@ -300,7 +301,10 @@ def test_scratch_plans_run_in_real_cbt_through_ceph_fuse(cbt: Path, lab: CephLab
             "ceph", "osd", "pool", "rm", CBT_FS, CBT_FS, "--yes-i-really-really-mean-it", check=False
         )
         assert busy.returncode != 0 and "in use by CephFS" in busy.stderr, busy.stderr
+        # the wait explain.md gives finds CBT's ceph-fuse while it serves, and nothing once it has exited
+        assert subprocess.run(wait, capture_output=True, check=False).returncode == 0
         _remove_cbt_fs(lab, tmp_path / "write" / "mnt")
+        assert subprocess.run(wait, capture_output=True, check=False).returncode == 1
         _run_scratch_plan(cbt, lab, read, tmp_path / "read")
     finally:
         lab.run(*unset, check=False)

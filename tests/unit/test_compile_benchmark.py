@@ -317,7 +317,10 @@ def test_the_cephfs_client_chooses_cbts_endpoint_and_only_its_keys(client: str, 
     # are spelled out for its plans only
     fuse = table["fuse"]
     assert (fuse["before_run"] in explain) is (client == "fuse")
-    assert (fuse["after_unmount"] in explain) is (client == "fuse")
+    wait = fuse["after_unmount"].format(fs_name=fuse["fs_name"])
+    assert (wait in explain) is (client == "fuse")
+    # the wait names CBT's own ceph-fuse (its --client_mds_namespace), not every ceph-fuse on the client
+    assert "`pgrep -f -- --client_mds_namespace=cbt-cephfs-fuse`" in wait
     assert ("fuse_require_active_mds" in explain) is (client == "fuse")
     assert ("cephfs_client" in b.request.echo()) is (client != "kernel")
 

@@ -250,7 +250,11 @@ def _endpoint_plans(
             "that pool while the file system uses it. "
             + (f"{client['before_run']}. " if "before_run" in client else "")
             + f"Between two plans, on the clients: unmount <mnt_dir>/{client['fs_name']}/*"
-            + (f", then {client['after_unmount']}" if "after_unmount" in client else "")
+            + (
+                f", then {client['after_unmount'].format(fs_name=client['fs_name'])}"
+                if "after_unmount" in client
+                else ""
+            )
             + f"; on the head: `ceph fs fail {client['fs_name']}`, "
             f"`ceph fs rm {client['fs_name']} --yes-i-really-mean-it`",
             {"cephfs_client": cephfs_client},
