@@ -66,7 +66,7 @@ def test_loader_and_card_follow_the_schema(tmp_path: Path) -> None:
         "from flashtune.catalog import load_catalog\nfrom flashtune.catalog.card import render_card\n"
         "print(render_card(load_catalog().get('osd_op_queue', 'ceph')))"
     )
-    env = {"FLASHTUNE_DATA": str(data), "PYTHONPATH": str(REPO / "compiler"), "FLASHTUNE_CACHE_DIR": "off"}
+    env = {"FLASHTUNE_DATA": str(data), "PYTHONPATH": str(REPO / "compiler")}
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run(

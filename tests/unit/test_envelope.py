@@ -16,10 +16,15 @@ from hypothesis import strategies as st
 from flashtune import datapackage
 from flashtune.catalog import load_catalog
 from flashtune.cli.main import main
-from flashtune.envelope import report
-from flashtune.envelope.calibrate import fit
+from flashtune.compile import CompileRequest, compile_bundle
+from flashtune.envelope import calibrate, fitted, report
+from flashtune.envelope.bundle import LATENCY_NOTE, cluster_for
+from flashtune.envelope.calibrate import fit, per_observation, solve
 from flashtune.envelope.ceilings import (
+    CO_LIMIT,
     RESOURCE_CLASS,
+    STANDARD_CASES,
+    TIE,
     Case,
     Cluster,
     Constants,
@@ -27,13 +32,40 @@ from flashtune.envelope.ceilings import (
     Drives,
     Protection,
     ceilings,
+    cpu_cycles,
     demand,
     envelope,
+    stripes_spanned,
+    touched_shards,
 )
-from flashtune.envelope.cluster import load_cluster, load_setup, setups_dir
-from flashtune.envelope.observations import headlines
-from flashtune.envelope.validate import GOAL, era, validation
+from flashtune.envelope.cluster import (
+    EC_PATH_FLAGS,
+    bluestore_deferred_writes,
+    cluster_from,
+    ec_paths,
+    filestore_journal_writes,
+    load_cluster,
+    load_setup,
+    setups_dir,
+    tier_cluster,
+)
+from flashtune.envelope.drives import device_defaults
+from flashtune.envelope.fitted import constants, validation_ranges
+from flashtune.envelope.observations import claim_observations, fixed_constants, headlines
+from flashtune.envelope.validate import GOAL, GOAL_SHARE, era, summary, validation
+from flashtune.errors import DataError
+from flashtune.hardware import (
+    DEVICE_TYPES,
+    DRIVE_FIGURES,
+    NIC_ROLES,
+    OBJECTSTORES,
+    SOFTWARE,
+    load_tier,
+    tier_names,
+)
 from flashtune.paths import data_dir, data_path
+from flashtune.prove.predict import predicted
+from flashtune.prove.probes import PROBES
 from flashtune.yamlio import load_yaml
 
 K = Constants(
@@ -78,8 +110,6 @@ def test_media_ceiling_is_drives_times_data_sheet_over_copies() -> None:
 def test_ceilings_closer_than_the_co_limit_band_are_named_together_whatever_the_pair() -> None:
     """Within 1 %: equal ('a = b'); within CO_LIMIT (5 %): co-limits ('a ~ b'), the smallest first; further
     apart: the smallest alone. The same band for a bound and an estimate as for two bounds."""
-    from flashtune.envelope.ceilings import CO_LIMIT, TIE
-
     assert (TIE, CO_LIMIT) == (0.01, 0.05)
     w = Case("w", 4096, 0.0)
     cpu = ceilings(cluster(), w, K)["cpu"]
@@ -156,8 +186,6 @@ def test_ec_overwrites_clone_the_old_extent_on_every_shard_they_write() -> None:
     """ECTransaction.cc: each shard an overwrite writes clones the extent it replaces for rollback first; the CPU
     counts one write-cost operation per shard written. Replicated writes, FileStore EC (appends) and RGW PUTs
     (new objects) have none."""
-    from flashtune.envelope.ceilings import cpu_cycles, demand
-
     ec = cluster(protection=Protection("erasure", 1, 4, 2))
     small = demand(ec, True, 4096)
     assert (small.read_ops, small.osd_ops, small.rollback_clones) == (4, 10, 6)  # 4 strip reads, 6 writes
@@ -193,9 +221,6 @@ def test_cpu_ceiling_and_the_limit_with_headroom() -> None:
 
 
 def test_a_small_bluestore_overwrite_lands_twice_on_a_drive_that_holds_its_own_wal() -> None:
-    from flashtune.envelope.ceilings import demand
-    from flashtune.envelope.cluster import bluestore_deferred_writes
-
     writes, sizes, default = bluestore_deferred_writes()
     assert writes == 2.0 and sizes["luminous"] == 16384 and "pacific" not in sizes and default == 4096
     # the unit of a release not listed is Ceph's own default, read from the catalog (checked against the real
@@ -221,8 +246,6 @@ def test_a_small_bluestore_overwrite_lands_twice_on_a_drive_that_holds_its_own_w
 
 
 def test_filestore_journal_on_the_data_drive_writes_twice_and_costs_its_own_op() -> None:
-    from flashtune.envelope.cluster import filestore_journal_writes
-
     # the published FileStore set-ups keep their journals on the data cards; the factor is constants.yaml's
     assert filestore_journal_writes() == 2.0 and load_setup("sandisk-6node").media_writes == 2.0
     assert load_setup("intel-5node").media_writes == 1.0  # BlueStore
@@ -413,8 +436,6 @@ def test_the_filestore_write_cost_holds_at_two_and_three_replicas() -> None:
     counts one FileStore OSD write per replica, so both must give the same cycles per OSD write; a change to
     how replica writes are counted (or a per-client-write cost) would split them. Their ports and clients are
     assumed (the posts give none): 25 GbE everywhere must not move these small-block predictions."""
-    from flashtune.envelope.calibrate import per_observation
-
     solved = {
         o["observation"]: float(o["value"])  # type: ignore[arg-type]
         for o in per_observation()
@@ -531,8 +552,6 @@ def test_a_small_ec_io_that_crosses_a_stripe_reads_a_unit_per_stripe_on_each_sha
     ECTransactionL.h get_write_plan). I/Os aligned to their size: 16 KiB on the 4 KiB units of 6+2 sits at
     0, 16 and 32 KiB of a 48 KiB period; the middle one crosses into the next stripe, so each of its shards
     reads two units. Fast EC reads the extents asked only."""
-    from flashtune.envelope.ceilings import stripes_spanned
-
     u, k, m = 4096, 6, 2
     squid = cluster(nodes=12, protection=Protection("erasure", 1, k, m), release="squid")
     legacy = replace(squid, release="tentacle", ec_partial_reads=True)
@@ -568,9 +587,6 @@ def _ec_setup(tmp_path: Path, release: str, optimizations: bool) -> Cluster:
 def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flashtune.envelope.cluster import ec_paths
-    from flashtune.errors import DataError
-
     copy = tmp_path / "data"
     shutil.copytree(data_dir(), copy)
     consts = copy / "envelope" / "constants.yaml"
@@ -582,7 +598,6 @@ def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
         i for i, t in enumerate(consts.read_text().splitlines(), 1) if "tentacle: {partial_reads: yes}" in t
     )
     monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
-    monkeypatch.setenv("FLASHTUNE_CACHE_DIR", "off")
     ec_paths.cache_clear()
     try:
         with pytest.raises(
@@ -599,9 +614,6 @@ def test_tentacle_reads_only_the_shards_a_small_read_touches_without_fast_ec_too
     backend Tentacle keeps for pools without allow_ec_optimizations): with osd_ec_partial_reads (default true)
     a read wants only the data shards its stripe units lie on, one unit from each; up to Squid every data
     shard of the stripe. Sub-stripe writes read and rewrite the whole stripe in both (ECTransactionL.h)."""
-    from flashtune.envelope.ceilings import touched_shards
-    from flashtune.envelope.cluster import ec_paths
-
     squid, legacy = _ec_setup(tmp_path, "squid", False), _ec_setup(tmp_path, "tentacle", False)
     fast = _ec_setup(tmp_path, "tentacle", True)
     assert (squid.ec_partial_reads, legacy.ec_partial_reads, legacy.fast_ec, fast.fast_ec) == (
@@ -683,8 +695,6 @@ IBM_RGW_TRAFFIC = {
 def test_recorded_source_conflicts_hold_on_the_sources_own_numbers() -> None:
     """A headline whose source contradicts itself carries the reasoning (headlines.yaml `conflict`) and stays
     in the goal count; the numbers the reasoning rests on are checked here from the data."""
-    from flashtune.envelope.validate import summary
-
     rows = {r.headline.id: r for r in validation()}
     conflicts = {hid for hid, r in rows.items() if r.headline.conflict}
     assert conflicts == {
@@ -739,8 +749,6 @@ def test_a_cost_no_other_study_measures_takes_the_tightest_upper_bound() -> None
     """Quincy's per-byte write cost is measured only by Mako's Reef 4MB writes; Clyso's network-bound 4MB
     writes bound it from above (all the cycles there were). Out of Mako's study the tightest bound is used
     and the constant is flagged a bound; with Mako in, the measurement wins over every bound."""
-    from flashtune.envelope.calibrate import solve
-
     full, out = fit(), fit("mako_reef_freeze")
     bounds = [
         solve(h, out.constants) for h in headlines() if h.calibrates == "cpu.write_byte_quincy" and h.bound
@@ -780,8 +788,6 @@ def test_colocated_clients_and_gateways_match_the_published_transfer_counts() ->
 
 
 def test_the_fixed_terms_come_from_their_published_statements() -> None:
-    from flashtune.envelope.observations import claim_observations, fixed_constants
-
     rows = {r["id"]: r for r in datapackage.rows("published_claims")}
     fixed = fixed_constants()
     wall = rows["clyso-node-read-wall"]
@@ -829,8 +835,6 @@ def test_output_says_bound_or_estimate_with_a_validated_range_and_flags_uncalibr
 def test_validated_ranges_leave_out_results_their_own_source_contradicts() -> None:
     # A `conflict:` row's measured value is in doubt by its source's own figures (IBM's RGW throughputs need
     # 1.08-1.61x the line rate the same posts state), so it must not widen the range every manifest shows.
-    from flashtune.envelope.fitted import validation_ranges
-
     rows = validation()
     conflicts = [r for r in rows if r.headline.conflict and r.headline.goal]
     assert conflicts, "no goal headline carries a source conflict any more: this test has nothing to check"
@@ -937,8 +941,6 @@ def test_envelope_yaml_files_follow_the_schema() -> None:
 
 
 def test_leaving_a_study_out_drops_its_observations() -> None:
-    from flashtune.envelope.observations import claim_observations
-
     obs: dict[str, object] = {h.id: h for h in headlines() if h.calibrates}
     obs |= {o.claim: o for o in claim_observations()}  # per-core-used statements count as their study's
     for study in (
@@ -1158,8 +1160,6 @@ REACHED = {"all": (49, 98), "2018+": (39, 83)}
 
 
 def test_the_leave_one_study_out_share_does_not_fall() -> None:
-    from flashtune.envelope.validate import GOAL_SHARE, summary
-
     rows = validation()
     s = summary(rows)
     for name, (met, total) in REACHED.items():
@@ -1180,8 +1180,6 @@ def test_a_headline_is_never_predicted_from_its_own_studys_measurements(
 ) -> None:
     """Double every calibration value of one study: its own headlines' predictions must not move (except
     CPU-bound ones through a constant the table lists as in-study), while other studies' predictions do."""
-    from flashtune.envelope import calibrate
-
     before = {r.headline.id: r for r in validation()}
     base = {hid: r.loso.iops for hid, r in before.items()}
     original = headlines()
@@ -1227,7 +1225,6 @@ def test_a_wrong_published_value_would_be_caught(tmp_path: Path, monkeypatch: py
     heads = copy / "envelope" / "headlines.yaml"
     heads.write_text(heads.read_text().replace("value: 5207,", "value: 2600,"))
     monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
-    monkeypatch.setenv("FLASHTUNE_CACHE_DIR", "off")
     for f in (headlines, load_setup):
         f.cache_clear()
     datapackage.clear_cache()
@@ -1343,11 +1340,6 @@ def test_a_limit_of_several_resources_is_a_list_and_explained(
 
 
 def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.envelope.bundle import cluster_for
-    from flashtune.envelope.ceilings import STANDARD_CASES
-    from flashtune.envelope.fitted import constants
-
     b = compile_bundle(CompileRequest(workload="block", tier="iops", ceph_release="tentacle"))
     env = json.loads(b.files["manifest.json"])["envelope"]
     c = cluster_for(b.hardware, b.shape)
@@ -1368,11 +1360,6 @@ def test_compiled_bundle_shows_ceilings_in_explain_manifest_and_cbt() -> None:
 
 
 def test_compiled_rgw_plans_go_through_the_gateways_the_layout_places() -> None:
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.envelope.bundle import cluster_for
-    from flashtune.prove.predict import predicted
-    from flashtune.prove.probes import PROBES
-
     rgw = compile_bundle(CompileRequest(workload="rgw", tier="iops", ceph_release="tentacle"))
     # the layout puts a radosgw on every OSD node: the envelope's cluster has them, sharing NICs and cores
     assert cluster_for(rgw.hardware, rgw.shape).colocated_gateways == rgw.shape["rgw_per_node"] >= 1
@@ -1394,10 +1381,6 @@ def test_compiled_rgw_plans_go_through_the_gateways_the_layout_places() -> None:
 
 
 def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs() -> None:
-    import re
-
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.envelope.bundle import LATENCY_NOTE
 
     b = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
     rows = {r["case"]: r for f in ("cbt.yaml", "cbt/latency-qd1.yaml") for r in b.envelope["benchmarks"][f]}
@@ -1421,8 +1404,6 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
 
 
 def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:
-    from flashtune.compile import CompileRequest, compile_bundle
-
     b = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
     one = b.envelope["benchmarks"]["cbt/10-read-clients1-jobs1.yaml"][0]
     every = b.envelope["benchmarks"][f"cbt/16-read-clients{b.shape['clients']}-jobs1.yaml"][0]
@@ -1438,8 +1419,6 @@ def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:
 
 
 def test_legacy_plan_expectations_follow_its_two_replica_pool() -> None:
-    from flashtune.compile import CompileRequest, compile_bundle
-
     legacy = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="jewel"))
     modern = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
     assert "replication: 2" in legacy.files["cbt.yaml"]
@@ -1461,9 +1440,6 @@ def test_legacy_plan_expectations_follow_its_two_replica_pool() -> None:
 
 
 def test_compile_with_a_bad_performance_field_names_the_file_and_line(tmp_path: Path) -> None:
-    from flashtune.compile import CompileRequest, compile_bundle
-    from flashtune.errors import DataError
-
     f = tmp_path / "hw.yaml"
     f.write_text(Path(data_path("tiers/iops.yaml")).read_text().replace("cpu_ghz: 2.2", "cpu_ghz: fast"))
     with pytest.raises(DataError) as e:
@@ -1487,8 +1463,6 @@ def test_results_that_are_not_ingest_output_fail_with_a_hint(
 
 
 def test_stored_fit_matches_a_fresh_fit() -> None:
-    from flashtune.envelope import fitted
-
     stale = f"data/{fitted.FITTED} is stale: run python -m flashtune.envelope.fitted"
     stored = fitted.stored_constants()
     assert stored is not None, stale
@@ -1497,8 +1471,6 @@ def test_stored_fit_matches_a_fresh_fit() -> None:
 
 
 def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flashtune.envelope import fitted
-
     real = fitted.fit_inputs
     changed = {"envelope/headlines.yaml": -1}
     monkeypatch.setattr(fitted, "fit_inputs", lambda sources: {**real(sources), **changed})
@@ -1508,9 +1480,6 @@ def test_stored_fit_is_ignored_once_an_input_changes(monkeypatch: pytest.MonkeyP
 
 def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None:
     """`cores` is per socket in both: the CPU ceiling and the compiler's node_cores count sockets x cores."""
-    from flashtune.envelope.cluster import cluster_from, tier_cluster
-    from flashtune.hardware import load_tier, tier_names
-
     sockets = set()
     for t in tier_names():
         hw = load_tier(t)
@@ -1525,9 +1494,6 @@ def test_envelope_and_compiler_read_one_hardware_and_count_cores_alike() -> None
 def test_device_defaults_go_through_the_same_number_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flashtune.envelope.drives import device_defaults
-    from flashtune.errors import DataError
-
     shutil.copytree(data_dir(), tmp_path / "data")
     devices = tmp_path / "data" / "envelope" / "devices.yaml"
     devices.write_text(devices.read_text().replace("read_iops: 460000", "read_iops: .nan"))
@@ -1543,9 +1509,6 @@ def test_device_defaults_go_through_the_same_number_check(
 
 def test_schema_and_reader_name_the_same_choices() -> None:
     """envelope.schema.json's hardware definition and the one reader (hardware_file) agree on every choice."""
-    from flashtune.envelope.drives import device_defaults
-    from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, NIC_ROLES, OBJECTSTORES, SOFTWARE
-
     defs = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())["$defs"]
     hw = defs["hardware"]["properties"]
     node = hw["node"]["properties"]
@@ -1557,7 +1520,5 @@ def test_schema_and_reader_name_the_same_choices() -> None:
     assert set(defs["drive_figures"]["properties"]) == set(DRIVE_FIGURES)
     assert sorted(device_defaults()) == sorted(DEVICE_TYPES)  # every type has default figures
     # constants.yaml's ec_paths entries: the reader checks the schema's shape itself (no schema at run time)
-    from flashtune.envelope.cluster import EC_PATH_FLAGS
-
     entry = defs["constants"]["properties"]["ec_paths"]["properties"]["by_release"]["additionalProperties"]
     assert entry["required"] == list(EC_PATH_FLAGS) and set(entry["properties"]) == set(EC_PATH_FLAGS)
