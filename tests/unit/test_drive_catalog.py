@@ -292,3 +292,24 @@ def test_a_model_that_is_not_a_name_is_refused_with_its_line(
         err = capsys.readouterr().err
         assert err.startswith(f"{f}:8: error: 'model' must be the drive's model name"), err
         assert "hint: set model: " in err and "Traceback" not in err
+
+
+def test_a_copy_of_a_shipped_tier_gets_its_drives_own_figures_without_a_note(tmp_path: Path) -> None:
+    """The type defaults are the shipped tiers' own drives (devices.yaml types: model): a user's copy of a tier
+    (the documented way to start a hardware file) names that drive, so nothing stood in for it; the standard
+    tier's HDD names no model, so its copy still gets the note."""
+    noted = {}
+    for tier in ("iops", "tco", "standard"):
+        copy = tmp_path / f"my-{tier}.yaml"
+        copy.write_text((data_dir() / "tiers" / f"{tier}.yaml").read_text())
+        c, shipped = load_cluster(copy), tier_cluster(tier)
+        assert c.drives == shipped.drives  # the same figures either way
+        noted[tier] = bool(drive_notes(c))
+    assert noted == {"iops": False, "tco": False, "standard": True}
+    # the defaults' drive in other spelling is the same drive; another drive of the type is not
+    default = device_defaults()["nvme"]
+    spelled = str(default["model"]).lower().replace(" ", "  ")
+    assert not drive_notes(
+        load_cluster(hardware(tmp_path, f"{{count: 2, type: nvme, size_gb: 1, model: {spelled}}}"))
+    )
+    assert drive_notes(load_cluster(hardware(tmp_path, "{count: 2, type: nvme, size_gb: 1, model: Acme X1}")))

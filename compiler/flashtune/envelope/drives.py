@@ -7,7 +7,8 @@ A data_devices entry's figures (read_iops, write_iops, read_mb_s, write_mb_s) co
   every figure the entry leaves out;
 - the type's defaults (`types:`), only for an entry with no figure of its own and no catalogued model. They
   are one particular drive's figures, so the envelope says which drive stood in and how to name the real
-  one, except in a shipped tier, whose drives are the ones the defaults describe.
+  one, except where they are that drive's own: a shipped tier's drives, and an entry whose model is the
+  type's `model:` (a hardware file copied from a tier).
 An entry with some figures of its own and no catalogued model takes none from the type: a figure its data
 sheet does not give stays unknown rather than borrowed from another drive.
 """
@@ -80,6 +81,12 @@ def device_defaults() -> dict[str, dict[str, Any]]:
                 file=str(path),
                 line=line_of(t, "example") or line,
             )
+        if not isinstance(t.get("model", ""), str):
+            raise DataError(
+                f"device type {name!r}: model must be the example drive's model name",
+                file=str(path),
+                line=line_of(t, "model") or line,
+            )
     return {str(k): dict(v) for k, v in types.items()}
 
 
@@ -127,13 +134,19 @@ def drive_catalog() -> dict[str, dict[str, Any]]:
     return out
 
 
+def names_drive(model: str, name: str) -> bool:
+    """Does a hardware file's model name this drive (case and spaces ignored; an empty name matches nothing)?"""
+    return bool(model.strip()) and model_key(model) == model_key(name)
+
+
 def catalogued(model: str) -> dict[str, Any] | None:
     """The catalog's entry for a hardware file's model name, if it names one."""
     return drive_catalog().get(model_key(model)) if model.strip() else None
 
 
 def figures_of(g: DeviceGroup) -> tuple[dict[str, float | None], bool]:
-    """A device group's figures in the order above, and whether the type's defaults stood in for them."""
+    """A device group's figures in the order above, and whether the type's defaults stood in for them (not
+    where the group's model is the defaults' own drive)."""
     own: dict[str, float | None] = {f: getattr(g, f) for f in DRIVE_FIGURES}
     known = catalogued(g.model)
     if known is not None and known["type"] == g.type:
@@ -141,7 +154,8 @@ def figures_of(g: DeviceGroup) -> tuple[dict[str, float | None], bool]:
     if any(v is not None for v in own.values()):
         return own, False
     default = device_defaults()[g.type]  # every device type has one (device_defaults checks)
-    return {f: float(default[f]) for f in DRIVE_FIGURES}, True
+    own_drive = names_drive(g.model, default.get("model", ""))
+    return {f: float(default[f]) for f in DRIVE_FIGURES}, not own_drive
 
 
 def figure(g: DeviceGroup, name: str) -> float:
