@@ -37,7 +37,9 @@ BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/
   stripe unit each, fast EC or not; a sub-stripe write reads and rewrites the whole stripe unless fast EC
   (opt-in per pool), which reads only the bytes asked and writes the data shards changed and the parities, reading
   those (a parity-delta write: m+1 reads and m+1 writes for one stripe unit) or the other data shards,
-  whichever are fewer.
+  whichever are fewer. It writes the primary's shard (data shard 0) too where its data lies elsewhere: the
+  object info and the log entry, one more OSD operation on the primary for the CPU, no message and no data
+  (primary_metadata_writes).
 - An EC read costs the CPU one OSD operation more than the shards it reads: the primary handles the client's
   op (PrimaryLogPG::do_op, then ECBackend::objects_read_async) and sends a sub-read to every shard it reads,
   its own included as a message to itself (ceph/ceph src/osd/ECCommonL.cc, the pre-fast-EC code kept in
@@ -446,6 +448,23 @@ def _deferred_writes(c: Cluster, ops: list[tuple[float, float, bool]]) -> list[t
     return [(c.deferred_writes * n if w and b < c.deferred_below else n, b, w) for n, b, w in ops]
 
 
+def primary_metadata_writes(c: Cluster, size: float) -> float:
+    """OSD operations per client write that write only metadata: the primary's transaction when none of the
+    write's data lands on its own shard. Every write writes the primary's shard: a replicated or whole-stripe
+    write and a read-modify-write of the stripe always carry its data; a fast EC sub-stripe write that lies on
+    other data shards still writes shard 0 (the primary's) with the object info and the log entry
+    (ECTransaction.cc Generate: "All primary shards must always be written" marks shard 0 and the parities
+    written unless the size changes, when all are; attr_updates sets every attribute on those shards and only
+    the object info on the data shards written; ECCommon.cc RMWPipeline::cache_ready skips a shard only when
+    its transaction is empty and applies the primary's own with handle_sub_write, no message). So the CPU
+    counts one write operation on the primary for every write, with the data or without: 1 - d/k of a fast
+    EC write of d data shards, the chance that shard 0 is not among them. No media term: the transaction has
+    no data to write, only its RocksDB commit, which BlueStore's kv_sync_thread syncs with the others of its
+    batch in one WAL write, as it does every data write's commit, which the model counts in no operation."""
+    held = [h for _, _, w, h in _shard_groups(c, True, size) if w]
+    return max(0.0, 1.0 - max(held, default=1.0))
+
+
 def _remote_ops(c: Cluster, write: bool, size: float) -> float:
     """Of one client I/O's OSD operations, those on other OSDs than the primary (sub-ops): each group's
     operations less the one on the primary's own shard, where the group has it (_shard_groups). A read of one
@@ -510,6 +529,8 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
     if p.raid:  # a RAID k+m LUN moves (k+m)/k of the data: parity written, parity chunks skipped on reads
         ops = [(n * (p.raid[0] + p.raid[1]) / p.raid[0], b, w) for n, b, w in ops]
         n_ops = sum(n for n, _, _ in ops)
+    if write:  # the primary's own transaction where no data of the write lands on its shard (fast EC)
+        n_ops += primary_metadata_writes(c, size)
     if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
         ops = [(c.media_writes * n if w else n, b, w) for n, b, w in ops]
     ops = _deferred_writes(c, ops)
