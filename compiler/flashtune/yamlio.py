@@ -439,3 +439,14 @@ def line_of(node: Any, key: Any = None) -> int | None:
         return int(lc.key(key)[0]) + 1 if key is not None else int(lc.line) + 1
     except (KeyError, TypeError):
         return None
+
+
+def top_mapping(path: str | Path, name: str, shape: str) -> dict[Any, Any]:
+    """Data file `path`'s top-level mapping `name`, else a DataError at its line (the file's first where the
+    key is absent) saying it needs `name:` of that `shape`."""
+    doc = load_yaml(path)
+    entry = doc.get(name) if isinstance(doc, dict) else None
+    if not isinstance(entry, dict):
+        line = line_of(doc, name) if isinstance(doc, dict) else None
+        raise DataError(f"{Path(path).name} needs {name}: {shape}", file=str(path), line=line or 1)
+    return entry

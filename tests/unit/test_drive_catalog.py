@@ -220,6 +220,8 @@ BAD_DEVICES = {
         "  nvm:",
         "not the device types hdd, sata-ssd, nvme",
     ),
+    # a section missing: the file's first line (yamlio.top_mapping, which constants.yaml's entries use too)
+    "no-models": ("\nmodels:\n", "\nmodelz:\n", "# Per-drive data-sheet", "devices.yaml needs models: {"),
 }
 
 

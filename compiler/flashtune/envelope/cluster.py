@@ -23,7 +23,7 @@ from flashtune.hardware import NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
 from flashtune.paths import data_path
 from flashtune.releases import DEFAULT_CEPH_RELEASE
-from flashtune.yamlio import line_of, load_yaml
+from flashtune.yamlio import line_of, load_yaml, top_mapping
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
 DEFAULT_OBJECTSTORE = "bluestore"  # every release since Luminous deploys it by default
@@ -40,12 +40,7 @@ def envelope_dir() -> Path:
 def _constants_entry(name: str) -> tuple[dict[str, Any], str]:
     """constants.yaml's entry `name` (a mapping) and the file's path, for errors that name its lines."""
     path = str(envelope_dir() / "constants.yaml")
-    doc = load_yaml(path)
-    entry = doc.get(name) if isinstance(doc, dict) else None
-    if not isinstance(entry, dict):
-        line = line_of(doc, name) if isinstance(doc, dict) else None
-        raise DataError(f"constants.yaml needs {name}: {{why, source, ...}}", file=path, line=line or 1)
-    return entry, path
+    return top_mapping(path, name, "{why, source, ...}"), path
 
 
 def _write_multiple(name: str) -> tuple[float, dict[str, Any], str]:

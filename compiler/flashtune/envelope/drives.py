@@ -25,7 +25,7 @@ from flashtune.errors import DataError
 from flashtune.hardware import DEVICE_TYPES, DRIVE_FIGURES, number
 from flashtune.model import DeviceGroup, Hardware
 from flashtune.paths import data_path
-from flashtune.yamlio import line_of, load_yaml
+from flashtune.yamlio import line_of, top_mapping
 
 SPACE = re.compile(r"\s+")
 # where a user finds the catalogued names: the stand-in note and `flashtune envelope --help` say it alike
@@ -43,12 +43,7 @@ def model_key(name: str) -> str:
 
 def _section(name: str) -> tuple[dict[Any, Any], Path]:
     path = devices_path()
-    doc = load_yaml(path)
-    section = doc.get(name) if isinstance(doc, dict) else None
-    if not isinstance(section, dict):
-        line = line_of(doc, name) if isinstance(doc, dict) else None
-        raise DataError(f"devices.yaml needs a '{name}:' mapping", file=str(path), line=line or 1)
-    return section, path
+    return top_mapping(path, name, "{<name>: {figures...}}"), path
 
 
 def _figures(entry: Any, where: str, line: int | None) -> dict[str, float]:
