@@ -36,12 +36,16 @@ fails the same way (one line with file:line) everywhere.
       protection: {replicated: 3} | {erasure: [k, m]} | {none: true, raid: [k, m]}   # optional
     layout: {...}                          # the daemon layout override, checked by compile/layout.py
 
+Descriptive fields (cpu, description, study; hosts in a fleet) are read by people only. Any other key is a
+file:line error naming the closest field (FIELDS), so a misspelt one is never left at its default.
+
 The file is described for JSON Schema in data/envelope/envelope.schema.json ($defs.hardware); the test of
 that schema checks every tier and published set-up against it.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Collection
 from pathlib import Path
@@ -99,6 +103,104 @@ WHOLE = frozenset(
         "mds_daemons",
     }
 )
+
+
+# The fields each mapping of a hardware file may hold, descriptive ones included (cpu, description, study: read
+# by people, not by flashtune). A key not listed is refused with its line: a misspelt field (`nodess:`,
+# `colocated: {client: true}`, `rol: public`) would otherwise be left at its default without a word.
+DEVICE_FIELDS = frozenset({"count", "type", "size_gb", "model", *DRIVE_FIGURES})
+FIELDS: dict[str, frozenset[str]] = {
+    "the file": frozenset(
+        {
+            "name",
+            "source",
+            "description",
+            "study",
+            "software",
+            "objectstore",
+            "release",
+            "node",
+            "cluster",
+            "layout",
+            "hosts",  # a hardware file in a fleet names its machines (compile/fleet.py)
+        }
+    ),
+    "node": frozenset(
+        {
+            "cpu",
+            "sockets",
+            "cores",
+            "cpu_ghz",
+            "cpu_ghz_run",
+            "osds_per_device",
+            "osd_cpu_cores",
+            "ram_gib",
+            "nics",
+            "data_devices",
+            "db_devices",
+            "media_link",
+        }
+    ),
+    "node.nics": frozenset({"count", "speed_gbps", "role"}),
+    "node.data_devices": DEVICE_FIELDS,
+    "node.db_devices": DEVICE_FIELDS,
+    "node.media_link": frozenset({"read_mb_s", "write_mb_s", "read_iops"}),
+    "cluster": frozenset(
+        {
+            "nodes",
+            "clients",
+            "client_ram_gib",
+            "client_vcpus",
+            "client_nic_gbps",
+            "gateways",
+            "colocated",
+            "client_network_gbps",
+            "ec_optimizations",
+            "mds_daemons",
+            "protection",
+        }
+    ),
+    "cluster.gateways": frozenset({"count", "nic_gbps"}),
+    "cluster.colocated": frozenset({"clients", "gateways"}),
+    "cluster.protection": frozenset({"replicated", "erasure", "none", "raid"}),
+}
+
+
+def _known_fields(mapping: Any, where: str, path: str | Path) -> None:
+    """A DataError at the first key of `mapping` that FIELDS[where] does not list (with the closest known
+    field as the hint); anything not a mapping is left to the field's own check."""
+    if not isinstance(mapping, dict):
+        return
+    known = FIELDS[where]
+    for key in mapping:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), sorted(known), n=1)
+            raise DataError(
+                f"unknown field {key!r} in {where}",
+                file=str(path),
+                line=line_of(mapping, key) or line_of(mapping),
+                suggestion=f"did you mean {close[0]!r}?"
+                if close
+                else f"known fields: {', '.join(sorted(known))}",
+            )
+
+
+def _check_fields(doc: dict[str, Any], path: str | Path) -> None:
+    """Every mapping of a hardware file holds only the fields FIELDS lists for it."""
+    _known_fields(doc, "the file", path)
+    node = doc.get("node")
+    _known_fields(node, "node", path)
+    if isinstance(node, dict):
+        for group in ("nics", "data_devices", "db_devices"):
+            items = node.get(group)
+            for item in items if isinstance(items, list) else []:
+                _known_fields(item, f"node.{group}", path)
+        _known_fields(node.get("media_link"), "node.media_link", path)
+    cluster = doc.get("cluster")
+    _known_fields(cluster, "cluster", path)
+    if isinstance(cluster, dict):
+        for part in ("gateways", "colocated", "protection"):
+            _known_fields(cluster.get(part), f"cluster.{part}", path)
 
 
 def number(
@@ -217,10 +319,22 @@ def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
 
 def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
     nics = node.get("nics") or []
+    if not isinstance(nics, list):
+        raise DataError(
+            "'nics' must be a list of {count, speed_gbps, role}",
+            file=str(path),
+            line=line_of(node, "nics") or line_of(node),
+            suggestion="e.g. nics: [{count: 2, speed_gbps: 25}]",
+        )
     out = []
-    for n in nics if isinstance(nics, list) else []:
+    for i, n in enumerate(nics):
         if not isinstance(n, dict):
-            continue
+            raise DataError(
+                f"a NIC must be a mapping {{count, speed_gbps, role}}, got {n!r}",
+                file=str(path),
+                line=line_of(nics, i) or line_of(node, "nics") or line_of(node),
+                suggestion=f"e.g. {{count: 1, speed_gbps: {n if isinstance(n, (int, float)) else 25}}}",
+            )
         role = n.get("role", "both")
         if role not in NIC_ROLES:
             raise DataError(
@@ -265,6 +379,14 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
     if node is None:
         return None
     if isinstance(node, dict):
+        kinds = [k for k in ("replicated", "erasure", "none") if k in node]
+        if len(kinds) > 1:
+            raise DataError(
+                f"'protection' names {' and '.join(kinds)}: a pool has one",
+                file=str(path),
+                line=line_of(node) or line_of(cluster, "protection") or 1,
+                suggestion="keep one of {replicated: N}, {erasure: [k, m]}, {none: true}",
+            )
         raid = _pair(node, "raid", path, "raid: [8, 2]") if "raid" in node else None
         if "replicated" in node:
             size = int(_num(node, "replicated", path))
@@ -368,6 +490,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
             line=1,
             suggestion="copy data/tiers/iops.yaml and edit it",
         )
+    _check_fields(doc, path)  # a misspelt field first: its default would otherwise stand in
     cores, ram = int(_num(node, "cores", path)), _num(node, "ram_gib", path)  # checked first: file order
     nics = _nics(node, path)
     cluster = doc.get("cluster") or {}

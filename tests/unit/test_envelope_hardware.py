@@ -82,3 +82,88 @@ def test_a_range_never_passes_the_line_rate_of_a_wire_the_limit_does_not_name(
     k = report.constants()
     for eff in (*k.net_by_class.values(), *k.net_write_by_class.values(), k.net_efficiency):
         assert eff * k.ranges["network"][1] < 1
+
+
+# ---- bad files
+
+
+def test_the_schema_and_the_reader_know_the_same_fields() -> None:
+    """envelope.schema.json's hardware definition refuses other fields (additionalProperties) and lists exactly
+    the fields hardware.FIELDS lets through, mapping by mapping."""
+    from flashtune.hardware import FIELDS
+    from flashtune.paths import data_path
+
+    defs = json.loads(Path(data_path("envelope/envelope.schema.json")).read_text())["$defs"]
+    figures = set(defs["drive_figures"]["properties"])
+    top = defs["hardware"]
+    node, cluster = top["properties"]["node"], top["properties"]["cluster"]["properties"]
+    groups = {g: node["properties"][g]["items"] for g in ("nics", "data_devices", "db_devices")}
+    schema = {
+        "the file": set(top["properties"]),
+        "node": set(node["properties"]),
+        "node.nics": set(groups["nics"]["properties"]),
+        "node.data_devices": set(groups["data_devices"]["properties"]) | figures,
+        "node.db_devices": set(groups["db_devices"]["properties"]) | figures,
+        "node.media_link": set(node["properties"]["media_link"]["properties"]),
+        "cluster": set(cluster),
+        "cluster.gateways": set(cluster["gateways"]["properties"]),
+        "cluster.colocated": set(cluster["colocated"]["properties"]),
+        "cluster.protection": {k for b in cluster["protection"]["oneOf"] for k in b["properties"]},
+    }
+    assert schema == {k: set(v) for k, v in FIELDS.items()}
+    closed = [
+        top,
+        node,
+        top["properties"]["cluster"],
+        groups["nics"],
+        cluster["gateways"],
+        cluster["colocated"],
+    ]
+    assert all(m.get("additionalProperties") is False for m in closed)
+    assert all(groups[g].get("unevaluatedProperties") is False for g in ("data_devices", "db_devices"))
+
+
+BASE = """\
+node:
+  cores: 8
+  ram_gib: 64
+  nics: [{count: 2, speed_gbps: 25}]
+  data_devices:
+    - {count: 4, type: nvme, size_gb: 1000}
+cluster:
+  nodes: 3
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        # a misspelt field used to be read as absent: nodes 3 (the default), no co-located clients, role both
+        ("nodes: 3", "nodess: 3", "unknown field 'nodess' in cluster\n  hint: did you mean 'nodes'?"),
+        ("nodes: 3", "nodes: 3\n  colocated: {client: true}", "unknown field 'client' in cluster.colocated"),
+        ("speed_gbps: 25}", "speed_gbps: 25, rol: public}", "unknown field 'rol' in node.nics"),
+        ("size_gb: 1000}", "size_gb: 1000, read_iop: 9}", "hint: did you mean 'read_iops'?"),
+        ("  cores: 8", "  cores: 8\n  cpu_ghzz: 2.0", "unknown field 'cpu_ghzz' in node"),
+        ("cluster:", "relase: reef\ncluster:", "unknown field 'relase' in the file"),
+        ("nics: [{count: 2, speed_gbps: 25}]", "nic: [{count: 2, speed_gbps: 25}]", "did you mean 'nics'?"),
+        (
+            "nodes: 3",
+            "nodes: 3\n  protection: {replicated: 3, erasure: [4, 2]}",
+            "names replicated and erasure",
+        ),
+        # a NIC that is not a mapping used to be skipped without a word
+        ("[{count: 2, speed_gbps: 25}]", "[{count: 2, speed_gbps: 25}, 100]", "a NIC must be a mapping"),
+        ("nics: [{count: 2, speed_gbps: 25}]", "nics: {count: 2, speed_gbps: 25}", "'nics' must be a list"),
+    ],
+)
+def test_a_misspelt_or_misshapen_field_is_a_file_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, says: str
+) -> None:
+    assert old in BASE
+    text = BASE.replace(old, new, 1)
+    f = tmp_path / "my.yaml"
+    f.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())  # the edit
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{line}: error: ") and says in err and "Traceback" not in err
