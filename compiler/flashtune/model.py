@@ -72,7 +72,7 @@ class Protection:
 
     def label(self) -> str:
         base = {
-            "replicated": f"{self.size} replicas",
+            "replicated": f"{self.size} replica{'' if self.size == 1 else 's'}",
             "erasure": f"EC {self.k}+{self.m}",
             "none": "no replication",
         }

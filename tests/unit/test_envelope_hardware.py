@@ -14,6 +14,7 @@ import pytest
 from flashtune.cli.main import main
 from flashtune.envelope import report
 from flashtune.envelope.ceilings import RESOURCE_CLASS
+from flashtune.envelope.cluster import load_cluster
 
 USERHW = Path(__file__).parents[1] / "fixtures" / "userhw"
 FILES = sorted(USERHW.glob("*.yaml"))
@@ -50,6 +51,11 @@ def test_the_user_fixtures_are_not_shipped_tiers_or_published_set_ups() -> None:
 def test_every_figure_is_finite_and_every_range_holds_its_point(
     path: Path, extra: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    c = load_cluster(path)
+    width = {"--ec": lambda v: sum(int(x) for x in v.split("+")), "--replication": int}
+    if extra and width[extra[0]](extra[1]) > c.nodes * c.osds_per_node:  # e.g. EC 4+2 on the one-drive lab
+        assert main(["envelope", "--hardware", str(path), *extra]) == 2
+        return
     doc = envelope_json(capsys, "--hardware", str(path), *extra)
     k = report.constants()
     for case in doc["cases"]:
@@ -167,3 +173,41 @@ def test_a_misspelt_or_misshapen_field_is_a_file_line_error(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{line}: error: ") and says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--hardware", str(USERHW / "lab-1node.yaml"), "--ec", "4+2"), "error: EC 4+2 puts 6 chunks"),
+        (("--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--replication", "5000"), "the cluster has 12"),
+        (("--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--ec", "10+4"), "on 14 different OSDs"),
+        (("--tier", "iops", "--nodes", "1", "--ec", "4+2"), "the cluster has 4 (1 x 4 per node)"),
+    ],
+)
+def test_a_pool_wider_than_the_cluster_has_osds_has_no_envelope(
+    args: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ceilings for a pool CRUSH cannot place (it printed 641 4K writes a second for EC 10+4 on one drive)."""
+    assert main(["envelope", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "hint: a pool at most" in err and "Traceback" not in err
+
+
+def test_a_hardware_files_own_pool_too_wide_names_its_protection_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "my.yaml"
+    f.write_text(BASE + "  protection: {replicated: 40}\n")
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    assert capsys.readouterr().err.startswith(f"{f}:9: error: 40 replicas puts 40 copies")
+    # as wide as the OSDs (3 nodes x 4 drives) is fine: failure domain OSD, the relay crosses (n-1)/n
+    f.write_text(BASE + "  protection: {erasure: [8, 4]}\n")
+    assert main(["envelope", "--hardware", str(f)]) == 0
+
+
+def test_one_node_one_drive_reads_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = envelope_json(capsys, "--hardware", str(USERHW / "lab-1node.yaml"))
+    assert doc["shape"].startswith("1 node x (1 x 4 cores") and ", 1 replica," in doc["shape"]
+    # nothing crosses a wire on one node with its clients on it: no network ceiling, and no zero one
+    for case in doc["cases"]:
+        assert case["ceilings_IOPS"]["public network"] is None and case["predicted_IOPS"] > 0

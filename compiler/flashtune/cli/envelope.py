@@ -19,10 +19,12 @@ from typing import Any
 
 from flashtune.cli.common import bounded_int, path_arg
 from flashtune.envelope import drives, report
+from flashtune.envelope.ceilings import Cluster
 from flashtune.envelope.cluster import load_cluster, tier_cluster
-from flashtune.errors import UsageError
+from flashtune.errors import DataError, UsageError
 from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Protection
+from flashtune.yamlio import line_of, load_yaml
 
 # The help ends with the note the output prints where a limit names more than one resource (one wording).
 EPILOG = textwrap.fill(
@@ -111,7 +113,32 @@ def _cluster(args: argparse.Namespace) -> Any:
         except ValueError:
             raise UsageError(f"--ec {args.ec!r} is not K+M", suggestion="e.g. --ec 4+2") from None
         c = replace(c, protection=Protection("erasure", 1, k, m))
+    _refuse_pool_wider_than_the_osds(c, args)
     return c
+
+
+def _refuse_pool_wider_than_the_osds(c: Cluster, args: argparse.Namespace) -> None:
+    """A pool needs an OSD for each copy (or EC chunk): wider than the cluster has OSDs, CRUSH cannot place its
+    placement groups and Ceph serves no I/O from it, so there is no ceiling to give (a UsageError where a flag
+    made it so, else a DataError at the hardware file's protection line)."""
+    p = c.protection
+    width = p.k + p.m if p.kind == "erasure" else (p.size if p.kind == "replicated" else 1)
+    osds = c.nodes * c.osds_per_node
+    if width <= osds:
+        return
+    what = "chunks" if p.kind == "erasure" else "copies"
+    message = (
+        f"{p.label()} puts {width} {what} of each object on {width} different OSDs; the cluster has {osds} "
+        f"({c.nodes} x {c.osds_per_node} per node): no placement group of the "
+        "pool could go active"
+    )
+    fix = f"a pool at most {osds} wide (e.g. --replication {min(3, osds)}), or more nodes or OSDs per node"
+    if args.ec or args.replication is not None or args.nodes is not None or not args.hardware:
+        raise UsageError(message, suggestion=fix)
+    doc = load_yaml(args.hardware)
+    cluster = doc.get("cluster") if isinstance(doc, dict) else None
+    line = line_of(cluster, "protection") if isinstance(cluster, dict) else None
+    raise DataError(message, file=str(args.hardware), line=line or 1, suggestion=fix)
 
 
 def _fmt(v: float | None) -> str:

@@ -110,17 +110,22 @@ def calibration_notes(c: Cluster) -> list[str]:
     return out
 
 
+def _count(n: int, noun: str) -> str:
+    """'1 node', '5 nodes'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def shape(c: Cluster) -> str:
     net = f"{c.public_gbps:g} Gb/s public" + (
         f" + {c.cluster_gbps:g} Gb/s cluster" if c.cluster_gbps else " (shared)"
     )
     drives = ", ".join(f"{g.count} x {g.model or g.type}" for g in c.drives)
     return (
-        f"{c.nodes} nodes x ({c.sockets} x {c.cores} cores @ {c.ghz:g} GHz, {drives}, {net}), "
+        f"{_count(c.nodes, 'node')} x ({c.sockets} x {c.cores} cores @ {c.ghz:g} GHz, {drives}, {net}), "
         + (
             f"clients on the storage nodes, {c.protection.label()}, {c.objectstore}"
             if c.colocated_clients
-            else f"{c.clients} clients x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
+            else f"{_count(c.clients, 'client')} x {c.client_gbps:g} Gb/s, {c.protection.label()}, {c.objectstore}"
         )
         + (" (journal on the data drives)" if c.media_writes != 1 else "")
         + (f", {c.release}" if c.release else "")
