@@ -201,7 +201,8 @@ if mine is not None:
 # The bottlenecks above were read off the sources. `flashtune.envelope` computes them: per storage node
 # the **media** ceiling (drives × their data-sheet IOPS and MB/s), the **network** ceilings (client
 # ports; the storage nodes' ports, which carry client data, replica copies — size − 1 per write — and
-# erasure-code chunks — (k+m−1)/k per write, k−1 gathered per read) and the **CPU** ceiling (cycles
+# erasure-code chunks — (k+m−1)/k of the data per whole-stripe write, (k−1)/k gathered per whole-stripe
+# read, less where a release reads or writes only the shards an I/O touches) and the **CPU** ceiling (cycles
 # per OSD operation — kept apart for FileStore and BlueStore — and per byte moved, calibrated on the
 # published CPU-bound results and CPU utilisation figures). FileStore with its journal on the data
 # drive writes every byte twice there. Each headline below is predicted with constants fitted
