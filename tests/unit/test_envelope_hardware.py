@@ -15,6 +15,7 @@ from flashtune.cli.main import main
 from flashtune.envelope import report
 from flashtune.envelope.ceilings import RESOURCE_CLASS
 from flashtune.envelope.cluster import load_cluster
+from flashtune.model import Protection
 
 USERHW = Path(__file__).parents[1] / "fixtures" / "userhw"
 FILES = sorted(USERHW.glob("*.yaml"))
@@ -211,3 +212,66 @@ def test_one_node_one_drive_reads_in_the_singular(capsys: pytest.CaptureFixture[
     # nothing crosses a wire on one node with its clients on it: no network ceiling, and no zero one
     for case in doc["cases"]:
         assert case["ceilings_IOPS"]["public network"] is None and case["predicted_IOPS"] > 0
+
+
+# ---- outside what the model was calibrated on
+
+OUTSIDE = {
+    "arm-pi-5node": {"cores per node", "clock (GHz)", "fastest storage port (Gb/s)", "client port (Gb/s)"},
+    "gen5-8node-200g": {"cores per node", "clock (GHz)", "fastest storage port (Gb/s)"},
+    "hdd-nvme-db": {"data drive type"},
+    "lab-1node": {"cores per node", "clock (GHz)", "fastest storage port (Gb/s)", "replicas"},
+    "many-cores-per-osd": {"cores per node", "cores per OSD"},
+    "node-400g": {"cores per node", "fastest storage port (Gb/s)", "client port (Gb/s)"},
+    "rgw-ec83-colocated": set(),
+    "sata-3node-rep2": {"cores per node"},
+}
+
+
+def outside(notes: list[str]) -> set[str]:
+    """The figures the outside-calibration notes name."""
+    prefix = "outside the calibrated range: "
+    return {n[len(prefix) :].split(" (published")[0].rsplit(" ", 1)[0] for n in notes if n.startswith(prefix)}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_each_figure_outside_the_published_set_ups_is_named(path: Path) -> None:
+    assert outside(report.envelope_dict(load_cluster(path))["notes"]) == OUTSIDE[path.stem]
+
+
+def test_the_shipped_tiers_lie_inside_except_the_standard_tiers_hard_drives() -> None:
+    """No published Ceph set-up the model was checked on has hard drives for data (the one that does,
+    lustre-lfs08, is Lustre): the standard tier's HDDs are outside, and say so."""
+    from flashtune.envelope.cluster import tier_cluster
+
+    assert outside(report.envelope_dict(tier_cluster("iops"))["notes"]) == set()
+    assert outside(report.envelope_dict(tier_cluster("tco"))["notes"]) == set()
+    assert outside(report.envelope_dict(tier_cluster("standard"))["notes"]) == {"data drive type"}
+
+
+def test_every_figure_is_compared_with_a_span_computed_from_the_published_set_ups() -> None:
+    """The whole class: every figure the notes compare has a span over the headlines' set-ups, and the spans
+    are those set-ups' own (the widest and narrowest of each), not numbers written down."""
+    from dataclasses import replace
+
+    from flashtune.envelope.calibrate import cluster_for
+    from flashtune.envelope.observations import headlines
+
+    span = report.calibrated_span()
+    clusters = [cluster_for(h) for h in headlines() if cluster_for(h).software == "ceph"]
+    every = {key for c in clusters for key, v in report._figures(c).items() if v is not None}
+    assert set(span) == every
+    assert span["cores per OSD"] == (
+        min(c.sockets * c.cores / c.osds_per_node for c in clusters),
+        max(c.sockets * c.cores / c.osds_per_node for c in clusters),
+    )
+    assert span["data drive type"] == {g.type for c in clusters for g in c.drives}
+    # a release, an EC width and OSDs per drive no set-up had are named too
+    base = clusters[0]
+    odd = replace(base, release="nautilus", protection=Protection("erasure", 1, 10, 4), osds_per_device=4)
+    assert outside(report.calibration_notes(odd)) >= {
+        "Ceph release",
+        "EC data chunks (k)",
+        "EC coding chunks (m)",
+        "OSDs per data device",
+    }

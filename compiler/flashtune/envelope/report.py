@@ -71,42 +71,84 @@ def cpu_notes(c: Cluster, k: Constants) -> list[str]:
     return out
 
 
+# A figure of the hardware the calibration notes compare: a number (outside when it lies beyond the range of
+# the published set-ups) or words (outside when one of them is in none of the set-ups); None where it does not
+# apply to the cluster (the EC chunks of a replicated pool, the client port of co-located clients).
+Figure = float | frozenset[str] | None
+
+
 @cache
-def calibrated_span() -> dict[str, tuple[float, float]]:
-    """The range of each hardware figure over the published Ceph set-ups the model was checked on."""
-    spans: dict[str, list[float]] = {}
+def calibrated_span() -> dict[str, tuple[float, float] | frozenset[str]]:
+    """Each hardware figure over the published Ceph set-ups the model was calibrated and checked on (every
+    headline's cluster): the range of a number, the set of words (computed here from data/envelope/, never
+    written down, so a new set-up widens it)."""
+    numbers: dict[str, list[float]] = {}
+    words: dict[str, set[str]] = {}
     for h in headlines():
         c = cluster_for(h)
         if c.software != "ceph":
             continue
         for key, value in _figures(c).items():
-            spans.setdefault(key, []).append(value)
-    return {key: (min(v), max(v)) for key, v in spans.items()}
+            if isinstance(value, frozenset):
+                words.setdefault(key, set()).update(value)
+            elif value is not None:
+                numbers.setdefault(key, []).append(value)
+    return {
+        **{key: (min(v), max(v)) for key, v in numbers.items()},
+        **{key: frozenset(v) for key, v in words.items()},
+    }
 
 
-def _figures(c: Cluster) -> dict[str, float]:
+def _figures(c: Cluster) -> dict[str, Figure]:
+    """Every figure of the hardware the model's terms depend on (ceilings.py): the CPU's (nodes, sockets, cores,
+    clock, cores per OSD, release), the network's (port speeds: the link class's efficiency), the media's
+    (drive type, drives, OSDs per drive) and the pool's (replicas, EC chunks)."""
+    p = c.protection
+    cores = float(c.sockets * c.cores)
     return {
         "storage nodes": float(c.nodes),
-        "cores per node": float(c.sockets * c.cores),
+        "CPU sockets per node": float(c.sockets),
+        "cores per node": cores,
         "clock (GHz)": c.ghz,
+        "cores per OSD": cores / c.osds_per_node if c.osds_per_node else None,
         "fastest storage port (Gb/s)": max(c.public_gbps_port, c.cluster_gbps_port) or c.public_gbps,
+        "client port (Gb/s)": c.client_gbps if c.client_gbps and not c.colocated_clients else None,
         "data drives per node": float(c.drive_count),
+        "OSDs per data device": float(c.osds_per_device),
+        "data drive type": frozenset(g.type for g in c.drives),
+        "object store": frozenset({c.objectstore}),
+        "Ceph release": frozenset({c.release}) if c.release else None,
+        "pool": frozenset({p.kind}),
+        "replicas": float(p.size) if p.kind == "replicated" else None,
+        "EC data chunks (k)": float(p.k) if p.kind == "erasure" else None,
+        "EC coding chunks (m)": float(p.m) if p.kind == "erasure" else None,
     }
 
 
 def calibration_notes(c: Cluster) -> list[str]:
-    """Where the cluster lies outside the hardware the model was calibrated and checked on."""
+    """Where the cluster lies outside the hardware the model was calibrated and checked on: one note per
+    figure (_figures) beyond the published set-ups' range, or a word none of them had."""
     if c.software != "ceph":
         return []
     span = calibrated_span()
     out = []
     for key, value in _figures(c).items():
-        lo, hi = span.get(key, (value, value))
-        if not lo <= value <= hi:
-            out.append(
-                f"outside the calibrated range: {key} {value:g} (published set-ups: {lo:g}-{hi:g}); "
-                "the estimates extrapolate"
-            )
+        known = span.get(key)
+        if value is None or known is None:
+            continue
+        if isinstance(value, frozenset) and isinstance(known, frozenset):
+            if not value <= known:
+                out.append(
+                    f"outside the calibrated range: {key} {', '.join(sorted(value - known))} (published set-ups: "
+                    f"{', '.join(sorted(known))}); the estimates extrapolate"
+                )
+        elif isinstance(value, float) and isinstance(known, tuple):
+            lo, hi = known
+            if not lo <= value <= hi:
+                out.append(
+                    f"outside the calibrated range: {key} {value:g} (published set-ups: {lo:g}-{hi:g}); "
+                    "the estimates extrapolate"
+                )
     return out
 
 
