@@ -275,3 +275,14 @@ def test_every_figure_is_compared_with_a_span_computed_from_the_published_set_up
         "EC coding chunks (m)",
         "OSDs per data device",
     }
+
+
+def test_a_file_without_a_release_says_whose_cpu_costs_stand_in() -> None:
+    """The cost family of a BlueStore cluster without a release is today's (quincy): a Nautilus cluster whose
+    file leaves the release out was given Quincy's cheaper costs without a word."""
+    lab = report.envelope_dict(load_cluster(USERHW / "lab-1node.yaml"))["notes"]
+    assert any(
+        n.startswith("release not given: the CPU costs of today's releases (quincy, reef") for n in lab
+    )
+    sata = report.envelope_dict(load_cluster(USERHW / "sata-3node-rep2.yaml"))["notes"]  # release: reef
+    assert not any(n.startswith("release not given") for n in sata)

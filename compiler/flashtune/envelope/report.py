@@ -10,8 +10,10 @@ from typing import Any
 from flashtune.envelope.calibrate import cluster_for
 from flashtune.envelope.ceilings import (
     CO_LIMIT,
+    DEFAULT_FAMILY,
     KIND,
     MODERN_FAMILIES,
+    RELEASE_FAMILY,
     RESOURCE_CLASS,
     STANDARD_CASES,
     TIE,
@@ -51,6 +53,12 @@ def cpu_notes(c: Cluster, k: Constants) -> list[str]:
         return [f"no CPU ceiling: the CPU costs are calibrated on Ceph OSDs, not {c.software}"]
     out = []
     family = c.family
+    if c.objectstore == "bluestore" and not c.release:
+        releases = ", ".join(r for r, f in RELEASE_FAMILY.items() if f == DEFAULT_FAMILY)
+        out.append(
+            f"release not given: the CPU costs of today's releases ({releases}) are assumed (the fitted costs of older "
+            "releases are higher per operation): give the hardware file a release: to have its own"
+        )
     for write, name in ((False, "reads"), (True, "writes")):
         direction = "write" if write else "read"
         if k.cpu.op(write, family) is None or k.cpu.byte(write, family) is None:
