@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from flashtune.cli.main import main
+from flashtune.envelope.cluster import bluestore_deferred_writes
 
 
 @pytest.mark.fio
@@ -46,3 +48,50 @@ def test_real_fio_results_against_the_envelope(tmp_path: Path, capsys: pytest.Ca
     assert rec["of_ceiling_pct"] == pytest.approx(100 * measured / rec["predicted_IOPS"], rel=1e-2)
     assert main(["envelope", "--tier", "tco", "--results", str(csv)]) == 0
     assert "% of the" in capsys.readouterr().out
+
+
+def _ceph_default(name: str) -> int:
+    if shutil.which("ceph-conf") is None:
+        pytest.fail("ceph-conf is not installed: run scripts/install-system-deps.sh")
+    r = subprocess.run(
+        ["ceph-conf", "-c", "/dev/null", "--show-config-value", name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(r.stdout.strip())
+
+
+def _yaml_default(text: str, name: str) -> str:
+    """The default of option `name` in a global.yaml.in text ('64_K', '0', ...)."""
+    match = re.search(rf"^- name: {name}\n(?:  .*\n)*?  default: (\S+)", text, re.MULTILINE)
+    assert match is not None, name
+    return match.group(1)
+
+
+@pytest.mark.ceph
+def test_the_deferred_write_limits_are_the_real_16_2_15_defaults() -> None:
+    """Today's min_alloc_size (the knob catalog's) and prefer_deferred_size (constants.yaml's) per device
+    class, the ones the envelope gives a release its tables do not list, are what Pacific 16.2.15 starts
+    with: so an HDD OSD without a DB device defers writes below 64 KiB, a flash one below 4 KiB."""
+    rule = bluestore_deferred_writes()
+    for cls in ("hdd", "ssd"):
+        assert _ceph_default(f"bluestore_min_alloc_size_{cls}") == rule.min_alloc_today[cls]
+        assert _ceph_default(f"bluestore_prefer_deferred_size_{cls}") == rule.prefer_deferred[cls]
+    assert _ceph_default("bluestore_prefer_deferred_size") == 0  # 0: the _hdd/_ssd variant applies
+    assert (rule.below("hdd", "pacific"), rule.below("ssd", "pacific")) == (65536, 4096)
+
+
+def test_the_deferred_write_limits_match_the_later_releases_option_files(shared: Path) -> None:
+    """Quincy 17.2.7, Reef 18.2.7 and Tentacle 20.2.4 ship the same defaults (their global.yaml.in)."""
+    rule = bluestore_deferred_writes()
+    size = {"0": 0, "4_K": 4096, "64_K": 65536}
+    for release in ("quincy-17.2.7", "reef-18.2.7", "tentacle-20.2.4"):
+        text = (shared / "reference" / "ceph-options" / release / "global.yaml.in").read_text()
+        for cls in ("hdd", "ssd"):
+            assert size[_yaml_default(text, f"bluestore_min_alloc_size_{cls}")] == rule.min_alloc_today[cls]
+            assert (
+                size[_yaml_default(text, f"bluestore_prefer_deferred_size_{cls}")]
+                == rule.prefer_deferred[cls]
+            )

@@ -222,19 +222,25 @@ def test_cpu_ceiling_and_the_limit_with_headroom() -> None:
 
 
 def test_a_small_bluestore_overwrite_lands_twice_on_a_drive_that_holds_its_own_wal() -> None:
-    writes, sizes, default = bluestore_deferred_writes()
-    assert writes == 2.0 and sizes["luminous"] == 16384 and "pacific" not in sizes and default == 4096
+    rule = bluestore_deferred_writes()
+    assert (
+        rule.writes == 2.0
+        and rule.min_alloc("ssd", "luminous") == 16384
+        and rule.below("ssd", "pacific") == 4096
+    )
+    assert "pacific" not in rule.min_alloc_by_release["ssd"] and rule.prefer_deferred["ssd"] == 0
     # the unit of a release not listed is Ceph's own default, read from the catalog (checked against the real
     # programs), the same in every release it records
-    knob = load_catalog().get("bluestore_min_alloc_size_ssd", "ceph")
-    assert knob is not None and {knob.default_for(r) for r in ("pacific", "quincy", "reef", "tentacle")} == {
-        default
-    }
-    consts = load_yaml(data_path("envelope/constants.yaml"))
-    assert "min_alloc_ssd_default" not in consts["bluestore_deferred_writes"]  # one place: the catalog
+    for cls in ("ssd", "hdd"):
+        knob = load_catalog().get(f"bluestore_min_alloc_size_{cls}", "ceph")
+        assert knob is not None and {
+            knob.default_for(r) for r in ("pacific", "quincy", "reef", "tentacle")
+        } == {rule.min_alloc_today[cls]}
+    entry = load_yaml(data_path("envelope/constants.yaml"))["bluestore_deferred_writes"]
+    assert "min_alloc_ssd_default" not in entry and "min_alloc_today" not in entry  # one place: the catalog
     shared, cached = load_setup("micron-5210-4node"), load_setup("micron-5210-4node-nvme-db")
     assert (shared.deferred_below, shared.deferred_writes) == (16384, 2.0)
-    assert cached.deferred_below == 0  # the WAL is on the NVMe cache devices: one write on the data drive
+    assert cached.deferred_below == cached.deferred_below_hdd == 0  # the WAL is on the NVMe cache devices
     assert load_setup("mako-reddit-pacific").deferred_below == 4096  # a 4 KiB unit: a 4 KiB write is direct
     w4, w64, r4 = Case("w", 4096, 0.0), Case("w", 65536, 0.0), Case("r", 4096, 1.0)
     # a 4 KiB overwrite below the 16 KiB unit: the WAL copy and the in-place write, both on the data drive
@@ -244,6 +250,64 @@ def test_a_small_bluestore_overwrite_lands_twice_on_a_drive_that_holds_its_own_w
         assert ceilings(shared, case, K)["media"] == pytest.approx(ceilings(cached, case, K)["media"])
     pacific = replace(shared, deferred_below=4096)
     assert ceilings(pacific, w4, K)["media"] == pytest.approx(ceilings(cached, w4, K)["media"])
+
+
+def _hdd_node(tmp_path: Path, release: str, drive: str = "hdd", db: bool = False) -> Cluster:
+    """A 12-drive BlueStore node through the hardware reader, the WAL on its data drives unless db."""
+    f = tmp_path / f"{release}-{drive}-{db}.yaml"
+    text = (
+        f"release: {release}\nnode:\n  cores: 12\n  cpu_ghz: 2.2\n  ram_gib: 64\n"
+        "  nics: [{count: 2, speed_gbps: 25}]\n"
+        f"  data_devices: [{{count: 12, type: {drive}, size_gb: 4000, write_iops: 300, write_mb_s: 200}}]\n"
+    )
+    if db:
+        text += "  db_devices: [{count: 1, type: nvme, size_gb: 1600}]\n"
+    f.write_text(text + "cluster: {nodes: 5, clients: 6}\n")
+    return load_cluster(f)
+
+
+@pytest.mark.parametrize("release", ["nautilus", "pacific", "reef", "tentacle"])
+def test_a_hard_disk_node_defers_every_write_below_64k_in_every_release(tmp_path: Path, release: str) -> None:
+    """BlueStore defers more on hard disks: below the 64 KiB unit up to Octopus, below the 64 KiB
+    prefer_deferred_size_hdd since Pacific (4 KiB unit), so 4K and 32K random writes land twice on an HDD
+    that holds its own WAL; a 64 KiB write goes to new space once. The flash rule alone (the unit of
+    min_alloc_size_ssd) deferred neither on Pacific nor the 32K one on Nautilus."""
+    hdd, cached = _hdd_node(tmp_path, release), _hdd_node(tmp_path, release, db=True)
+    assert (hdd.deferred_below_hdd, hdd.deferred_writes) == (65536, 2.0)
+    assert hdd.deferred_below == (16384 if release == "nautilus" else 4096)  # flash drives: the unit
+    for size in (4096, 32768):
+        case = Case("w", size, 0.0)
+        assert ceilings(hdd, case, K)["media"] == pytest.approx(ceilings(cached, case, K)["media"] / 2)
+        assert demand(hdd, True, size).media_bytes == pytest.approx(
+            2 * demand(cached, True, size).media_bytes
+        )
+        assert demand(hdd, True, size).osd_ops == demand(cached, True, size).osd_ops  # one op for the CPU
+    for case in (Case("w", 65536, 0.0), Case("r", 4096, 1.0)):
+        assert ceilings(hdd, case, K)["media"] == pytest.approx(ceilings(cached, case, K)["media"])
+    # the same node on flash drives: only writes below the flash unit are deferred (the old rule, unchanged)
+    flash = _hdd_node(tmp_path, release, drive="sata-ssd")
+    flash_cached = _hdd_node(tmp_path, release, drive="sata-ssd", db=True)
+    w4, w32 = Case("w", 4096, 0.0), Case("w", 32768, 0.0)
+    assert ceilings(flash, w32, K)["media"] == pytest.approx(ceilings(flash_cached, w32, K)["media"])
+    ratio = ceilings(flash_cached, w4, K)["media"] / ceilings(flash, w4, K)["media"]  # type: ignore[operator]
+    assert ratio == pytest.approx(2.0 if release == "nautilus" else 1.0)
+
+
+def test_a_node_of_hard_disks_and_flash_drives_defers_by_each_drive_class() -> None:
+    hdd = Drives(12, "hdd", read_iops=300, write_iops=300, read_mb_s=200, write_mb_s=200)
+    both = cluster(
+        drives=(hdd, DRIVE),
+        release="pacific",
+        deferred_below=4096,
+        deferred_below_hdd=65536,
+        deferred_writes=2.0,
+    )
+    d = demand(both, True, 32768)
+    plain = demand(replace(both, deferred_below=0, deferred_below_hdd=0), True, 32768)
+    # the disks write a 32K write twice, the flash drives once: the slowest group (the disks) sets drive time
+    assert d.drive_seconds == pytest.approx(2 * plain.drive_seconds)
+    # media bytes: the drives' mean, each class with its own multiple (12 disks x 2, 4 flash drives x 1)
+    assert d.media_bytes == pytest.approx(plain.media_bytes * (12 * 2 + 4 * 1) / 16)
 
 
 def test_filestore_journal_on_the_data_drive_writes_twice_and_costs_its_own_op() -> None:

@@ -179,9 +179,11 @@ class Cluster:
     objectstore: str = "bluestore"  # selects the CPU cost per OSD operation
     # FileStore with its journal on the data drive: times each write lands there (constants.yaml), else 1
     media_writes: float = 1.0
-    # BlueStore with RocksDB's WAL on the data drive: writes smaller than this (bytes, the OSDs' flash
-    # min_alloc_size) are deferred and land deferred_writes times there (constants.yaml); 0 = none
+    # BlueStore with RocksDB's WAL on the data drive: writes smaller than this (bytes) are deferred and land
+    # deferred_writes times there (constants.yaml); on flash drives deferred_below, on hard disks
+    # deferred_below_hdd (each the larger of the class's min_alloc_size and prefer_deferred_size); 0 = none
     deferred_below: int = 0
+    deferred_below_hdd: int = 0
     deferred_writes: float = 1.0
     notes: tuple[str, ...] = ()
     release: str = ""  # the Ceph release ("" = not given): selects the cost family and the EC paths
@@ -441,11 +443,14 @@ def _media_ops(c: Cluster, write: bool, size: float) -> list[tuple[float, float,
     return [(n, b, w) for n, b, w, _ in _shard_groups(c, write, size)]
 
 
-def _deferred_writes(c: Cluster, ops: list[tuple[float, float, bool]]) -> list[tuple[float, float, bool]]:
-    """BlueStore with its WAL on the data drive: an overwrite smaller than the allocation unit goes through
-    the WAL first and in place later, so it lands c.deferred_writes times on the drive (media only: one OSD
-    operation for the CPU)."""
-    return [(c.deferred_writes * n if w and b < c.deferred_below else n, b, w) for n, b, w in ops]
+def _deferred_writes(
+    c: Cluster, ops: list[tuple[float, float, bool]], drive_type: str
+) -> list[tuple[float, float, bool]]:
+    """BlueStore with its WAL on the data drive: a write BlueStore defers (smaller than the drive class's
+    limit, cluster.py) goes through the WAL first and in place later, so it lands c.deferred_writes times on
+    a drive of that type (media only: one OSD operation for the CPU)."""
+    below = c.deferred_below_hdd if drive_type == "hdd" else c.deferred_below
+    return [(c.deferred_writes * n if w and b < below else n, b, w) for n, b, w in ops]
 
 
 def primary_metadata_writes(c: Cluster, size: float) -> float:
@@ -533,10 +538,18 @@ def demand(c: Cluster, write: bool, size: float, interface: str = "rbd", round_t
         n_ops += primary_metadata_writes(c, size)
     if write and c.media_writes != 1:  # FileStore: journal write + file-system write on the same drive
         ops = [(c.media_writes * n if w else n, b, w) for n, b, w in ops]
-    ops = _deferred_writes(c, ops)
-    media_bytes = sum(n * b for n, b, _ in ops)
+    # each drive group with the deferral of its own class (hard disks defer more); the media bytes are the
+    # groups' mean weighted by drive count (a node of one drive class: that class's bytes)
+    by_group = [(g, _deferred_writes(c, ops, g.type)) for g in c.drives]
+    group_bytes = [(g.count, sum(n * b for n, b, _ in g_ops)) for g, g_ops in by_group]
+    if len({b for _, b in group_bytes}) == 1:
+        media_bytes = group_bytes[0][1]
+    elif group_bytes:
+        media_bytes = sum(k * b for k, b in group_bytes) / sum(k for k, _ in group_bytes)
+    else:
+        media_bytes = sum(n * b for n, b, _ in _deferred_writes(c, ops, ""))
     slowest = max(
-        (sum(n * g.op_seconds(w, b) for n, b, w in ops) for g in c.drives),
+        (sum(n * g.op_seconds(w, b) for n, b, w in g_ops) for g, g_ops in by_group),
         default=0.0,
     )
     read_ops = sum(n for n, _, w in ops if not w) + client_op

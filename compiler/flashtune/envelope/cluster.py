@@ -6,11 +6,13 @@ data/envelope/devices.yaml; a note says when the type defaults stood in); a miss
 DEFAULT_GHZ (with a note); NIC ports add up per role (public + both carry clients, cluster replication).
 The object store is the one a compiled bundle's release deploys, else the file's, else BlueStore; a
 FileStore node without db_devices keeps its journals on the data drives; a BlueStore node without them keeps
-RocksDB and its WAL there (small overwrites deferred through the WAL land twice on the data drive).
+RocksDB and its WAL there (small overwrites deferred through the WAL land twice on the data drive; which
+writes BlueStore defers depends on the drive class, hard disk or flash, and the release).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -56,35 +58,99 @@ def filestore_journal_writes() -> float:
     return _write_multiple("filestore_journal_writes")[0]
 
 
-@cache
-def bluestore_deferred_writes() -> tuple[float, dict[str, int], int]:
-    """constants.yaml's bluestore_deferred_writes: (times a deferred small overwrite lands on a data drive
-    that holds its own WAL, the flash min_alloc_size by release where it differed from today's, that of a
-    release not listed: the knob catalog's default of bluestore_min_alloc_size_ssd, data/knobs/ceph.yaml)."""
-    value, entry, path = _write_multiple("bluestore_deferred_writes")
-    line = line_of(entry)
-    table = entry.get("min_alloc_ssd_by_release")
-    if not isinstance(table, dict):
+# Ceph's own split of its per-media defaults (the _hdd and _ssd variants): a rotational data device takes
+# the _hdd values, every other one (SATA SSD, NVMe) the _ssd ones
+DEVICE_CLASSES = ("hdd", "ssd")
+
+
+def device_class(drive_type: str) -> str:
+    """The Ceph device class whose _hdd/_ssd defaults a data drive of this hardware type gets."""
+    return "hdd" if drive_type == "hdd" else "ssd"
+
+
+@dataclass(frozen=True)
+class DeferredWrites:
+    """constants.yaml's bluestore_deferred_writes: which BlueStore writes go through the WAL first.
+
+    A write smaller than the OSD's allocation unit (min_alloc_size) overwrites a unit in place, so BlueStore
+    defers it; a write smaller than prefer_deferred_size is deferred by choice. Both are per device class
+    and release: the tables list the releases whose default differed from today's; a release not listed
+    takes today's (min_alloc_size: the knob catalog's default, data/knobs/ceph.yaml; prefer_deferred_size:
+    constants.yaml's prefer_deferred)."""
+
+    writes: float  # times a deferred write lands on a data drive that holds its own WAL
+    min_alloc_by_release: dict[str, dict[str, int]]  # device class -> release -> bytes
+    min_alloc_today: dict[str, int]  # device class -> the catalog's default
+    prefer_deferred: dict[str, int]  # device class -> today's default
+    prefer_deferred_by_release: dict[str, dict[str, int]]  # device class -> release -> bytes
+
+    def min_alloc(self, cls: str, release: str) -> int:
+        return self.min_alloc_by_release.get(cls, {}).get(release, self.min_alloc_today[cls])
+
+    def prefer(self, cls: str, release: str) -> int:
+        return self.prefer_deferred_by_release.get(cls, {}).get(release, self.prefer_deferred[cls])
+
+    def below(self, cls: str, release: str) -> int:
+        """Write size (bytes) below which a random overwrite on a drive of this class is deferred."""
+        return max(self.min_alloc(cls, release), self.prefer(cls, release))
+
+
+def _class_table(entry: dict[str, Any], key: str, path: str, nested: bool) -> dict[str, Any]:
+    """entry[key]: {hdd: ..., ssd: ...}, each a byte count (nested: {release: bytes})."""
+    line = line_of(entry, key) or line_of(entry) or 1
+    table = entry.get(key)
+    shape = "{release: bytes}" if nested else "bytes"
+    if not isinstance(table, dict) or not set(table) <= set(DEVICE_CLASSES):
         raise DataError(
-            "bluestore_deferred_writes needs min_alloc_ssd_by_release: {release: bytes}", file=path, line=line
+            f"bluestore_deferred_writes.{key} needs {{hdd: {shape}, ssd: {shape}}}", file=path, line=line
         )
-    sizes = {
-        str(r): int(number(v, f"min_alloc_ssd_by_release.{r}", path, line_of(table, r) or line, minimum=512))
-        for r, v in table.items()
-    }
-    return value, sizes, _catalog_min_alloc_ssd()
+    out: dict[str, Any] = {}
+    for cls, v in table.items():
+        where = line_of(table, cls) or line
+        if not nested:
+            out[str(cls)] = int(number(v, f"{key}.{cls}", path, where, minimum=0, inclusive=True))
+            continue
+        if not isinstance(v, dict):
+            raise DataError(f"bluestore_deferred_writes.{key}.{cls} needs {shape}", file=path, line=where)
+        out[str(cls)] = {
+            str(r): int(
+                number(b, f"{key}.{cls}.{r}", path, line_of(v, r) or where, minimum=0, inclusive=True)
+            )
+            for r, b in v.items()
+        }
+    return out
 
 
-def _catalog_min_alloc_ssd() -> int:
-    """The knob catalog's bluestore_min_alloc_size_ssd default in the newest release (every release the
+@cache
+def bluestore_deferred_writes() -> DeferredWrites:
+    """constants.yaml's bluestore_deferred_writes (with the knob catalog's min_alloc_size defaults)."""
+    value, entry, path = _write_multiple("bluestore_deferred_writes")
+    prefer = _class_table(entry, "prefer_deferred", path, nested=False)
+    if set(prefer) != set(DEVICE_CLASSES):
+        raise DataError(
+            "bluestore_deferred_writes.prefer_deferred needs both hdd and ssd",
+            file=path,
+            line=line_of(entry, "prefer_deferred") or 1,
+        )
+    return DeferredWrites(
+        writes=value,
+        min_alloc_by_release=_class_table(entry, "min_alloc_by_release", path, nested=True),
+        min_alloc_today={cls: _catalog_min_alloc(cls) for cls in DEVICE_CLASSES},
+        prefer_deferred=prefer,
+        prefer_deferred_by_release=_class_table(entry, "prefer_deferred_by_release", path, nested=True),
+    )
+
+
+def _catalog_min_alloc(cls: str) -> int:
+    """The knob catalog's bluestore_min_alloc_size_<cls> default in the newest release (every release the
     catalog records has the same; the catalog's own checks hold it to the real programs)."""
-    knob = load_catalog().get("bluestore_min_alloc_size_ssd", "ceph")
+    name = f"bluestore_min_alloc_size_{cls}"
+    knob = load_catalog().get(name, "ceph")
     default = knob.default_for(DEFAULT_CEPH_RELEASE) if knob is not None else None
     if not isinstance(default, int) or isinstance(default, bool):
         raise DataError(
-            "the knob catalog needs bluestore_min_alloc_size_ssd with a default in bytes: the envelope takes "
-            "the flash allocation unit of a release constants.yaml's min_alloc_ssd_by_release does not list "
-            "from it",
+            f"the knob catalog needs {name} with a default in bytes: the envelope takes the allocation unit "
+            "of a release constants.yaml's min_alloc_by_release does not list from it",
             file=str(data_path("knobs") / "ceph.yaml"),
             line=1,
         )
@@ -125,13 +191,14 @@ def _ec_flags(hw: Hardware, release: str) -> tuple[bool, bool]:
     return fast, paths.get("partial_reads", False)
 
 
-def _deferred(hw: Hardware, store: str, release: str) -> tuple[int, float]:
-    """(write size below which a BlueStore overwrite is deferred, times it then lands on the data drive) for
-    a node whose WAL shares the data drives (no db_devices); (0, 1.0) where nothing is written twice."""
+def _deferred(hw: Hardware, store: str, release: str) -> tuple[int, int, float]:
+    """(write size below which a BlueStore overwrite is deferred on flash drives, the same on hard disks,
+    times a deferred write then lands on the data drive) for a node whose WAL shares the data drives (no
+    db_devices); (0, 0, 1.0) where nothing is written twice."""
     if store != "bluestore" or hw.db_devices:
-        return 0, 1.0
-    writes, sizes, default = bluestore_deferred_writes()
-    return sizes.get(release, default), writes
+        return 0, 0, 1.0
+    rule = bluestore_deferred_writes()
+    return rule.below("ssd", release), rule.below("hdd", release), rule.writes
 
 
 def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | None = None) -> Cluster:
@@ -141,7 +208,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
     `release:`). The clock is the one the cores run at: cpu_ghz_run, else the base clock cpu_ghz."""
     store = objectstore or hw.objectstore or DEFAULT_OBJECTSTORE
     rel = release or hw.release or ""
-    deferred_below, deferred_writes = _deferred(hw, store, rel)
+    deferred_below, deferred_below_hdd, deferred_writes = _deferred(hw, store, rel)
     fast_ec, partial_reads = _ec_flags(hw, rel)
     total = dict.fromkeys(NIC_ROLES, 0.0)
     port = dict.fromkeys(NIC_ROLES, 0.0)
@@ -176,6 +243,7 @@ def cluster_from(hw: Hardware, objectstore: str | None = None, release: str | No
         media_writes=filestore_journal_writes() if store == "filestore" and not hw.db_devices else 1.0,
         notes=(*notes, *drive_notes),
         deferred_below=deferred_below,
+        deferred_below_hdd=deferred_below_hdd,
         deferred_writes=deferred_writes,
         release=rel,
         osds_per_device=hw.osds_per_device,
