@@ -179,9 +179,12 @@ def test_a_misspelt_or_misshapen_field_is_a_file_line_error(
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--hardware", str(USERHW / "lab-1node.yaml"), "--ec", "4+2"), "error: EC 4+2 puts 6 chunks"),
+        (
+            ("--hardware", str(USERHW / "lab-1node.yaml"), "--ec", "4+2"),
+            "error: a pool of EC 4+2 needs 6 OSDs, one for each chunk",
+        ),
         (("--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--replication", "5000"), "the cluster has 12"),
-        (("--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--ec", "10+4"), "on 14 different OSDs"),
+        (("--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--ec", "10+4"), "EC 10+4 needs 14 OSDs"),
         (("--tier", "iops", "--nodes", "1", "--ec", "4+2"), "the cluster has 4 (1 x 4 per node)"),
     ],
 )
@@ -200,7 +203,9 @@ def test_a_hardware_files_own_pool_too_wide_names_its_protection_line(
     f = tmp_path / "my.yaml"
     f.write_text(BASE + "  protection: {replicated: 40}\n")
     assert main(["envelope", "--hardware", str(f)]) == 2
-    assert capsys.readouterr().err.startswith(f"{f}:9: error: 40 replicas puts 40 copies")
+    assert capsys.readouterr().err.startswith(
+        f"{f}:9: error: a pool of 40 replicas needs 40 OSDs, one for each copy"
+    )
     # as wide as the OSDs (3 nodes x 4 drives) is fine: failure domain OSD, the relay crosses (n-1)/n
     f.write_text(BASE + "  protection: {erasure: [8, 4]}\n")
     assert main(["envelope", "--hardware", str(f)]) == 0
@@ -268,12 +273,22 @@ def test_every_figure_is_compared_with_a_span_computed_from_the_published_set_up
     assert span["data drive type"] == {g.type for c in clusters for g in c.drives}
     # a release, an EC width and OSDs per drive no set-up had are named too
     base = clusters[0]
-    odd = replace(base, release="nautilus", protection=Protection("erasure", 1, 10, 4), osds_per_device=4)
+    odd = replace(
+        base,
+        release="nautilus",
+        protection=Protection("erasure", 1, 10, 4),
+        osds_per_device=4,
+        osd_cpu_cores=0.25,  # a container's CPU limit counts as the OSD's cores
+        gateways=2,
+        gateway_gbps=400,
+    )
     assert outside(report.calibration_notes(odd)) >= {
         "Ceph release",
         "EC data chunks (k)",
         "EC coding chunks (m)",
         "OSDs per data device",
+        "cores per OSD",
+        "gateway node port (Gb/s)",
     }
 
 

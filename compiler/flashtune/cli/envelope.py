@@ -126,11 +126,10 @@ def _refuse_pool_wider_than_the_osds(c: Cluster, args: argparse.Namespace) -> No
     osds = c.nodes * c.osds_per_node
     if width <= osds:
         return
-    what = "chunks" if p.kind == "erasure" else "copies"
+    what = "chunk" if p.kind == "erasure" else "copy"
     message = (
-        f"{p.label()} puts {width} {what} of each object on {width} different OSDs; the cluster has {osds} "
-        f"({c.nodes} x {c.osds_per_node} per node): no placement group of the "
-        "pool could go active"
+        f"a pool of {p.label()} needs {width} OSDs, one for each {what} of an object; the cluster has {osds} "
+        f"({c.nodes} x {c.osds_per_node} per node): no placement group of the pool could go active"
     )
     fix = f"a pool at most {osds} wide (e.g. --replication {min(3, osds)}), or more nodes or OSDs per node"
     if args.ec or args.replication is not None or args.nodes is not None or not args.hardware:

@@ -117,10 +117,14 @@ def _figures(c: Cluster) -> dict[str, Figure]:
         "storage nodes": float(c.nodes),
         "CPU sockets per node": float(c.sockets),
         "cores per node": cores,
-        "clock (GHz)": c.ghz,
-        "cores per OSD": cores / c.osds_per_node if c.osds_per_node else None,
-        "fastest storage port (Gb/s)": max(c.public_gbps_port, c.cluster_gbps_port) or c.public_gbps,
-        "client port (Gb/s)": c.client_gbps if c.client_gbps and not c.colocated_clients else None,
+        "clock (GHz)": float(c.ghz),
+        # the cores an OSD may use: its share of the node's, or its container's CPU limit where that is less
+        "cores per OSD": float(min(cores / c.osds_per_node, c.osd_cpu_cores or math.inf))
+        if c.osds_per_node
+        else None,
+        "fastest storage port (Gb/s)": float(max(c.public_gbps_port, c.cluster_gbps_port) or c.public_gbps),
+        "client port (Gb/s)": float(c.client_gbps) if c.client_gbps and not c.colocated_clients else None,
+        "gateway node port (Gb/s)": float(c.gateway_gbps) if c.gateways else None,
         "data drives per node": float(c.drive_count),
         "OSDs per data device": float(c.osds_per_device),
         "data drive type": frozenset(g.type for g in c.drives),
