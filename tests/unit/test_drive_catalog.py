@@ -315,3 +315,34 @@ def test_a_copy_of_a_shipped_tier_gets_its_drives_own_figures_without_a_note(tmp
         load_cluster(hardware(tmp_path, f"{{count: 2, type: nvme, size_gb: 1, model: {spelled}}}"))
     )
     assert drive_notes(load_cluster(hardware(tmp_path, "{count: 2, type: nvme, size_gb: 1, model: Acme X1}")))
+
+
+def test_drives_lists_every_catalogued_name_and_each_listed_name_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["envelope", "--drives", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    entries = catalog_entries()
+    listed = {r["model"]: r for r in rows}
+    assert len(listed) == len(rows)  # each drive once, whatever its aliases
+    # every catalogued model with its own figures, interface and source rows
+    for name, e in entries.items():
+        r = listed[name]
+        assert r["type"] == e["type"] and r["interface"] == e["interface"] and r["source"] == e["source"]
+        assert all(r[f] == float(e[f]) for f in DRIVE_FIGURES)  # type: ignore[arg-type]
+        assert r["aliases"] == list(e.get("aliases", []))  # type: ignore[call-overload]
+    # and the shipped tiers' drives, as their type's defaults
+    named = {t["model"]: k for k, t in device_defaults().items() if t.get("model")}
+    assert named and {n: listed[n]["default_for"] for n in named} == named
+    assert set(listed) == set(entries) | set(named)
+    # what is listed is what a hardware file can name: its figures, and no stand-in note
+    for r in rows:
+        for name in (r["model"], *r["aliases"]):
+            f = hardware(tmp_path, f"{{count: 2, type: {r['type']}, size_gb: 1000, model: {name}}}")
+            c = load_cluster(f)
+            assert not drive_notes(c), name
+            assert c.drives[0].count == 2 and c.drives[0].read_iops == r["read_iops"], name
+    assert main(["envelope", "--drives"]) == 0
+    text = capsys.readouterr().out
+    assert all(n in text for n in listed)
+    assert "--drives" in CATALOG  # the stand-in note and --help send users to the listing

@@ -4,6 +4,7 @@ flashtune envelope --tier iops                              # the shipped tier's
 flashtune envelope --hardware nodes.yaml --ec 8+2           # your hardware, another protection
 flashtune envelope --hardware nodes.yaml --results results.csv   # `flashtune ingest` output vs ceilings
 flashtune envelope --validation                             # predicted vs every published headline
+flashtune envelope --drives                                 # the drive models a hardware file can name
 """
 
 from __future__ import annotations
@@ -87,6 +88,12 @@ def add_parser(sub: Any) -> None:
         "headline (constants fitted without the headline's own study)",
     )
     p.add_argument(
+        "--drives",
+        action="store_true",
+        help="list the drive catalog: the models a data_devices entry's model: may name, with the "
+        "data-sheet figures it then takes",
+    )
+    p.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
@@ -152,7 +159,34 @@ def _print_table(rows: list[dict[str, Any]], cols: list[str]) -> None:
         print("  ".join(v.ljust(w) for v, w in zip(x, widths, strict=True)))
 
 
+def _print_drives(fmt: str) -> None:
+    rows = drives.catalog_rows()
+    if fmt == "json":
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    figures = ("read_iops", "write_iops", "read_mb_s", "write_mb_s")
+    table = [
+        {
+            "model": r["model"] + (f" ({r['default_for']} default)" if r["default_for"] else ""),
+            "type": r["type"],
+            **{f: _fmt(r[f]) for f in figures},
+            "aliases": ", ".join(r["aliases"]),
+        }
+        for r in rows
+    ]
+    _print_table(table, ["model", "type", *figures, "aliases"])
+    print(
+        "\nA data_devices entry whose model: is one of these names or aliases (case and spaces ignored) takes "
+        "these figures unless it gives its own ('default': a shipped tier's drive, its type's defaults); "
+        "`--drives --format json` adds each drive's interface and source."
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.drives:
+        _print_drives(args.format)
+        return 0
     if args.validation:
         rows = report.validation_records()
         if args.format == "json":

@@ -29,7 +29,7 @@ from flashtune.yamlio import line_of, top_mapping
 
 SPACE = re.compile(r"\s+")
 # where a user finds the catalogued names: the stand-in note and `flashtune envelope --help` say it alike
-CATALOG = "the drive catalog (data/envelope/devices.yaml, models:)"
+CATALOG = "the drive catalog (`flashtune envelope --drives`; data/envelope/devices.yaml, models:)"
 
 
 def devices_path() -> Path:
@@ -127,6 +127,38 @@ def drive_catalog() -> dict[str, dict[str, Any]]:
                 )
             out[key] = drive
     return out
+
+
+def catalog_rows() -> list[dict[str, Any]]:
+    """Every catalogued drive once, by name: its type, figures, aliases and source (`flashtune envelope
+    --drives`), so a user of an installed flashtune, who has no data/ folder to read, finds the names."""
+    models, _ = _section("models")
+    drives = {d["model"]: d for d in drive_catalog().values()}
+    rows = [
+        {
+            **drives[name],
+            "interface": models[name].get("interface"),
+            "aliases": list(models[name].get("aliases", [])),
+            "source": models[name].get("source"),
+            "default_for": None,
+        }
+        for name in drives
+    ]
+    # the shipped tiers' drives: their type's defaults, taken as their own figures when a file names them
+    rows += [
+        {
+            "model": t["model"],
+            "type": kind,
+            **{f: float(t[f]) for f in DRIVE_FIGURES},
+            "interface": None,
+            "aliases": [],
+            "source": t.get("source"),
+            "default_for": kind,
+        }
+        for kind, t in device_defaults().items()
+        if str(t.get("model", "")).strip()
+    ]
+    return sorted(rows, key=lambda r: model_key(r["model"]))
 
 
 def names_drive(model: str, name: str) -> bool:
