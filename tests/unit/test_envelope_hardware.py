@@ -301,3 +301,20 @@ def test_a_file_without_a_release_says_whose_cpu_costs_stand_in() -> None:
     )
     sata = report.envelope_dict(load_cluster(USERHW / "sata-3node-rep2.yaml"))["notes"]  # release: reef
     assert not any(n.startswith("release not given") for n in sata)
+
+
+def test_text_and_json_tell_a_bound_from_an_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    """The limit's kind is a column (and a JSON field); the other resources' headroom marks the estimates too
+    (the text listed 'cpu +984 %' beside 'media +133 %' as if both were as firm)."""
+    path = str(USERHW / "sata-3node-rep2.yaml")
+    doc = envelope_json(capsys, "--hardware", path)
+    assert main(["envelope", "--hardware", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "limit_kind" in lines[1] and "headroom (*: estimate, else bound)" in lines[1]
+    for case, line in zip(doc["cases"], lines[2:6], strict=True):
+        assert line.startswith(case["case"]) and f"  {case['limit_kind']}  " in line
+        assert case["kinds"]["cpu"] == "estimate" and case["kinds"]["media"] == "bound"
+        if "cpu" not in case["limit_resources"]:
+            assert "cpu* +" in line
+        if "media" not in case["limit_resources"]:
+            assert "media +" in line and "media*" not in line

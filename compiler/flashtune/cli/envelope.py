@@ -33,6 +33,7 @@ EPILOG = textwrap.fill(
     width=110,
     break_on_hyphens=False,
 )
+HEADROOM = "headroom (*: estimate, else bound)"  # the text table's column: the other resources' headroom
 HELP = (
     "predict a cluster's ceilings (media, network, CPU, per-node ops) and compare measured results with them"
 )
@@ -246,6 +247,15 @@ def run(args: argparse.Namespace) -> int:
     for case in doc["cases"]:
         span = case.get("range_IOPS")
         case["validated_range_IOPS"] = f"{span[0]:,}-{span[1]:,}" if span else None
+        # the others' headroom with the estimates marked, so a bound's and an estimate's read differently
+        case[HEADROOM] = (
+            ", ".join(
+                f"{r}{'*' if case['kinds'][r] == 'estimate' else ''} +{pct:.0f} %"
+                for r, pct in case["headroom_pct"].items()
+                if pct is not None and pct > 0.05
+            )
+            or "-"
+        )
     _print_table(
         doc["cases"],
         [
@@ -255,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
             "limit",
             "limit_kind",
             "validated_range_IOPS",
-            "headroom",
+            HEADROOM,
         ],
     )
     for n in doc["notes"]:
