@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from flashtune.cli.main import main
 from flashtune.envelope.cluster import bluestore_deferred_writes
+from flashtune.lab import CephLab, ceph_cluster, free_ports
 
 
 @pytest.mark.fio
@@ -95,3 +97,39 @@ def test_the_deferred_write_limits_match_the_later_releases_option_files(shared:
                 size[_yaml_default(text, f"bluestore_prefer_deferred_size_{cls}")]
                 == rule.prefer_deferred[cls]
             )
+
+
+def _deferred_bytes(lab: CephLab) -> int:
+    """Client data BlueStore on osd.0 has sent through its WAL so far (bluestore_write_deferred_bytes)."""
+    return int(lab.daemon("osd.0", "perf", "dump")["bluestore"]["bluestore_write_deferred_bytes"])
+
+
+@pytest.mark.ceph
+def test_a_real_16_2_15_osd_defers_the_overwrites_the_envelope_doubles(tmp_path: Path) -> None:
+    """One real Pacific OSD, run with the hard-disk and then the flash settings (the drive class is what
+    bluestore_debug_enforce_settings forces; the allocation unit is 4 KiB either way, the unit Pacific gives
+    both): random overwrites of a written object go through the WAL exactly when the envelope's limit for
+    that class says so, 4K and 32K on a hard disk, none of 4K/32K/64K on flash."""
+    rule = bluestore_deferred_writes()
+    with ceph_cluster(rgw=False, mds=False, osds=1, ports=free_ports()) as lab:
+        lab.run("ceph", "config", "set", "global", "mon_allow_pool_size_one", "true")
+        lab.run("ceph", "osd", "pool", "create", "p", "8")
+        lab.run("ceph", "osd", "pool", "set", "p", "size", "1", "--yes-i-really-mean-it")
+        whole = tmp_path / "whole"
+        whole.write_bytes(os.urandom(4 << 20))
+        for cls in ("hdd", "ssd"):
+            lab.restart_with(f"[osd]\nbluestore_debug_enforce_settings = {cls}\n", daemons=("osd",))
+            lab.run("rados", "-p", "p", "put", cls, str(whole))  # the object the overwrites land in
+            for size in (4096, 32768, 65536):
+                part = tmp_path / f"{cls}-{size}"
+                part.write_bytes(os.urandom(size))
+                before = _deferred_bytes(lab)
+                for i in range(4):  # aligned, apart: each its own allocation units
+                    lab.run("rados", "-p", "p", "put", cls, str(part), "--offset", str(size * (2 * i + 1)))
+                deferred = _deferred_bytes(lab) - before
+                # the OSD's own small objects (such as the osdmap epochs it stores) may go through the WAL meanwhile
+                # with the hard-disk settings: never as much as one client write
+                if size < rule.below(cls, "pacific"):
+                    assert deferred >= 4 * size, (cls, size, deferred)
+                else:
+                    assert deferred < size, (cls, size, deferred)
