@@ -89,6 +89,19 @@ LIMITS = {
     "read_mb_s": 1e7,
     "write_mb_s": 1e7,
 }
+# Lower bounds far below any real machine, for the figures a unit slip makes tiny (MHz read as GHz is caught
+# above; 2.2 written 0.0022, GB/s where MB/s is asked): (floor, what the field is in)
+FLOORS = {
+    "cpu_ghz": (0.1, "GHz: 2.2 for a 2.2 GHz CPU"),
+    "cpu_ghz_run": (0.1, "GHz: 2.2 for a 2.2 GHz CPU"),
+    "speed_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
+    "client_nic_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
+    "nic_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
+    "read_mb_s": (20, "MB/s, 10^6 bytes per second: 3500 for 3.5 GB/s"),
+    "write_mb_s": (20, "MB/s, 10^6 bytes per second: 3500 for 3.5 GB/s"),
+    "read_iops": (10, "I/Os per second: 500000 for 500K"),
+    "write_iops": (10, "I/Os per second: 500000 for 500K"),
+}
 WHOLE = frozenset(
     {
         "cores",
@@ -247,6 +260,14 @@ def number(
             file=where,
             line=line,
             suggestion=f"check {key} (at most {limit:g})",
+        )
+    floor = FLOORS.get(key)
+    if floor is not None and 0 < value < floor[0]:
+        raise DataError(
+            f"'{key}' is {value:g}, less than {floor[0]:g}: a typo or another unit?",
+            file=where,
+            line=line,
+            suggestion=f"check {key} ({floor[1]})",
         )
     if key in WHOLE and value != int(value):
         raise DataError(f"'{key}' must be a whole number, got {value}", file=where, line=line)

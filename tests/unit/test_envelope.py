@@ -1382,7 +1382,7 @@ def test_bad_hardware_file_gives_file_line_and_exit_2(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert f"{f}:6: error: 'read_iops' must be a positive number" in err and "Traceback" not in err
-    f.write_text(f.read_text().replace("read_iops: -5", "read_iops: 5") + "objectstore: zfs\n")
+    f.write_text(f.read_text().replace("read_iops: -5", "read_iops: 5000") + "objectstore: zfs\n")
     assert main(["envelope", "--hardware", str(f)]) == 2
     assert f"{f}:7: error: objectstore 'zfs' is not bluestore or filestore" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:  # argparse: --tier has compile-config's choices

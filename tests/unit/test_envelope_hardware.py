@@ -318,3 +318,26 @@ def test_text_and_json_tell_a_bound_from_an_estimate(capsys: pytest.CaptureFixtu
             assert "cpu* +" in line
         if "media" not in case["limit_resources"]:
             assert "media +" in line and "media*" not in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("ram_gib: 64", "ram_gib: 64\n  cpu_ghz: 0.0022", "'cpu_ghz' is 0.0022, less than 0.1"),
+        ("size_gb: 1000}", "size_gb: 1000, read_mb_s: 3.5}", "'read_mb_s' is 3.5, less than 20"),
+        ("size_gb: 1000}", "size_gb: 1000, write_iops: 0.5}", "'write_iops' is 0.5, less than 10"),
+        ("speed_gbps: 25}", "speed_gbps: 0.001}", "'speed_gbps' is 0.001, less than 0.01"),
+    ],
+)
+def test_a_figure_too_small_for_any_machine_is_a_unit_slip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, says: str
+) -> None:
+    """1e9 drives was refused as more than any machine has; a clock of 0.0022 GHz (2.2 MHz) or a port of
+    1 Mb/s gave a ceiling a thousand times too low without a word."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace(old, new, 1)
+    f.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{line}: error: ") and says in err and "hint: check" in err
