@@ -726,6 +726,51 @@ def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
         ec_paths.cache_clear()
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "table", "meant"),
+    [
+        (
+            "tentacle: {partial_reads: true",
+            "tentacel: {partial_reads: true",
+            "ec_paths.by_release",
+            "tentacle",
+        ),
+        (
+            "ssd: {luminous: 16384,",
+            "ssd: {luminus: 16384,",
+            "deferred_writes.min_alloc_by_release.ssd",
+            "luminous",
+        ),
+        (
+            "hdd: {luminous: 32768,",
+            "hdd: {Luminous: 32768,",
+            "deferred_writes.prefer_deferred_by_release.hdd",
+            "luminous",
+        ),
+    ],
+)
+def test_a_misspelt_release_in_a_by_release_table_is_an_error_not_a_fact_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str, table: str, meant: str
+) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(), copy)
+    consts = copy / "envelope" / "constants.yaml"
+    text = consts.read_text()
+    assert text.count(old) == 1
+    consts.write_text(text.replace(old, new))
+    line = next(i for i, t in enumerate(consts.read_text().splitlines(), 1) if new in t)
+    monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    for reader in (ec_paths, bluestore_deferred_writes):
+        reader.cache_clear()
+    try:
+        with pytest.raises(DataError, match=rf"{re.escape(table)}: '\w+' is not a Ceph release") as err:
+            ec_paths() if table.startswith("ec_paths") else bluestore_deferred_writes()
+        assert f"constants.yaml:{line}" in str(err.value) and f"did you mean {meant}?" in str(err.value)
+    finally:
+        for reader in (ec_paths, bluestore_deferred_writes):
+            reader.cache_clear()
+
+
 def test_tentacle_reads_only_the_shards_a_small_read_touches_without_fast_ec_too(tmp_path: Path) -> None:
     """ECBackendL.cc objects_read_async and ECCommonL.cc ReadPipeline::objects_read_and_reconstruct (the legacy
     backend Tentacle keeps for pools without allow_ec_optimizations): with osd_ec_partial_reads (default true)

@@ -12,6 +12,7 @@ writes BlueStore defers depends on the drive class, hard disk or flash, and the 
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,7 +25,7 @@ from flashtune.errors import DataError
 from flashtune.hardware import NIC_ROLES, number, read_hardware, tier_doc
 from flashtune.model import Hardware, Protection
 from flashtune.paths import data_path
-from flashtune.releases import DEFAULT_CEPH_RELEASE
+from flashtune.releases import CEPH_RELEASES, DEFAULT_CEPH_RELEASE
 from flashtune.yamlio import line_of, load_yaml, top_mapping
 
 DEFAULT_GHZ = 2.2  # the shipped tiers' Xeon E5 v4 base clocks are 2.2-2.6 GHz
@@ -95,6 +96,20 @@ class DeferredWrites:
         return max(self.min_alloc(cls, release), self.prefer(cls, release))
 
 
+def _release(name: object, table: dict[str, Any], path: str, what: str) -> str:
+    """A release key of a by-release table: a Ceph release name, or one error naming its line (a misspelt key
+    would otherwise be a release that never matches, and its facts silently unused)."""
+    if name in CEPH_RELEASES:
+        return str(name)
+    close = difflib.get_close_matches(str(name), CEPH_RELEASES, n=1)
+    raise DataError(
+        f"{what}: {name!r} is not a Ceph release",
+        file=path,
+        line=line_of(table, name) or line_of(table) or 1,
+        suggestion=f"did you mean {close[0]}?" if close else f"use one of {', '.join(CEPH_RELEASES)}",
+    )
+
+
 def _class_table(entry: dict[str, Any], key: str, path: str, nested: bool) -> dict[str, Any]:
     """entry[key]: {hdd: ..., ssd: ...}, each a byte count (nested: {release: bytes})."""
     line = line_of(entry, key) or line_of(entry) or 1
@@ -113,7 +128,7 @@ def _class_table(entry: dict[str, Any], key: str, path: str, nested: bool) -> di
         if not isinstance(v, dict):
             raise DataError(f"bluestore_deferred_writes.{key}.{cls} needs {shape}", file=path, line=where)
         out[str(cls)] = {
-            str(r): int(
+            _release(r, v, path, f"bluestore_deferred_writes.{key}.{cls}"): int(
                 number(b, f"{key}.{cls}.{r}", path, line_of(v, r) or where, minimum=0, inclusive=True)
             )
             for r, b in v.items()
@@ -178,7 +193,9 @@ def ec_paths() -> dict[str, dict[str, bool]]:
                 file=path,
                 line=line_of(table, release) or 1,
             )
-        out[str(release)] = {str(k): bool(v) for k, v in flags.items()}
+        out[_release(release, table, path, "ec_paths.by_release")] = {
+            str(k): bool(v) for k, v in flags.items()
+        }
     return out
 
 
