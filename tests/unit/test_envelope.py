@@ -18,7 +18,7 @@ from flashtune.catalog import load_catalog
 from flashtune.cli.main import main
 from flashtune.compile import CompileRequest, compile_bundle
 from flashtune.envelope import calibrate, fitted, report
-from flashtune.envelope.bundle import LATENCY_NOTE, cluster_for
+from flashtune.envelope.bundle import LATENCY_NOTE, cluster_for, floor_note
 from flashtune.envelope.calibrate import fit, per_observation, solve
 from flashtune.envelope.ceilings import (
     CO_LIMIT,
@@ -52,6 +52,7 @@ from flashtune.envelope.cluster import (
 )
 from flashtune.envelope.drives import device_defaults
 from flashtune.envelope.fitted import constants, validation_ranges
+from flashtune.envelope.latency import qd1_floor
 from flashtune.envelope.observations import claim_observations, fixed_constants, headlines
 from flashtune.envelope.validate import GOAL, GOAL_SHARE, era, summary, validation
 from flashtune.errors import DataError
@@ -1045,7 +1046,16 @@ def test_every_headline_value_is_in_its_evidence_row() -> None:
         "cpu_media": "cpu_media",
     }
     by_evidence = {h.evidence: h for h in hs if h.listed}
+    entry = load_yaml(data_path("envelope/constants.yaml"))["qd1_latency"]
+    floor_rows = {
+        e.split("/", 1)[1]
+        for side in ("read", "write")
+        for e in (entry[side]["source"], *entry[side].get("agrees", []))
+    }
     for row in datapackage.rows("published_results"):
+        if row["unit"] == "ms":  # a queue-depth-1 latency, not a throughput headline: the floor cites it
+            assert row["id"] in floor_rows, row["id"]
+            continue
         h = by_evidence[f"published_results/{row['id']}"]
         assert h.stated_bottleneck == stated.get(row["bottleneck"], "none"), h.id
         assert h.study == row["study"] and h.setup == row["setup"], h.id
@@ -1563,6 +1573,92 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
     # buffered CephFS fio keeps no fixed number in flight: no latency statement there
     scratch = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
     assert not any("in_flight" in r for rows_ in scratch.envelope["benchmarks"].values() for r in rows_)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "source: published_results/mako-encryption-4k-qd1-randread",
+            "source: published_results/mako-qd1-read",
+            "not a data-package row",
+        ),
+        ("    ms: 0.13\n", "    ms: -0.13\n", "qd1_latency.read.ms"),
+    ],
+)
+def test_a_bad_qd1_latency_entry_is_a_clear_error_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str, message: str
+) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(), copy)
+    consts = copy / "envelope" / "constants.yaml"
+    text = consts.read_text()
+    assert text.count(old) == 1
+    consts.write_text(text.replace(old, new))
+    line = next(i for i, t in enumerate(consts.read_text().splitlines(), 1) if t.strip() == new.strip())
+    monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    qd1_floor.cache_clear()
+    try:
+        with pytest.raises(DataError, match=re.escape(message)) as err:
+            qd1_floor()
+        assert f"constants.yaml:{line}" in str(err.value)
+    finally:
+        qd1_floor.cache_clear()
+
+
+def test_a_case_kept_below_its_ceiling_by_the_published_qd1_latency_says_so() -> None:
+    floor = qd1_floor()
+    # the floor is data: each side's figure is the one its published_results row prints (ms), and the other
+    # published rows it names agree within 10 %
+    entry = load_yaml(data_path("envelope/constants.yaml"))["qd1_latency"]
+    for side, ms in (("read", floor.read_ms), ("write", floor.write_ms)):
+        row = datapackage.resolve(floor.sources[side])
+        assert row is not None and row["unit"] == "ms" and float(row["value"]) == ms == entry[side]["ms"]
+        assert row["block_size_bytes"] == "4096" and row["interface"] == "rbd"
+        assert row["operation"] == side and row["protection"] == "3x"
+        for other in entry[side].get("agrees", []):
+            agree = datapackage.resolve(other)
+            assert agree is not None and agree["unit"] == "ms"
+            assert float(agree["value"]) == pytest.approx(ms, rel=0.1), other
+    assert floor.read_ms < floor.write_ms  # a write also waits for its replicas
+    b = compile_bundle(CompileRequest(workload="mysql", tier="iops", ceph_release="tentacle"))
+    probe = {r["case"]: r for r in b.envelope["benchmarks"]["cbt/latency-qd1.yaml"]}
+    # the queue-depth-1 probe: one I/O in flight does 1 / floor a second, far below the throughput ceiling
+    for case, ms in (("randwrite", floor.write_ms), ("randread", floor.read_ms)):
+        r = probe[case]
+        assert r["in_flight"] == 1 and r["published_floor_ms"] == ms
+        assert r["rate_at_published_floor_IOPS"] == round(1e3 / ms) < r["predicted_IOPS"]
+        assert (
+            f"at the published queue-depth-1 floor ({ms:g} ms {case[4:]}, {floor.label}) at most about "
+            f"{round(1e3 / ms):,} IOPS: this case measures latency, not a resource"
+        ) in b.files["cbt/latency-qd1.yaml"]
+    # the statement is beside the ceiling, which stays the model's
+    ceils = [v for v in probe["randwrite"]["ceilings_IOPS"].values() if v is not None]
+    assert (
+        probe["randwrite"]["predicted_IOPS"]
+        == min(ceils)
+        > probe["randwrite"]["rate_at_published_floor_IOPS"]
+    )
+    assert floor.setup in floor_note(floor) and "higher floor" in floor_note(floor)
+    assert floor_note(floor) in " ".join(
+        line.lstrip("# ") for line in b.files["cbt/latency-qd1.yaml"].splitlines()
+    )
+    # a case whose I/Os in flight reach the ceiling even at the floor gets no such statement
+    rows = [r for f, rows_ in b.envelope["benchmarks"].items() for r in rows_ if r.get("in_flight")]
+    reach = [
+        r
+        for r in rows
+        if 1e3
+        * r["in_flight"]
+        / (r["read_fraction"] * floor.read_ms + (1 - r["read_fraction"]) * floor.write_ms)
+        >= r["predicted_IOPS"]
+    ]
+    assert reach and all("rate_at_published_floor_IOPS" not in r for r in reach)
+    assert "16k-randwrite-qd128" in {r["case"] for r in reach}
+    # the floor is an RBD figure: the object gateway's cases get none
+    rgw = compile_bundle(CompileRequest(workload="rgw", tier="iops", ceph_release="tentacle"))
+    hs = [r for rows_ in rgw.envelope["benchmarks"].values() for r in rows_ if r.get("in_flight")]
+    assert hs and not any("rate_at_published_floor_IOPS" in r for r in hs)
 
 
 def test_per_case_clients_and_erasure_coding_reach_the_envelope() -> None:

@@ -15,6 +15,7 @@ from flashtune.compile.benchmark import case_name, expand
 from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, Envelope, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
+from flashtune.envelope.latency import QD1Floor, qd1_floor
 from flashtune.envelope.report import NOTE, calibration_notes, case_dict, cpu_notes, limit_notes, shape
 from flashtune.model import Hardware, Protection
 from flashtune.units import IEC
@@ -24,6 +25,19 @@ LATENCY_NOTE = (
     "A case with N I/Os in flight reaches its ceiling only if the mean latency is at most N / ceiling (Little's "
     "law); at a higher latency it is bound by latency, below the ceiling, however idle the resources are."
 )
+
+
+def floor_note(floor: QD1Floor) -> str:
+    """What the published queue-depth-1 floor beside a case is, and the set-up it holds for."""
+    return (
+        f"The published queue-depth-1 floor is the lowest mean latency printed for one 4K RBD I/O at a time "
+        f"({floor.read_ms:g} ms read, {floor.write_ms:g} ms write; {floor.setup}): N I/Os in flight do at most "
+        "N / that latency there. It is not a ceiling of the model; a slower network, slower cores, other drives "
+        "or a loaded cluster have a higher floor, so a case below its resource ceiling at that floor measures "
+        "latency, not a resource."
+    )
+
+
 FIO_READ = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}
 
 
@@ -161,6 +175,7 @@ def for_bundle(
 ) -> dict[str, Any]:
     c = cluster_for(hw, shape_facts, objectstore, release)
     k = constants()
+    floor = qd1_floor()
     benchmarks: dict[str, list[dict[str, Any]]] = {}
     for file, doc in plans.items():
         stem = Path(file).stem
@@ -177,7 +192,7 @@ def for_bundle(
                     cc = replace(cc, protection=Protection("replicated", size))
                 clusters[n] = cc
             env = envelope(cc, pc.case, k)
-            rows.append({**case_dict(env), **_flight(pc.in_flight, env)})
+            rows.append({**case_dict(env), **_flight(pc.in_flight, env, floor)})
         benchmarks[file] = rows
     standard = [case_dict(envelope(c, case, k)) for case in STANDARD_CASES]
     every = [*standard, *(r for rows in benchmarks.values() for r in rows)]
@@ -198,15 +213,25 @@ def for_bundle(
     }
 
 
-def _flight(in_flight: int | None, env: Envelope) -> dict[str, Any]:
+def _flight(in_flight: int | None, env: Envelope, floor: QD1Floor) -> dict[str, Any]:
     """A case's I/Os in flight and the mean latency at which they reach its ceiling (Little's law: IOPS = I/Os
-    in flight / latency). A cluster slower than that serves the case below the ceiling, bounded by latency."""
+    in flight / latency). A cluster slower than that serves the case below the ceiling, bounded by latency.
+    Where even the published queue-depth-1 latency (an RBD figure) keeps them below the ceiling, also the rate
+    they do at that floor: a statement beside the ceiling, which stays as it is."""
     if not in_flight or env.iops <= 0:
         return {}
-    return {"in_flight": in_flight, "latency_at_ceiling_us": round(1e6 * in_flight / env.iops, 1)}
+    out: dict[str, Any] = {
+        "in_flight": in_flight,
+        "latency_at_ceiling_us": round(1e6 * in_flight / env.iops, 1),
+    }
+    floor_ms = floor.mean_ms(env.case.read_fraction)
+    rate = 1e3 * in_flight / floor_ms
+    if env.case.interface == "rbd" and rate < env.iops:
+        out |= {"published_floor_ms": round(floor_ms, 3), "rate_at_published_floor_IOPS": round(rate)}
+    return out
 
 
-def _line(r: Mapping[str, Any]) -> str:
+def _line(r: Mapping[str, Any], floor_label: str) -> str:
     span = r.get("range_IOPS")
     rng = f" (validated range {span[0]:,}-{span[1]:,} IOPS)" if span else ""
     kind = f" [{r['limit_kind']}]" if r.get("limit_kind") else ""
@@ -215,11 +240,25 @@ def _line(r: Mapping[str, Any]) -> str:
         if r.get("in_flight")
         else ""
     )
+    if r.get("rate_at_published_floor_IOPS"):
+        flight += (
+            f"; at the published queue-depth-1 floor ({r['published_floor_ms']:g} ms {_side(r['read_fraction'])}, {floor_label}) "
+            f"at most about {r['rate_at_published_floor_IOPS']:,} IOPS: this case measures latency, not a resource"
+        )
     return f"{r['predicted_IOPS']:,} IOPS = {r['predicted_MB_s']:,.0f} MB/s, limit: {r['limit']}{kind}{rng}{flight}"
+
+
+def _side(read_fraction: float) -> str:
+    return {1.0: "read", 0.0: "write"}.get(read_fraction, f"{read_fraction:.0%} read mix")
 
 
 def _us(value: float) -> str:
     return f"{value / 1000:,.2f} ms" if value >= 1000 else f"{value:,.1f} µs"
+
+
+def _floor_cell(r: Mapping[str, Any]) -> str:
+    rate = r.get("rate_at_published_floor_IOPS")
+    return f"{rate:,} (at {r['published_floor_ms']:g} ms)" if rate else "-"
 
 
 def _span(r: Mapping[str, Any]) -> str:
@@ -235,7 +274,10 @@ def cbt_comment(env: Mapping[str, Any], file: str) -> str:
     lines = ["Expected ceiling per case (flashtune envelope; measured results should stay below it):"]
     if any(r.get("in_flight") for r in rows):
         lines.append(LATENCY_NOTE)
-    lines += [f"  {r['case']}: {_line(r)}" for r in rows]
+    floor = qd1_floor()
+    if any(r.get("rate_at_published_floor_IOPS") for r in rows):
+        lines.append(floor_note(floor))
+    lines += [f"  {r['case']}: {_line(r, floor.label)}" for r in rows]
     return "\n".join(lines)
 
 
@@ -261,17 +303,22 @@ def markdown(env: Mapping[str, Any]) -> str:
     ]
     bench = env.get("benchmarks") or {}
     if any(bench.values()):
+        floored = any(r.get("rate_at_published_floor_IOPS") for rows in bench.values() for r in rows)
+        floor_text = f"{floor_note(qd1_floor())}\n\n" if floored else ""
         out.append(
             "\nExpected ceiling beside each benchmark case (also written as comments in the CBT files). "
             f"{LATENCY_NOTE}\n\n"
-            "| file | case | expected IOPS | MB/s | limited by | I/Os in flight | mean latency at the ceiling |\n"
-            "|---|---|---|---|---|---|---|\n"
+            f"{floor_text}"
+            "| file | case | expected IOPS | MB/s | limited by | I/Os in flight | mean latency at the ceiling "
+            "| IOPS at the published queue-depth-1 floor |\n"
+            "|---|---|---|---|---|---|---|---|\n"
         )
         for file, rows in bench.items():
             out += [
                 f"| {file} | {r['case']} | {r['predicted_IOPS']:,} | {r['predicted_MB_s']:,.0f} | {r['limit']} | "
                 f"{r.get('in_flight') or '-'} | "
-                f"{_us(r['latency_at_ceiling_us']) if r.get('in_flight') else '-'} |\n"
+                f"{_us(r['latency_at_ceiling_us']) if r.get('in_flight') else '-'} | "
+                f"{_floor_cell(r)} |\n"
                 for r in rows
             ]
     out += [f"\nNote: {n}.\n" for n in env.get("notes", [])]
