@@ -96,6 +96,7 @@ FLOORS = {
     "cpu_ghz_run": (0.1, "GHz: 2.2 for a 2.2 GHz CPU"),
     "speed_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
     "client_nic_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
+    "client_network_gbps": (0.01, "Gb/s: 80 for an 80 Gb/s uplink"),
     "nic_gbps": (0.01, "Gb/s: 25 for a 25GbE port"),
     "read_mb_s": (20, "MB/s, 10^6 bytes per second: 3500 for 3.5 GB/s"),
     "write_mb_s": (20, "MB/s, 10^6 bytes per second: 3500 for 3.5 GB/s"),

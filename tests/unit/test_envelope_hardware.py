@@ -327,6 +327,12 @@ def test_text_and_json_tell_a_bound_from_an_estimate(capsys: pytest.CaptureFixtu
         ("size_gb: 1000}", "size_gb: 1000, read_mb_s: 3.5}", "'read_mb_s' is 3.5, less than 20"),
         ("size_gb: 1000}", "size_gb: 1000, write_iops: 0.5}", "'write_iops' is 0.5, less than 10"),
         ("speed_gbps: 25}", "speed_gbps: 0.001}", "'speed_gbps' is 0.001, less than 0.01"),
+        # the clients' shared uplink caps every client-network ceiling as a port does
+        (
+            "nodes: 3",
+            "nodes: 3\n  client_network_gbps: 0.008",
+            "'client_network_gbps' is 0.008, less than 0.01",
+        ),
     ],
 )
 def test_a_figure_too_small_for_any_machine_is_a_unit_slip(
