@@ -1567,9 +1567,10 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
         )
     assert LATENCY_NOTE in " ".join(line.lstrip("# ") for line in b.files["cbt.yaml"].splitlines())
     assert (
-        f"; 1 in flight reach it at <= {rows['randwrite']['latency_at_ceiling_us']:.1f} µs"
+        f"; 1 in flight reaches it at <= {rows['randwrite']['latency_at_ceiling_us']:.1f} µs"
         in b.files["cbt/latency-qd1.yaml"]
     )
+    assert "; 60 in flight reach it at <= " in b.files["cbt.yaml"]  # the plural of the 6 x 10 volumes
     # buffered CephFS fio keeps no fixed number in flight: no latency statement there
     scratch = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
     assert not any("in_flight" in r for rows_ in scratch.envelope["benchmarks"].values() for r in rows_)

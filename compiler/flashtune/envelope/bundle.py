@@ -236,7 +236,8 @@ def _line(r: Mapping[str, Any], floor_label: str) -> str:
     rng = f" (validated range {span[0]:,}-{span[1]:,} IOPS)" if span else ""
     kind = f" [{r['limit_kind']}]" if r.get("limit_kind") else ""
     flight = (
-        f"; {r['in_flight']:,} in flight reach it at <= {_us(r['latency_at_ceiling_us'])} mean latency"
+        f"; {r['in_flight']:,} in flight {'reaches' if r['in_flight'] == 1 else 'reach'} it at <= "
+        f"{_us(r['latency_at_ceiling_us'])} mean latency"
         if r.get("in_flight")
         else ""
     )
