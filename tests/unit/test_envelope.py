@@ -1574,6 +1574,10 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
     # buffered CephFS fio keeps no fixed number in flight: no latency statement there
     scratch = compile_bundle(CompileRequest(workload="scratch", tier="iops", ceph_release="tentacle"))
     assert not any("in_flight" in r for rows_ in scratch.envelope["benchmarks"].values() for r in rows_)
+    # nor in its explain.md: neither the note nor columns of '-' (the CBT comments leave them out alike)
+    section = scratch.files["explain.md"].split("Expected ceiling beside each benchmark case")[1]
+    assert LATENCY_NOTE not in section and "| limited by |\n" in section and "in flight" not in section
+    assert "| limited by | I/Os in flight | mean latency at the ceiling |" in b.files["explain.md"]
 
 
 @pytest.mark.parametrize(
