@@ -60,13 +60,8 @@ def filestore_journal_writes() -> float:
 
 
 # Ceph's own split of its per-media defaults (the _hdd and _ssd variants): a rotational data device takes
-# the _hdd values, every other one (SATA SSD, NVMe) the _ssd ones
+# the _hdd values, every other one (SATA SSD, NVMe) the _ssd ones (ceilings._deferred_writes picks by type)
 DEVICE_CLASSES = ("hdd", "ssd")
-
-
-def device_class(drive_type: str) -> str:
-    """The Ceph device class whose _hdd/_ssd defaults a data drive of this hardware type gets."""
-    return "hdd" if drive_type == "hdd" else "ssd"
 
 
 @dataclass(frozen=True)
