@@ -1589,6 +1589,7 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
             "not a data-package row",
         ),
         ("    ms: 0.13\n", "    ms: -0.13\n", "qd1_latency.read.ms"),
+        ("  label: Reef 3x on 100GbE, EPYC 7742, NVMe\n", "  label:\n", "qd1_latency needs label:"),
     ],
 )
 def test_a_bad_qd1_latency_entry_is_a_clear_error_with_its_line(

@@ -32,7 +32,7 @@ class QD1Floor:
 @cache
 def qd1_floor() -> QD1Floor:
     """constants.yaml's qd1_latency; a side without a positive latency in ms or whose source is not a row of
-    the data package is one error naming its line."""
+    the data package, or a missing setup or label, is one error naming its line."""
     path = str(envelope_dir() / "constants.yaml")
     entry = top_mapping(path, "qd1_latency", "{why, setup, label, read: {ms, source}, write: {ms, source}}")
     ms: dict[str, float] = {}
@@ -56,5 +56,14 @@ def qd1_floor() -> QD1Floor:
                 suggestion="cite the published_results/<id> row that prints the figure",
             )
         sources[side] = source
-    words = {k: " ".join(str(entry.get(k, "")).split()) for k in ("setup", "label")}
+    words: dict[str, str] = {}
+    for key in ("setup", "label"):  # printed beside every floor: a missing one left '(0.4 ms write, )'
+        text = entry.get(key)
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(
+                f"qd1_latency needs {key}: the set-up the floor was measured on, in words",
+                file=path,
+                line=line_of(entry, key) or line_of(entry) or 1,
+            )
+        words[key] = " ".join(text.split())
     return QD1Floor(ms["read"], ms["write"], words["setup"], words["label"], sources)
