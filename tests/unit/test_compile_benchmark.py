@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashtune.compile import CompileRequest, compile_bundle
-from flashtune.compile.benchmark import GiB, _object_bytes, gateways
+from flashtune.compile.benchmark import GiB, _object_bytes, gateways, rbd_in_flight
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.hardware import tier_names
 from flashtune.lint import ruledata
@@ -331,3 +331,16 @@ def test_the_cephfs_client_is_refused_for_a_workload_without_cephfs(tmp_path: Pa
     r = subprocess.run([str(cli), *args], capture_output=True, text=True)
     assert r.returncode == 2 and "scratch" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_one_in_flight_count_of_a_librbdfio_run() -> None:
+    """explain.md's '(N I/Os in flight)' and the envelope's latency at the ceiling count alike (explain.md's
+    left out procs_per_volume): clients x volumes x fio processes per volume x numjobs x iodepth, or
+    total_iodepth per client in place of volumes x iodepth; a list or a non-count gives no number."""
+    run = {"iodepth": 8, "numjobs": 2, "procs_per_volume": 2, "volumes_per_client": 3}
+    assert rbd_in_flight(run, 4) == 4 * 3 * 2 * 2 * 8
+    assert rbd_in_flight({"total_iodepth": 32, "volumes_per_client": 4}, 2) == 2 * 32
+    assert rbd_in_flight({}, 1) == 16  # CBT's default iodepth, one volume, one job
+    assert rbd_in_flight({"iodepth": [1, 4]}, 1) is None
+    assert rbd_in_flight({"iodepth": 0}, 1) is None and rbd_in_flight({"numjobs": True}, 1) is None
+    assert rbd_in_flight({"iodepth": 4}, None) is None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flashtune.errors import DataError
@@ -166,6 +166,36 @@ def documents(
     return _scaled(docs, scale), names, derived
 
 
+def whole(value: Any, default: int) -> int | None:
+    """A count from a CBT setting: the default when absent, None when it is a list or not a positive integer."""
+    if value is None:
+        return default
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return None
+    return n if n >= 1 and not isinstance(value, bool) else None
+
+
+def rbd_in_flight(w: Mapping[str, Any], clients: int | None) -> int | None:
+    """I/Os in flight of one librbdfio run (CBT librbdfio.py): per client, iodepth on each of its volumes (or
+    total_iodepth split over them) times the fio processes per volume and their numjobs. The one count behind
+    explain.md's case lines and the envelope's latency at the ceiling (envelope/bundle.py)."""
+    counts = [
+        whole(w.get("procs_per_volume"), 1),
+        whole(w.get("numjobs"), 1),
+        whole(w["total_iodepth"], 16) if "total_iodepth" in w else whole(w.get("iodepth"), 16),
+    ]
+    if "total_iodepth" not in w:
+        counts.append(whole(w.get("volumes_per_client"), 1))
+    if clients is None or None in counts:
+        return None
+    total = clients
+    for n in counts:
+        total *= n or 1
+    return total
+
+
 def _rbd_plans(
     ctx: dict[str, Any],
     cluster: dict[str, Any],
@@ -194,10 +224,12 @@ def _rbd_plans(
         what = mode if not mode.endswith("rw") else f"{mode} at {share} % reads"
         depth = int(case.get("iodepth", bench.get("iodepth", 16)))
         jobs = int(case.get("numjobs", bench.get("numjobs", 1)))
+        flight = rbd_in_flight({**bench, **case}, int(ctx["clients"]))
         names[case_name(case)] = (
             f"{what}, {int(case.get('op_size', bench.get('op_size', 4194304))) // 1024} KiB, on "
-            f"{ctx['clients']} client(s) x {vols} volume(s) x {jobs} job(s) at iodepth {depth} "
-            f"({depth * jobs * vols * ctx['clients']} I/Os in flight): where this load sits on the "
+            f"{ctx['clients']} client(s) x {vols} volume(s) x {jobs} job(s) at iodepth {depth}"
+            + (f" ({flight} I/Os in flight)" if flight else "")
+            + ": where this load sits on the "
             f"IOPS-latency curve. {_question(module, case, proves, _kind(mode, share))}"
         )
     docs["cbt.yaml"] = {"cluster": cluster, "benchmarks": {module: bench}}

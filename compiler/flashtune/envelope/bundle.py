@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from flashtune.compile.benchmark import case_name, expand
+from flashtune.compile.benchmark import case_name, expand, rbd_in_flight, whole
 from flashtune.envelope.ceilings import STANDARD_CASES, Case, Cluster, Envelope, envelope
 from flashtune.envelope.cluster import cluster_from
 from flashtune.envelope.fitted import constants
@@ -60,35 +60,6 @@ class PlanCase:
     in_flight: int | None = None
 
 
-def _whole(value: Any, default: int) -> int | None:
-    """A count from a CBT setting: the default when absent, None when it is a list or not a positive integer."""
-    if value is None:
-        return default
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        return None
-    return n if n >= 1 and not isinstance(value, bool) else None
-
-
-def _rbd_in_flight(w: Mapping[str, Any], clients: int | None) -> int | None:
-    """I/Os in flight of one librbdfio run (CBT librbdfio.py): per client, iodepth on each of its volumes (or
-    total_iodepth split over them) times the fio processes per volume and their numjobs."""
-    counts = [
-        _whole(w.get("procs_per_volume"), 1),
-        _whole(w.get("numjobs"), 1),
-        _whole(w["total_iodepth"], 16) if "total_iodepth" in w else _whole(w.get("iodepth"), 16),
-    ]
-    if "total_iodepth" not in w:
-        counts.append(_whole(w.get("volumes_per_client"), 1))
-    if clients is None or None in counts:
-        return None
-    total = clients
-    for n in counts:
-        total *= n or 1
-    return total
-
-
 def plan_cases(doc: Mapping[str, Any], name: str) -> list[PlanCase]:
     """The client workloads of one CBT document."""
     bench = doc.get("benchmarks") or {}
@@ -103,20 +74,20 @@ def plan_cases(doc: Mapping[str, Any], name: str) -> list[PlanCase]:
                 mode = str(w.get("mode", "write"))
                 share = FIO_READ.get(mode, float(w.get("rwmixread", 50)) / 100)
                 size = int(w.get("op_size", 4194304))
-                out.append(PlanCase(Case(case_name(case), size, share), n, _rbd_in_flight(w, n)))
+                out.append(PlanCase(Case(case_name(case), size, share), n, rbd_in_flight(w, n)))
         elif module == "librbdfio":
             for wname, w in (b.get("workloads") or {}).items():
                 # a workload's own mode; rwmixread only from the benchmark level (librbdfio.py run_workloads)
                 mode = str(w.get("mode", b.get("mode", "write")))
                 share = FIO_READ.get(mode, float(b.get("rwmixread", 50)) / 100)
                 size = int(w.get("op_size", b.get("op_size", 4096)))
-                out.append(PlanCase(Case(str(wname), size, share), n, _rbd_in_flight({**b, **w}, n)))
+                out.append(PlanCase(Case(str(wname), size, share), n, rbd_in_flight({**b, **w}, n)))
         elif module == "hsbench":
             size = _bytes(b.get("size", "4M"))
             # each client runs endpoints_per_client hsbench processes (CBT hsbench.py), each with -t threads
             endpoint = (doc.get("client_endpoints") or {}).get(b.get("client_endpoints")) or {}
-            per = _whole(endpoint.get("endpoints_per_client"), 1)
-            threads = _whole(b.get("threads"), 1)
+            per = whole(endpoint.get("endpoints_per_client"), 1)
+            threads = whole(b.get("threads"), 1)
             flight = n * per * threads if n and per and threads and "threads" in b else None
             out += [
                 PlanCase(Case(f"{name} PUT", size, 0.0, sequential=True, interface="rgw"), n, flight),
