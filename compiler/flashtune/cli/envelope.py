@@ -248,14 +248,8 @@ def run(args: argparse.Namespace) -> int:
         span = case.get("range_IOPS")
         case["validated_range_IOPS"] = f"{span[0]:,}-{span[1]:,}" if span else None
         # the others' headroom with the estimates marked, so a bound's and an estimate's read differently
-        case[HEADROOM] = (
-            ", ".join(
-                f"{r}{'*' if case['kinds'][r] == 'estimate' else ''} +{pct:.0f} %"
-                for r, pct in case["headroom_pct"].items()
-                if pct is not None and pct > 0.05
-            )
-            or "-"
-        )
+        head = {r: None if pct is None else pct / 100 for r, pct in case["headroom_pct"].items()}
+        case[HEADROOM] = report.headroom_text(head, case["kinds"])
     _print_table(
         doc["cases"],
         [

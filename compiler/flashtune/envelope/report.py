@@ -187,6 +187,19 @@ def shape(c: Cluster) -> str:
     )
 
 
+def headroom_text(head: dict[str, float | None], kinds: dict[str, str] | None = None) -> str:
+    """The other resources' headroom ('media +133 %, cpu +984 %'; with their kinds, the estimates starred:
+    'cpu* +984 %'), from Envelope.headroom()'s fractions; '-' where none has any."""
+    return (
+        ", ".join(
+            f"{r}{'*' if kinds and kinds.get(r) == 'estimate' else ''} +{100 * v:.0f} %"
+            for r, v in head.items()
+            if v is not None and v > 0.0005
+        )
+        or "-"
+    )
+
+
 def case_dict(env: Envelope) -> dict[str, Any]:
     head = env.headroom()
     return {
@@ -198,10 +211,7 @@ def case_dict(env: Envelope) -> dict[str, Any]:
         "limit": env.bottleneck,
         "limit_resources": list(env.limit),
         "ceilings_IOPS": {r: (round(v) if v is not None else None) for r, v in env.ceilings.items()},
-        "headroom": ", ".join(
-            f"{r} +{100 * v:.0f} %" for r, v in head.items() if v is not None and v > 0.0005
-        )
-        or "-",
+        "headroom": headroom_text(head),
         "headroom_pct": {r: (round(100 * v, 1) if v is not None else None) for r, v in head.items()},
         "limit_kind": "/".join(dict.fromkeys(KIND[r] for r in env.limit)),
         "kinds": {r: KIND[r] for r in env.ceilings},
