@@ -191,10 +191,12 @@ def test_a_misspelt_or_misshapen_field_is_a_file_line_error(
 def test_a_pool_wider_than_the_cluster_has_osds_has_no_envelope(
     args: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ceilings for a pool CRUSH cannot place (it printed 641 4K writes a second for EC 10+4 on one drive)."""
+    """Ceilings for a pool CRUSH cannot place (it printed 641 4K writes a second for EC 10+4 on one drive). A PG
+    short of OSDs is undersized, and active still at min_size or more: the error said none could go active."""
     assert main(["envelope", *args]) == 2
     err = capsys.readouterr().err
     assert says in err and "hint: a pool at most" in err and "Traceback" not in err
+    assert "would all stay undersized (and inactive below min_size)" in err and "go active" not in err
 
 
 def test_a_hardware_files_own_pool_too_wide_names_its_protection_line(

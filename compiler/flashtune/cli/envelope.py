@@ -126,9 +126,11 @@ def _cluster(args: argparse.Namespace) -> Any:
 
 
 def _refuse_pool_wider_than_the_osds(c: Cluster, args: argparse.Namespace) -> None:
-    """A pool needs an OSD for each copy (or EC chunk): wider than the cluster has OSDs, CRUSH cannot place its
-    placement groups and Ceph serves no I/O from it, so there is no ceiling to give (a UsageError where a flag
-    made it so, else a DataError at the hardware file's protection line)."""
+    """A pool needs an OSD for each copy (or EC chunk): wider than the cluster has OSDs, CRUSH maps fewer, so
+    every placement group stays undersized, and serves no I/O at all where fewer OSDs than min_size hold it
+    (PeeringState.cc choose_acting: below min_size a PG goes 'peered, but not active'). There is no ceiling of
+    the pool as configured to give (a UsageError where a flag made it so, else a DataError at the hardware
+    file's protection line)."""
     p = c.protection
     width = p.k + p.m if p.kind == "erasure" else (p.size if p.kind == "replicated" else 1)
     osds = c.nodes * c.osds_per_node
@@ -137,7 +139,8 @@ def _refuse_pool_wider_than_the_osds(c: Cluster, args: argparse.Namespace) -> No
     what = "chunk" if p.kind == "erasure" else "copy"
     message = (
         f"a pool of {p.label()} needs {width} OSDs, one for each {what} of an object; the cluster has {osds} "
-        f"({c.nodes} x {c.osds_per_node} per node): no placement group of the pool could go active"
+        f"({c.nodes} x {c.osds_per_node} per node): its placement groups would all stay undersized (and "
+        "inactive below min_size)"
     )
     fix = f"a pool at most {osds} wide (e.g. --replication {min(3, osds)}), or more nodes or OSDs per node"
     if args.ec or args.replication is not None or args.nodes is not None or not args.hardware:
