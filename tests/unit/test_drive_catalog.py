@@ -346,3 +346,29 @@ def test_drives_lists_every_catalogued_name_and_each_listed_name_is_found(
     text = capsys.readouterr().out
     assert all(n in text for n in listed)
     assert "--drives" in CATALOG  # the stand-in note and --help send users to the listing
+
+
+def test_drives_lists_a_model_named_by_a_bare_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog entry whose name YAML reads as a number (9300:) is found by a hardware file's model: 9300, as
+    hardware.py reads a bare model number; --drives raised KeyError on it."""
+    shutil.copytree(data_dir(), tmp_path / "data")
+    devices = tmp_path / "data" / "envelope" / "devices.yaml"
+    entry = (
+        "models:\n  9300:\n    type: nvme\n    read_iops: 850000\n    write_iops: 310000\n"
+        "    read_mb_s: 3500\n    write_mb_s: 3500\n    source: [web_sources/samsung-pm983-datasheet]\n"
+    )
+    devices.write_text(devices.read_text().replace("models:\n", entry, 1))
+    monkeypatch.setenv("FLASHTUNE_DATA", str(tmp_path / "data"))
+    for cached in (device_defaults, drive_catalog):
+        cached.cache_clear()
+    try:
+        assert main(["envelope", "--drives", "--format", "json"]) == 0
+    finally:
+        for cached in (device_defaults, drive_catalog):
+            cached.cache_clear()
+    listed = {r["model"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed["9300"]["read_iops"] == 850000 and listed["9300"]["source"] == [
+        "web_sources/samsung-pm983-datasheet"
+    ]

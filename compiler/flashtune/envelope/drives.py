@@ -132,7 +132,8 @@ def drive_catalog() -> dict[str, dict[str, Any]]:
 def catalog_rows() -> list[dict[str, Any]]:
     """Every catalogued drive once, by name: its type, figures, aliases and source (`flashtune envelope
     --drives`), so a user of an installed flashtune, who has no data/ folder to read, finds the names."""
-    models, _ = _section("models")
+    section, _ = _section("models")
+    models = {str(k): v for k, v in section.items()}  # drive_catalog's names: a bare number (9300:) as text
     drives = {d["model"]: d for d in drive_catalog().values()}
     rows = [
         {
