@@ -18,9 +18,10 @@ bytes of one client I/O go:
 
 FileStore writes every byte twice on the data drive when its journal shares that drive (journal first,
 then the file system): the media term counts both writes, the CPU's per-op term one OSD operation. BlueStore
-does the same for an overwrite smaller than its allocation unit (a deferred write: WAL, then in place) when
-RocksDB's WAL shares the data drive; with 16 KiB units (flash OSDs created up to Nautilus 14.2.7) that is
-every 4 KiB overwrite.
+does the same for a write it defers (WAL, then in place) when RocksDB's WAL shares the data drive: on flash
+an overwrite smaller than its allocation unit (with 16 KiB units, flash OSDs created up to Nautilus 14.2.7,
+every 4 KiB overwrite), on hard disks every write below 64 KiB (the unit up to Octopus, prefer_deferred_size
+since Pacific): Cluster.deferred_below and deferred_below_hdd, from constants.yaml's bluestore_deferred_writes.
 
 BlueStore-era terms (issue 25; sources in data/envelope/constants.yaml and data/tables/published_claims.csv):
 - CPU costs by cost family (the object store and the release: FileStore, Jewel-era BlueStore, Luminous to
