@@ -10,8 +10,10 @@ bytes of one client I/O go:
 
 - media: each OSD operation occupies one drive for max(1 / IOPS, bytes / MB/s) of its data sheet;
 - network: bytes on the client ports, on the storage nodes' public ports (to and from clients) and on
-  their cluster ports (replica copies: size - 1 per write; EC: the chunks other OSDs store, (k+m-1)/k per
-  write, and the k-1 chunks a primary gathers per read), in and out counted separately (full duplex);
+  their cluster ports (replica copies: size - 1 per write; EC: the chunks other OSDs store, (k+m-1)/k of the
+  data per whole-stripe write, and the k-1 chunks a primary gathers per whole-stripe read; a sub-stripe I/O
+  moves the shards it touches less the primary's own, _shard_groups), in and out counted separately (full
+  duplex);
 - CPU: cycles per OSD operation (by object store: FileStore and BlueStore run different write and read
   paths) plus cycles per byte an OSD moves (media + network), calibrated in flashtune.envelope.calibrate
   from the published measurements.
