@@ -293,6 +293,20 @@ _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
 _CORE_TAGS = {"str", "int", "float", "bool", "null"}
 
 
+def _whole(v: str, node: Any, filename: str) -> int:
+    """A plain decimal integer; one longer than Python converts (sys.get_int_max_str_digits, 4300 digits) is
+    an error at its line, not a ValueError."""
+    try:
+        return int(v)
+    except ValueError:
+        raise _error(
+            f"a number of {len(v.lstrip('+-'))} digits is longer than any value flashtune reads",
+            filename,
+            getattr(node, "start_mark", None),
+            "check the number (a pasted run of digits?)",
+        ) from None
+
+
 def _core_scalar(node: Any, filename: str) -> Any:
     v: str = node.value
     if getattr(node, "plain", False):
@@ -301,7 +315,7 @@ def _core_scalar(node: Any, filename: str) -> Any:
         if v in _BOOL:
             return _BOOL[v]
         if _INT.fullmatch(v):
-            return int(v)
+            return _whole(v, node, filename)
         if _INT_OCT.fullmatch(v):
             return int(v[2:], 8)
         if _INT_HEX.fullmatch(v):
@@ -323,7 +337,7 @@ def _core_scalar(node: Any, filename: str) -> Any:
             node.start_mark,
             "write plain values (strings, numbers, true/false, null)",
         )
-    plain = type("Plain", (), {"value": v, "plain": True})()
+    plain = type("Plain", (), {"value": v, "plain": True, "start_mark": node.start_mark})()
     out = _core_scalar(plain, filename)
     want = {"int": int, "float": float, "bool": bool, "null": type(None)}[tag]
     if tag == "float" and isinstance(out, int) and not isinstance(out, bool):

@@ -34,3 +34,13 @@ def test_the_yaml_reader_names_the_line_and_column_of_a_bad_character(tmp_path: 
     with pytest.raises(DataError) as e:
         load_yaml(f)
     assert (e.value.line, e.value.column) == (2, 5) and "U+0007" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "-" + "9" * 5000, '!!int "' + "9" * 5000 + '"'])
+def test_the_yaml_reader_names_the_line_of_an_integer_too_long_to_convert(tmp_path: Path, value: str) -> None:
+    """Python converts at most 4300 decimal digits: a longer integer was a ValueError traceback."""
+    f = tmp_path / "x.yaml"
+    f.write_text(f"a: 1\nb: {value}\n")
+    with pytest.raises(DataError) as e:
+        load_yaml(f)
+    assert (e.value.line, e.value.column) == (2, 4) and "5000 digits" in str(e.value)
