@@ -238,6 +238,14 @@ def number(
             line=line,
             suggestion=f"set {key}: <number>",
         )
+    if isinstance(value, int) and abs(value) > 1e300:  # past any float: math and :g would overflow
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        raise DataError(
+            f"'{key}' is a number of about {digits} digits: a typo or another unit?",
+            file=where,
+            line=line,
+            suggestion=f"check {key}" + (f" (at most {limit:g})" if limit is not None else ""),
+        )
     if not math.isfinite(value):
         raise DataError(
             f"'{key}' must be a finite number, got {value}",

@@ -349,3 +349,18 @@ def test_a_figure_too_small_for_any_machine_is_a_unit_slip(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{line}: error: ") and says in err and "hint: check" in err
+
+
+@pytest.mark.parametrize("value", ["9" * 400, "-" + "9" * 400, "0x" + "f" * 5000, "0o" + "7" * 600])
+def test_a_whole_number_too_large_for_a_float_is_a_file_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """A 400-digit count (or a long hex one) was an OverflowError traceback from math.isfinite."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace("cores: 8", f"cores: {value}", 1)
+    assert text != BASE
+    f.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{line}: error: 'cores' is a number of about ") and "digits" in err
