@@ -433,6 +433,21 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
     )
 
 
+def _layout_mapping(node: dict[str, Any], key: str, where: str, shape: str) -> dict[str, Any]:
+    """layout.<key>: a mapping of that shape, or {} when absent or empty."""
+    v = node.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise DataError(
+            f"'layout.{key}' must be a mapping {shape}, got {v!r}",
+            file=where,
+            line=line_of(node, key) or line_of(node),
+            suggestion="e.g. layout: {placement: {all: [mon, mgr, crash]}, memory_gib: {rgw: 8}}",
+        )
+    return v
+
+
 def layout_override(node: Any, where: str) -> dict[str, Any]:
     """A tier's or hardware file's `layout:` mapping, checked (file:line errors)."""
     if node is None:
@@ -452,16 +467,28 @@ def layout_override(node: Any, where: str) -> dict[str, Any]:
                 line=line_of(node, key),
                 suggestion=f"known: {', '.join(sorted(known))}",
             )
-    daemons = set(load_data("layout/layout.yaml")["daemons"])
-    for wl, names in (node.get("placement") or {}).items():
+    layout = load_data("layout/layout.yaml")
+    daemons = set(layout["daemons"])
+    placement = _layout_mapping(node, "placement", where, "{all|<workload>: [daemons]}")
+    for wl, names in placement.items():
+        if wl not in layout["placement"]:  # a misspelt workload would place nothing, without a word
+            close = difflib.get_close_matches(str(wl), sorted(layout["placement"]), n=1)
+            raise DataError(
+                f"layout.placement.{wl}: {wl!r} is not 'all' or a workload",
+                file=where,
+                line=line_of(placement, wl),
+                suggestion=f"did you mean {close[0]!r}?"
+                if close
+                else f"one of {', '.join(sorted(layout['placement']))}",
+            )
         if not isinstance(names, list) or any(n not in daemons for n in names):
             raise DataError(
                 f"layout.placement.{wl} must list daemons among {', '.join(sorted(daemons))}",
                 file=where,
-                line=line_of(node.get("placement"), wl),
+                line=line_of(placement, wl),
             )
     ram = LIMITS["ram_gib"]  # a daemon or the OS cannot hold more than a node can have
-    for name, gib in (node.get("memory_gib") or {}).items():
+    for name, gib in _layout_mapping(node, "memory_gib", where, "{daemon: GiB}").items():
         line = line_of(node.get("memory_gib"), name)
         if name not in daemons:
             raise DataError(

@@ -364,3 +364,26 @@ def test_a_whole_number_too_large_for_a_float_is_a_file_line_error(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{line}: error: 'cores' is a number of about ") and "digits" in err
+
+
+@pytest.mark.parametrize(
+    ("layout", "says"),
+    [
+        ("{placement: all}", "'layout.placement' must be a mapping"),
+        ("{placement: [mon]}", "'layout.placement' must be a mapping"),
+        ("{memory_gib: 8}", "'layout.memory_gib' must be a mapping"),
+        ("{memory_gib: [rgw, 8]}", "'layout.memory_gib' must be a mapping"),
+        # a misspelt workload placed nothing, without a word
+        ("{placement: {rgww: [rgw]}}", "layout.placement.rgww: 'rgww' is not 'all' or a workload"),
+    ],
+)
+def test_a_layout_override_of_the_wrong_shape_is_a_file_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str, says: str
+) -> None:
+    """placement: or memory_gib: that is not a mapping was an AttributeError traceback."""
+    f = tmp_path / "my.yaml"
+    text = BASE + f"layout: {layout}\n"
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{len(text.splitlines())}: error: {says}"), err
