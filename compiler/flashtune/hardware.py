@@ -424,7 +424,14 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
         if "erasure" in node:
             k, m = _pair(node, "erasure", path, "protection: {erasure: [4, 2]}")
             return Protection("erasure", 1, k, m, raid=raid)
-        if node.get("none"):
+        if "none" in node:
+            if node["none"] is not True:  # 'false', 'no' or 1 read as truthy made a pool without copies
+                raise DataError(
+                    f"'none' must be true (a pool without copies), got {node['none']!r}",
+                    file=str(path),
+                    line=line_of(node, "none") or line_of(cluster, "protection") or 1,
+                    suggestion="protection: {none: true}, or {replicated: N} / {erasure: [k, m]}",
+                )
             return Protection("none", 1, raid=raid)
     raise DataError(
         "'protection' must be {replicated: N}, {erasure: [k, m]} or {none: true}",

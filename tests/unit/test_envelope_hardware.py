@@ -387,3 +387,18 @@ def test_a_layout_override_of_the_wrong_shape_is_a_file_line_error(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{len(text.splitlines())}: error: {says}"), err
+
+
+@pytest.mark.parametrize("value", ["'false'", "'no'", "1", "false", "null"])
+def test_protection_none_is_a_pool_without_copies_only_when_true(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """{none: 'false'} (any non-empty string, any non-zero number) was read as no protection at all."""
+    f = tmp_path / "my.yaml"
+    text = BASE + f"  protection: {{none: {value}}}\n"
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'none' must be true"), err
+    f.write_text(BASE + "  protection: {none: true}\n")
+    assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0

@@ -210,7 +210,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
         ("nodes: 5", "nodes: 5\n  protection: {erasure: [4, 2.5]}", "'count' must be a whole number"),
         ("nodes: 5", "nodes: 5\n  protection: {erasure: [4]}", "'erasure' must be [k, m]"),
         ("nodes: 5", "nodes: 5\n  protection: {mirror: 2}", "unknown field 'mirror' in cluster.protection"),
-        ("nodes: 5", "nodes: 5\n  protection: {none: false}", "'protection' must be"),
+        ("nodes: 5", "nodes: 5\n  protection: {none: false}", "'none' must be true (a pool without copies)"),
         (
             "nodes: 5",
             "nodes: 5\n  protection: {replicated: 3, erasure: [4, 2]}",
