@@ -402,3 +402,10 @@ def test_protection_none_is_a_pool_without_copies_only_when_true(
     assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'none' must be true"), err
     f.write_text(BASE + "  protection: {none: true}\n")
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
+
+
+@pytest.mark.parametrize("ec", ["", " "])
+def test_an_empty_ec_flag_is_refused_not_ignored(ec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--ec '' (an unset shell variable) printed the file's own protection's ceilings, exit 0."""
+    assert main(["envelope", "--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--ec", ec]) == 2
+    assert capsys.readouterr().err.startswith(f"error: --ec {ec!r} is not K+M")

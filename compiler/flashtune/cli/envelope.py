@@ -113,7 +113,7 @@ def _cluster(args: argparse.Namespace) -> Any:
         if args.replication < 1:
             raise UsageError("--replication must be at least 1", suggestion="e.g. --replication 3")
         c = replace(c, protection=Protection("replicated", args.replication))
-    if args.ec:
+    if args.ec is not None:  # --ec '' is a K+M to refuse, not an absent flag
         try:
             k, m = (int(x) for x in args.ec.split("+"))
             if k < 1 or m < 1:
@@ -143,7 +143,7 @@ def _refuse_pool_wider_than_the_osds(c: Cluster, args: argparse.Namespace) -> No
         "inactive below min_size)"
     )
     fix = f"a pool at most {osds} wide (e.g. --replication {min(3, osds)}), or more nodes or OSDs per node"
-    if args.ec or args.replication is not None or args.nodes is not None or not args.hardware:
+    if args.ec is not None or args.replication is not None or args.nodes is not None or not args.hardware:
         raise UsageError(message, suggestion=fix)
     doc = load_yaml(args.hardware)
     cluster = doc.get("cluster") if isinstance(doc, dict) else None
