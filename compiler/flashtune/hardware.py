@@ -103,6 +103,10 @@ FLOORS = {
     "read_iops": (10, "I/Os per second: 500000 for 500K"),
     "write_iops": (10, "I/Os per second: 500000 for 500K"),
 }
+# Ceph refuses an erasure-code profile with fewer than 2 data chunks (ErasureCode::sanity_check_k_m: "k=1 must
+# be >= 2"), as compile-config's --ec does
+EC_MIN_K = 2
+EC_MIN_K_WHY = "Ceph's erasure-code profiles need at least 2 data chunks (k=1 is refused: use replicated: N)"
 WHOLE = frozenset(
     {
         "cores",
@@ -226,11 +230,15 @@ def number(
     minimum: float = 0,
     inclusive: bool = False,
     limit: float | None = None,
+    name: str | None = None,
 ) -> float:
     """`value` of field `key` as a finite number above `minimum` (at or above it when `inclusive`), at most
     `limit` (default: LIMITS[key]), whole where the field counts things (WHOLE); else a DataError naming
-    where:line. Every number a hardware file or a layout override holds goes through here."""
+    where:line; `name` is what the message calls it (default `key`). Every number a hardware file or a
+    layout override holds goes through here."""
     limit = LIMITS.get(key) if limit is None else limit
+    whole, floor = key in WHOLE, FLOORS.get(key)
+    key = name or key
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DataError(
             f"'{key}' must be a number, got {value!r}",
@@ -270,7 +278,6 @@ def number(
             line=line,
             suggestion=f"check {key} (at most {limit:g})",
         )
-    floor = FLOORS.get(key)
     if floor is not None and 0 < value < floor[0]:
         raise DataError(
             f"'{key}' is {value:g}, less than {floor[0]:g}: a typo or another unit?",
@@ -278,7 +285,7 @@ def number(
             line=line,
             suggestion=f"check {key} ({floor[1]})",
         )
-    if key in WHOLE and value != int(value):
+    if whole and value != int(value):
         raise DataError(f"'{key}' must be a whole number, got {value}", file=where, line=line)
     return float(value)
 
@@ -390,7 +397,10 @@ def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
     return tuple(out)
 
 
-def _pair(node: dict[str, Any], key: str, path: str | Path, example: str) -> tuple[int, int]:
+def _pair(
+    node: dict[str, Any], key: str, path: str | Path, example: str, min_k: int = 1, why: str = ""
+) -> tuple[int, int]:
+    """node[key]: [k, m], whole counts, k at least min_k (else an error saying `why`)."""
     v = node[key]
     if not (isinstance(v, list) and len(v) == 2):
         raise DataError(
@@ -400,7 +410,14 @@ def _pair(node: dict[str, Any], key: str, path: str | Path, example: str) -> tup
             suggestion=f"e.g. {example}",
         )
     line = line_of(node, key) or line_of(node)
-    k, m = (int(number(x, "count", str(path), line)) for x in v)
+    k, m = (int(number(x, "count", str(path), line, name=f"{key} {n}")) for x, n in zip(v, "km", strict=True))
+    if k < min_k:
+        raise DataError(
+            f"'{key}' k is {k}: {why}",
+            file=str(path),
+            line=line,
+            suggestion=f"e.g. {example}",
+        )
     return k, m
 
 
@@ -422,7 +439,7 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
             size = int(_num(node, "replicated", path))
             return Protection("replicated", size, raid=raid)
         if "erasure" in node:
-            k, m = _pair(node, "erasure", path, "protection: {erasure: [4, 2]}")
+            k, m = _pair(node, "erasure", path, "protection: {erasure: [4, 2]}", EC_MIN_K, EC_MIN_K_WHY)
             return Protection("erasure", 1, k, m, raid=raid)
         if "none" in node:
             if node["none"] is not True:  # 'false', 'no' or 1 read as truthy made a pool without copies

@@ -409,3 +409,35 @@ def test_an_empty_ec_flag_is_refused_not_ignored(ec: str, capsys: pytest.Capture
     """--ec '' (an unset shell variable) printed the file's own protection's ceilings, exit 0."""
     assert main(["envelope", "--hardware", str(USERHW / "sata-3node-rep2.yaml"), "--ec", ec]) == 2
     assert capsys.readouterr().err.startswith(f"error: --ec {ec!r} is not K+M")
+
+
+@pytest.mark.parametrize(
+    ("protection", "flag", "says"),
+    [
+        (
+            "{erasure: [1, 1]}",
+            None,
+            "'erasure' k is 1: Ceph's erasure-code profiles need at least 2 data chunks",
+        ),
+        ("{erasure: [1, 2]}", None, "'erasure' k is 1"),
+        ("{erasure: [4, 0]}", None, "'erasure m' must be a positive number"),  # was named 'count'
+        ("{erasure: [4.5, 2]}", None, "'erasure k' must be a whole number"),
+        (
+            "{replicated: 3}",
+            "1+1",
+            "--ec 1+1: k is 1: Ceph's erasure-code profiles need at least 2 data chunks",
+        ),
+    ],
+)
+def test_an_erasure_code_ceph_refuses_has_no_envelope(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], protection: str, flag: str | None, says: str
+) -> None:
+    """EC 1+1 (Ceph's ErasureCode::sanity_check_k_m: 'k=1 must be >= 2', as compile-config's --ec) printed
+    ceilings, exit 0; a bad k or m was called 'count'."""
+    f = tmp_path / "my.yaml"
+    text = BASE + f"  protection: {protection}\n"
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f), *(("--ec", flag) if flag else ())]) == 2
+    err = capsys.readouterr().err
+    where = "" if flag else f"{f}:{len(text.splitlines())}: "
+    assert err.startswith(f"{where}error: {says}"), err

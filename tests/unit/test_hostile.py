@@ -207,7 +207,7 @@ def test_nonsense_numbers_in_a_hardware_file(tmp_path: Path, body: str, says: st
         ("nodes: 5", "nodes: 5\n  gateways: {count: 1.0e12, nic_gbps: 40}", "'count' is 1e+12, more than"),
         ("nodes: 5", "nodes: 5\n  gateways: {count: 2, nic_gbps: .nan}", "'nic_gbps' must be a finite"),
         ("nodes: 5", "nodes: 5\n  protection: {replicated: .nan}", "'replicated' must be a finite"),
-        ("nodes: 5", "nodes: 5\n  protection: {erasure: [4, 2.5]}", "'count' must be a whole number"),
+        ("nodes: 5", "nodes: 5\n  protection: {erasure: [4, 2.5]}", "'erasure m' must be a whole number"),
         ("nodes: 5", "nodes: 5\n  protection: {erasure: [4]}", "'erasure' must be [k, m]"),
         ("nodes: 5", "nodes: 5\n  protection: {mirror: 2}", "unknown field 'mirror' in cluster.protection"),
         ("nodes: 5", "nodes: 5\n  protection: {none: false}", "'none' must be true (a pool without copies)"),

@@ -23,7 +23,7 @@ from flashtune.envelope import drives, report
 from flashtune.envelope.ceilings import Cluster
 from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import DataError, UsageError
-from flashtune.hardware import LIMITS, tier_names
+from flashtune.hardware import EC_MIN_K, EC_MIN_K_WHY, LIMITS, tier_names
 from flashtune.model import Protection
 from flashtune.yamlio import line_of, load_yaml
 
@@ -120,6 +120,10 @@ def _cluster(args: argparse.Namespace) -> Any:
                 raise ValueError
         except ValueError:
             raise UsageError(f"--ec {args.ec!r} is not K+M", suggestion="e.g. --ec 4+2") from None
+        if k < EC_MIN_K:
+            raise UsageError(
+                f"--ec {args.ec}: k is {k}: {EC_MIN_K_WHY}", suggestion="e.g. --ec 2+1 or --ec 4+2"
+            )
         c = replace(c, protection=Protection("erasure", 1, k, m))
     _refuse_pool_wider_than_the_osds(c, args)
     return c
