@@ -332,8 +332,15 @@ def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
     if not isinstance(groups, list):
         raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
     out = []
-    for g in groups:
-        t = g.get("type") if isinstance(g, dict) else None
+    for i, g in enumerate(groups):
+        if not isinstance(g, dict):  # `- nvme` read as a device of type None
+            raise DataError(
+                f"a {key} entry must be a mapping {{count, type, size_gb}}, got {g!r}",
+                file=str(path),
+                line=line_of(groups, i) or line_of(node, key) or line_of(node),
+                suggestion="e.g. - {count: 4, type: nvme, size_gb: 3840}",
+            )
+        t = g.get("type")
         if t not in DEVICE_TYPES:
             raise DataError(
                 f"device type {t!r} is not one of {', '.join(DEVICE_TYPES)}",

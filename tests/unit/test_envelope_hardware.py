@@ -441,3 +441,27 @@ def test_an_erasure_code_ceph_refuses_has_no_envelope(
     err = capsys.readouterr().err
     where = "" if flag else f"{f}:{len(text.splitlines())}: "
     assert err.startswith(f"{where}error: {says}"), err
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("    - {count: 4, type: nvme, size_gb: 1000}", "    - nvme"),
+        ("    - {count: 4, type: nvme, size_gb: 1000}", "    - 4"),
+        ("    - {count: 4, type: nvme, size_gb: 1000}", "    - {count: 4, type: nvme, size_gb: 1000}\n    -"),
+        ("cluster:", "  db_devices: [nvme]\ncluster:"),
+    ],
+)
+def test_a_drive_entry_that_is_not_a_mapping_says_so_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
+) -> None:
+    """`- nvme` under data_devices said "device type None is not one of hdd, sata-ssd, nvme"."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace(old, new, 1)
+    f.write_text(text)
+    line = max(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"{f}:{line}: error: a ") and "entry must be a mapping {count, type, size_gb}" in err
+    )
