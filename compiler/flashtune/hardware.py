@@ -546,6 +546,13 @@ def _one_of(
     suggestion: str | None = None,
 ) -> str | None:
     """An optional top-level word of the hardware file, one of `allowed` (DataError: '<key> <value> <says>')."""
+    if key in doc and doc[key] is None:  # `software:` left empty was the word 'None' (no CPU ceiling)
+        raise DataError(
+            f"{key} has no value",
+            file=str(path),
+            line=line_of(doc, key),
+            suggestion=suggestion or f"one of {', '.join(allowed)}, or remove the line",
+        )
     value = doc.get(key, default)
     if value is not None and value not in allowed:
         raise DataError(

@@ -465,3 +465,15 @@ def test_a_drive_entry_that_is_not_a_mapping_says_so_at_its_line(
     assert (
         err.startswith(f"{f}:{line}: error: a ") and "entry must be a mapping {count, type, size_gb}" in err
     )
+
+
+@pytest.mark.parametrize("key", ["software", "objectstore", "release"])
+def test_a_choice_left_empty_is_a_file_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    """`software:` with no value became the software 'None': the CPU ceiling was dropped ('calibrated on
+    Ceph OSDs, not None'), exit 0."""
+    f = tmp_path / "my.yaml"
+    f.write_text(f"{key}:\n" + BASE)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    assert capsys.readouterr().err.startswith(f"{f}:1: error: {key} has no value")
