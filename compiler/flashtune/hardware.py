@@ -575,6 +575,24 @@ def _flag(
     return value
 
 
+TEXT_FIELDS = {"the file": ("name", "source", "description", "study"), "node": ("cpu",)}
+
+
+def _check_text(doc: dict[str, Any], node: dict[str, Any], path: str | Path) -> None:
+    """The descriptive fields hold text (a number is its text: name: 42): one left empty, a list or a mapping
+    was printed as 'None' or "['a', 'b']" (name: is the cephadm service id and explain.md's title)."""
+    for where, mapping in (("the file", doc), ("node", node)):
+        for key in TEXT_FIELDS[where]:
+            v = mapping.get(key, "")
+            if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                raise DataError(
+                    f"'{key}' must be text, got {v!r}",
+                    file=str(path),
+                    line=line_of(mapping, key) or line_of(mapping),
+                    suggestion=f"set {key}: <text>, or remove the line",
+                )
+
+
 def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware:
     """A parsed hardware file -> Hardware (DataError with file:line on bad input)."""
     node = doc.get("node") if isinstance(doc, dict) else None
@@ -586,6 +604,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
             suggestion="copy data/tiers/iops.yaml and edit it",
         )
     _check_fields(doc, path)  # a misspelt field first: its default would otherwise stand in
+    _check_text(doc, node, path)
     cores, ram = int(_num(node, "cores", path)), _num(node, "ram_gib", path)  # checked first: file order
     nics = _nics(node, path)
     cluster = doc.get("cluster") or {}

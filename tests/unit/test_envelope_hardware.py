@@ -477,3 +477,27 @@ def test_a_choice_left_empty_is_a_file_line_error(
     f.write_text(f"{key}:\n" + BASE)
     assert main(["envelope", "--hardware", str(f)]) == 2
     assert capsys.readouterr().err.startswith(f"{f}:1: error: {key} has no value")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("name:\n" + BASE, "'name' must be text, got None"),
+        ("name: [a, b]\n" + BASE, "'name' must be text, got ['a', 'b']"),
+        ("source: {url: x}\n" + BASE, "'source' must be text"),
+        ("description: true\n" + BASE, "'description' must be text, got True"),
+        ("study: [x]\n" + BASE, "'study' must be text"),
+        (BASE.replace("  cores: 8", "  cpu: [EPYC]\n  cores: 8"), "'cpu' must be text"),
+    ],
+)
+def test_a_descriptive_field_that_is_not_text_is_a_file_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, says: str
+) -> None:
+    """An empty name: was the cluster 'None' (and the cephadm service id); a list its Python repr."""
+    f = tmp_path / "my.yaml"
+    f.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    assert capsys.readouterr().err.startswith(f"{f}:{line}: error: {says}")
+    f.write_text("name: 42\n" + BASE)  # a number is its text
+    assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
