@@ -501,3 +501,26 @@ def test_a_descriptive_field_that_is_not_text_is_a_file_line_error(
     assert capsys.readouterr().err.startswith(f"{f}:{line}: error: {says}")
     f.write_text("name: 42\n" + BASE)  # a number is its text
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ("--validation", "--hardware", "my.yaml"),
+            "--validation lists data of its own: --hardware would be",
+        ),
+        (
+            ("--drives", "--tier", "tco", "--ec", "4+2"),
+            "--drives lists data of its own: --tier, --ec would be",
+        ),
+        (("--drives", "--validation"), "--drives lists data of its own: --validation would be"),
+        (("--validation", "--results", "r.csv"), "--validation lists data of its own: --results would be"),
+    ],
+)
+def test_a_listing_refuses_the_cluster_flags_it_would_ignore(
+    args: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--validation --hardware my.yaml printed the published headlines, exit 0, the file never read."""
+    assert main(["envelope", *args]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {says}")

@@ -191,7 +191,25 @@ def _print_drives(fmt: str) -> None:
     )
 
 
+# the flags that describe a cluster or its results: --drives and --validation print data of their own, so one
+# of these beside them would be ignored without a word
+CLUSTER_FLAGS = ("hardware", "tier", "nodes", "clients", "replication", "ec", "results")
+
+
+def _refuse_flags_a_listing_ignores(args: argparse.Namespace) -> None:
+    modes = [m for m in ("drives", "validation") if getattr(args, m)]
+    given = [f"--{f}" for f in CLUSTER_FLAGS if getattr(args, f) is not None]
+    if len(modes) > 1 or (modes and given):
+        others = [f"--{m}" for m in modes[1:]] + given
+        raise UsageError(
+            f"--{modes[0]} lists data of its own: {', '.join(others)} would be ignored",
+            suggestion=f"run `flashtune envelope --{modes[0]}` alone, or drop --{modes[0]} to see the cluster's "
+            "ceilings",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    _refuse_flags_a_listing_ignores(args)
     if args.drives:
         _print_drives(args.format)
         return 0
