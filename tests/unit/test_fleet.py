@@ -207,3 +207,11 @@ def test_a_group_without_hosts_and_against_on_jewel_are_refused(tmp_path: Path) 
         text=True,
     )
     assert r.returncode == 2 and "Jewel did not have" in r.stderr and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("spec", [None, [None], True, [True, "n1"], [1.5], [["n1"]], {"n1": 1}])
+def test_a_host_that_is_not_a_name_is_refused(spec: object) -> None:
+    """hosts: left empty was one host named 'None' (and true the host 'True'), compiled without a word."""
+    with pytest.raises(FlashtuneError, match="is not a host name or range"):
+        fleet.expand_hosts(spec, "f.yaml:3")
+    assert fleet.expand_hosts([1, "n2"], "f.yaml:3") == ["1", "n2"]  # a number is its name

@@ -64,6 +64,13 @@ def expand_hosts(spec: Any, where: str, budget: int = MAX_FLEET_HOSTS) -> list[s
     items = spec if isinstance(spec, list) else [spec]
     out: list[str] = []
     for item in items:
+        # hosts: left empty was one host named 'None', true the host 'True'
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise DataError(
+                f"{item!r} is not a host name or range",
+                file=where,
+                suggestion="e.g. hosts: [node01, node02] or hosts: 'node[01-40]'",
+            )
         text = str(item).strip()
         m = _RANGE.match(text)
         if m:
