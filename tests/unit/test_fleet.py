@@ -215,3 +215,11 @@ def test_a_host_that_is_not_a_name_is_refused(spec: object) -> None:
     with pytest.raises(FlashtuneError, match="is not a host name or range"):
         fleet.expand_hosts(spec, "f.yaml:3")
     assert fleet.expand_hosts([1, "n2"], "f.yaml:3") == ["1", "n2"]  # a number is its name
+
+
+def test_a_host_listed_twice_in_one_group_is_named_as_such() -> None:
+    """It read "host 'n2' is in groups 'a' and 'a'", as if two groups had one name."""
+    with pytest.raises(FlashtuneError, match="host 'n2' is listed twice in group 'a'"):
+        fleet._checked([HostGroup("a", ("n1", "n2", "n2"), tier="iops")], "f.yaml")
+    with pytest.raises(FlashtuneError, match="host 'n1' is in groups 'a' and 'b'"):
+        fleet._checked([HostGroup("a", ("n1",), tier="iops"), HostGroup("b", ("n1",), tier="iops")], "f.yaml")

@@ -193,6 +193,12 @@ def _checked(groups: list[HostGroup], where: str) -> list[HostGroup]:
                 f"group {g.name!r} lists no hosts", file=where, suggestion="e.g. hosts: 'node[01-10]'"
             )
         for h in g.hosts:
+            if seen.get(h) == g.name:  # 'is in groups a and a' read as two groups of one name
+                raise DataError(
+                    f"host {h!r} is listed twice in group {g.name!r}",
+                    file=where,
+                    suggestion="list each host once (a range such as node[01-10] covers its own hosts)",
+                )
             if h in seen:
                 raise DataError(
                     f"host {h!r} is in groups {seen[h]!r} and {g.name!r}",
