@@ -102,6 +102,10 @@ FLOORS = {
     "write_mb_s": (20, "MB/s, 10^6 bytes per second: 3500 for 3.5 GB/s"),
     "read_iops": (10, "I/Os per second: 500000 for 500K"),
     "write_iops": (10, "I/Os per second: 500000 for 500K"),
+    # a database host below 1 GiB is what compile-config's --db-ram-gib refuses too (it sized my.cnf's buffer
+    # pool from 0.001 GiB without a word)
+    "client_ram_gib": (1, "GiB: 32 for a 32 GiB host, as --db-ram-gib"),
+    "ram_gib": (1, "GiB: 128 for a 128 GiB node"),
 }
 # Ceph refuses an erasure-code profile with fewer than 2 data chunks (ErasureCode::sanity_check_k_m: "k=1 must
 # be >= 2"), as compile-config's --ec does

@@ -524,3 +524,24 @@ def test_a_listing_refuses_the_cluster_flags_it_would_ignore(
     """--validation --hardware my.yaml printed the published headlines, exit 0, the file never read."""
     assert main(["envelope", *args]) == 2
     assert capsys.readouterr().err.startswith(f"error: {says}")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("nodes: 3", "nodes: 3\n  client_ram_gib: 0.001", "'client_ram_gib' is 0.001, less than 1"),
+        ("ram_gib: 64", "ram_gib: 0.064", "'ram_gib' is 0.064, less than 1"),
+    ],
+)
+def test_memory_below_a_gibibyte_is_a_unit_slip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, says: str
+) -> None:
+    """client_ram_gib: 0.001 sized the database host's buffer pool from a megabyte, exit 0, where
+    compile-config's --db-ram-gib refuses less than 1."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace(old, new, 1)
+    f.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{line}: error: {says}") and "hint: check" in err
