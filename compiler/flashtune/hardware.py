@@ -483,15 +483,16 @@ def _layout_mapping(node: dict[str, Any], key: str, where: str, shape: str) -> d
     return v
 
 
-def layout_override(node: Any, where: str) -> dict[str, Any]:
-    """A tier's or hardware file's `layout:` mapping, checked (file:line errors)."""
+def layout_override(node: Any, where: str, line: int | None = None) -> dict[str, Any]:
+    """A tier's or hardware file's `layout:` mapping (`line`: its key's), checked (file:line errors)."""
     if node is None:
         return {}
-    if not isinstance(node, dict):
+    if not isinstance(node, dict):  # a scalar has no line of its own: `layout: x` named the file only
         raise DataError(
-            "'layout' must be a mapping {placement, memory_gib, os_reserve_gib}",
+            f"'layout' must be a mapping {{placement, memory_gib, os_reserve_gib}}, got {node!r}",
             file=where,
-            line=line_of(node),
+            line=line_of(node) or line,
+            suggestion="e.g. layout: {placement: {all: [mon, mgr, crash]}, memory_gib: {rgw: 8}}",
         )
     known = {"placement", "memory_gib", "os_reserve_gib"}
     for key in node:
@@ -654,7 +655,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
         clients=int(_num(cluster, "clients", path)) if "clients" in cluster else 1,
         client_ram_gib=_num(cluster, "client_ram_gib", path) if "client_ram_gib" in cluster else 32.0,
         client_vcpus=int(_num(cluster, "client_vcpus", path)) if "client_vcpus" in cluster else 8,
-        layout=layout_override(doc.get("layout"), str(path)),
+        layout=layout_override(doc.get("layout"), str(path), line_of(doc, "layout")),
         tier=tier,
         cpu_ghz=_opt(node, "cpu_ghz", path),
         media_link=MediaLink(*(_opt(link, f, path) for f in ("read_mb_s", "write_mb_s", "read_iops"))),

@@ -545,3 +545,16 @@ def test_memory_below_a_gibibyte_is_a_unit_slip(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{line}: error: {says}") and "hint: check" in err
+
+
+@pytest.mark.parametrize("value", ["x", "8", "true"])
+def test_a_layout_that_is_a_plain_value_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """`layout: x` named the file without a line (a plain value has no line of its own)."""
+    f = tmp_path / "my.yaml"
+    text = BASE + f"layout: {value}\n"
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'layout' must be a mapping"), err
