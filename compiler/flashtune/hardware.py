@@ -396,7 +396,10 @@ def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
         out.append(Nic(int(count) if count is not None else 1, speed, str(role)))
     if not out:
         raise DataError(
-            "'nics' must list at least one {count, speed_gbps}", file=str(path), line=line_of(node)
+            "'nics' must list at least one {count, speed_gbps}",
+            file=str(path),
+            line=line_of(node, "nics") or line_of(node),  # the empty list's line, not node:'s
+            suggestion="e.g. nics: [{count: 2, speed_gbps: 25}]",
         )
     if all(n.role == "cluster" for n in out):
         raise DataError(

@@ -558,3 +558,14 @@ def test_a_layout_that_is_a_plain_value_names_its_line(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'layout' must be a mapping"), err
+
+
+@pytest.mark.parametrize("nics", ["nics: []", "nics:"])
+def test_no_nics_names_the_nics_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], nics: str) -> None:
+    """An empty nics: was reported at the node: line above it."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace("nics: [{count: 2, speed_gbps: 25}]", nics, 1)
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:4: error: 'nics' must list at least one") and "hint: e.g." in err
