@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import unicodedata
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -584,6 +585,18 @@ def _flag(
 
 
 TEXT_FIELDS = {"the file": ("name", "source", "description", "study"), "node": ("cpu",)}
+# Characters a one-line field may not hold: control characters (a line break in name: went into explain.md's
+# title and the envelope's header as lines of their own: '[global]' and all), line and paragraph separators,
+# and the bidirectional overrides that show text in another order than it is
+ONE_LINE_FIELDS = ("name", "source", "study", "cpu")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _odd_character(text: str) -> str | None:
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI:
+            return ch
+    return None
 
 
 def _check_text(doc: dict[str, Any], node: dict[str, Any], path: str | Path) -> None:
@@ -598,6 +611,14 @@ def _check_text(doc: dict[str, Any], node: dict[str, Any], path: str | Path) -> 
                     file=str(path),
                     line=line_of(mapping, key) or line_of(mapping),
                     suggestion=f"set {key}: <text>, or remove the line",
+                )
+            odd = _odd_character(str(v)) if key in ONE_LINE_FIELDS else None
+            if odd is not None:
+                raise DataError(
+                    f"'{key}' holds the character U+{ord(odd):04X}: it must be one line of plain text",
+                    file=str(path),
+                    line=line_of(mapping, key) or line_of(mapping),
+                    suggestion=f"remove it from {key}:",
                 )
 
 

@@ -569,3 +569,27 @@ def test_no_nics_names_the_nics_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:4: error: 'nics' must list at least one") and "hint: e.g." in err
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        ('"evil\\n[global]\\nosd_pool_default_size = 1"', "U+000A"),
+        ('"a\\tb"', "U+0009"),
+        ('"\\e[31mred"', "U+001B"),
+        ('"abc\\u202efdp.exe"', "U+202E"),
+        ('"a\\u2028b"', "U+2028"),
+    ],
+)
+def test_a_name_that_is_not_one_line_of_plain_text_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, code: str
+) -> None:
+    """name: "evil\\n[global]\\n..." printed '[global]' as a line of its own in explain.md's title and the
+    envelope's header; a terminal escape or a bidirectional override went out as it was."""
+    f = tmp_path / "my.yaml"
+    f.write_text(f"name: {value}\n" + BASE)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:1: error: 'name' holds the character {code}: it must be one line"), err
+    f.write_text('name: "Ceph-Cluster Süd 🚀"\ndescription: "two\\nlines"\n' + BASE)  # other text is fine
+    assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
