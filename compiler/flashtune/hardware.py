@@ -329,6 +329,14 @@ def _model(group: dict[str, Any], path: str | Path) -> str:
             line=line_of(group, "model") or line_of(group),
             suggestion="set model: <vendor and model as the data sheet names it>, e.g. model: Samsung PM983 3.84TB",
         )
+    odd = _odd_character(str(v))  # the model is printed in the cluster's shape (explain.md, the envelope)
+    if odd is not None:
+        raise DataError(
+            f"'model' holds the character U+{ord(odd):04X}: it must be one line of plain text",
+            file=str(path),
+            line=line_of(group, "model") or line_of(group),
+            suggestion="remove it from model:",
+        )
     return str(v)
 
 

@@ -593,3 +593,16 @@ def test_a_name_that_is_not_one_line_of_plain_text_is_refused(
     assert err.startswith(f"{f}:1: error: 'name' holds the character {code}: it must be one line"), err
     f.write_text('name: "Ceph-Cluster Süd 🚀"\ndescription: "two\\nlines"\n' + BASE)  # other text is fine
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
+
+
+def test_a_drive_model_that_is_not_one_line_of_plain_text_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The model is printed in the cluster's shape ('4 x <model>', explain.md and the envelope's header): a
+    line break in it printed what followed as a line of its own."""
+    f = tmp_path / "my.yaml"
+    text = BASE.replace("size_gb: 1000}", 'size_gb: 1000, model: "PM983\\n# injected"}', 1)
+    f.write_text(text)
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:6: error: 'model' holds the character U+000A"), err
