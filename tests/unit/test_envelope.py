@@ -1786,3 +1786,28 @@ def test_schema_and_reader_name_the_same_choices() -> None:
     # constants.yaml's ec_paths entries: the reader checks the schema's shape itself (no schema at run time)
     entry = defs["constants"]["properties"]["ec_paths"]["properties"]["by_release"]["additionalProperties"]
     assert entry["required"] == list(EC_PATH_FLAGS) and set(entry["properties"]) == set(EC_PATH_FLAGS)
+
+
+@pytest.mark.parametrize(
+    ("size", "says"),
+    [
+        ("0", ":2: error: 1 row(s) have a block size below 1 byte, the first block_size_bytes = 0"),
+        ("-4096", ":2: error: 1 row(s) have a block size below 1 byte"),
+        ("4096.5", ": error: not a `flashtune ingest` CSV: a whole-number column (block_size_bytes"),
+        ("1e400", ": error: not a `flashtune ingest` CSV: a whole-number column"),
+        ("1e30", ": error: not a `flashtune ingest` CSV: a whole-number column"),
+    ],
+)
+def test_results_with_an_impossible_block_size_fail_with_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: str, says: str
+) -> None:
+    """A block size of 0 or below was a ZeroDivisionError traceback, a fraction or 1e400 a pandas TypeError or
+    OverflowError one."""
+    csv = tmp_path / "r.csv"
+    csv.write_text(
+        "source,tool,format,run,test,workload,op,interface,block_size_bytes,iodepth,threads,clients,time_s,"
+        "bucket_ms,metric,stat,value,unit,unit_basis\n"
+        f"fio.json,fio,fio-json,,rr,randread,read,libaio,{size},1,1,,,,iops,mean,1000,IO/s,\n"
+    )
+    assert main(["envelope", "--tier", "iops", "--results", str(csv)]) == 2
+    assert capsys.readouterr().err.startswith(f"{csv}{says}")

@@ -279,6 +279,18 @@ def _refuse_impossible(df: Any, csv: str) -> None:
 
     from flashtune.errors import FlashtuneError
 
+    if "block_size_bytes" in df.columns:  # a case of 0-byte or negative I/Os divided by zero in the model
+        sizes = df["block_size_bytes"]
+        small = (sizes.notna() & (sizes.fillna(1) < 1)).to_numpy(dtype=bool)
+        if small.any():
+            i = int(np.flatnonzero(small)[0])
+            raise FlashtuneError(
+                f"{int(small.sum())} row(s) have a block size below 1 byte, the first "
+                f"block_size_bytes = {sizes.iloc[i]}",
+                file=csv,
+                line=i + 2,  # the header is line 1
+                suggestion="re-run `flashtune ingest ... --out`; a block size is the I/O's size in bytes",
+            )
     if "value" not in df.columns:
         return  # measured_cases names the missing columns
     values = df["value"].astype("Float64")
@@ -306,12 +318,23 @@ def results_records(c: Cluster, csv: str | Path) -> list[dict[str, Any]]:
 
     text = read_text(csv)
     try:
+        import warnings
         from io import StringIO
 
-        df = pd.read_csv(StringIO(text), dtype={k: v for k, v in DTYPES.items()})
+        with warnings.catch_warnings():  # numpy's 'invalid value in cast' before the error below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            df = pd.read_csv(StringIO(text), dtype={k: v for k, v in DTYPES.items()})
     except (ValueError, pd.errors.ParserError) as e:
         raise FlashtuneError(
             f"not a `flashtune ingest` CSV: {e}",
+            file=str(csv),
+            suggestion="write it with `flashtune ingest FILES --out results.csv`",
+        ) from None
+    except (TypeError, OverflowError):  # pandas' cast of a whole-number column: a traceback before
+        whole = ", ".join(k for k, v in DTYPES.items() if v == "Int64")
+        raise FlashtuneError(
+            f"not a `flashtune ingest` CSV: a whole-number column ({whole}) holds a fraction or a number "
+            "too large for one",
             file=str(csv),
             suggestion="write it with `flashtune ingest FILES --out results.csv`",
         ) from None
