@@ -408,6 +408,35 @@ def test_pools_follow_the_protection() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("protection", "says"),
+    [
+        ("{none: true, raid: [8, 2]}", "protection {none: true} keeps no copy"),  # was 3 replicas, unsaid
+        ("{replicated: 1}", "replicated: 1: at least 2 copies are needed"),  # was '--replication must be'
+        ("{replicated: 2}", "replicated: 2 keeps two copies"),
+        ("{replicated: 7}", "7 replicas need 7 hosts"),
+    ],
+)
+def test_a_hardware_files_protection_ceph_cannot_use_is_refused_at_its_line(
+    tmp_path: Path, protection: str, says: str
+) -> None:
+    """A file's {none: true} compiled 3-replica pools without a word, and a file's replicated: 1 was refused as a
+    --replication flag the user never passed, with no file:line."""
+    hw = tmp_path / "hw.yaml"
+    text = (
+        (REPO / "data" / "tiers" / "iops.yaml")
+        .read_text()
+        .replace("  client_ram_gib: 32\n", f"  client_ram_gib: 32\n  protection: {protection}\n", 1)
+    )
+    hw.write_text(text)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  protection:"))
+    with pytest.raises(FlashtuneError) as e:
+        compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=hw))
+    assert str(e.value).startswith(f"{hw}:{line}: error: {says}"), str(e.value)
+    with pytest.raises(FlashtuneError, match=r"^error: --replication 1: at least 2 copies"):
+        compile_bundle(CompileRequest(workload="block", tier="iops", replication=1))
+
+
 def test_hardware_file_layout_overrides_and_errors(tmp_path: Path) -> None:
     hw = tmp_path / "hw.yaml"
     base = hardware_yaml(drives=12, kind="hdd", cores=16, ram=64, nodes=5, db=False)

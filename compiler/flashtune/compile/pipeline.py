@@ -32,6 +32,7 @@ from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Sett
 from flashtune.paths import has_data
 from flashtune.placement import placement
 from flashtune.releases import ceph_index
+from flashtune.yamlio import line_of, load_yaml
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
 # Every derivation a profile may name (`{derive: NAME}`): the cluster's and the hosts' around it, each module's
@@ -204,6 +205,21 @@ def _check_request(req: CompileRequest, nodes: int, clients: int) -> None:
         )
 
 
+def _flag_error(_req: CompileRequest, message: str, suggestion: str) -> UsageError:
+    return UsageError(message, suggestion=suggestion)
+
+
+def _file_protection_error(req: CompileRequest, message: str, suggestion: str) -> DataError:
+    """An error at the hardware file's `protection:` line (the file is read again for its line)."""
+    path = req.hardware_file
+    if path is None:
+        return DataError(message, suggestion=suggestion)
+    doc = load_yaml(path)
+    cluster = doc.get("cluster") if isinstance(doc, dict) else None
+    line = line_of(cluster, "protection") if isinstance(cluster, dict) else None
+    return DataError(message, file=str(path), line=line or 1, suggestion=suggestion)
+
+
 def _protection(
     req: CompileRequest, hw: Hardware, nodes: int, wanted: str, optimized: bool
 ) -> tuple[int, str, Derived | None]:
@@ -212,24 +228,38 @@ def _protection(
     rules = layout.erasure_rules()
     # the hardware file's `cluster.protection` is the user's choice unless the command line makes another
     prot = hw.protection if req.replication is None and req.ec is None else None
+    # a Lustre set-up's RAID-only data (no copy) was compiled as 3 replicas without a word
+    if prot is not None and prot.kind == "none":
+        raise _file_protection_error(
+            req,
+            "protection {none: true} keeps no copy (RAID inside the media, as a Lustre set-up): a Ceph pool "
+            "needs replicated or erasure",
+            "set protection: {replicated: 3} or {erasure: [k, m]}, or pass --replication N / --ec K+M",
+        )
     replication = prot.size if prot is not None and prot.kind == "replicated" else req.replication
     requested_ec = (prot.k, prot.m) if prot is not None and prot.kind == "erasure" else req.ec
     by = "hardware file protection" if prot is not None else "--replication"
     size = 3 if replication is None else replication
+    # the file's replicated: N is named at its line, not as a --replication flag the user did not pass
+    refuse = _file_protection_error if prot is not None else _flag_error
+    what = f"replicated: {size}" if prot is not None else f"--replication {size}"
     if size < 2:
-        raise UsageError(
-            "--replication must be at least 2: one copy loses data with any failed device",
-            suggestion="use --replication 3 (the default) or --ec K+M",
+        raise refuse(
+            req,
+            f"{what}: at least 2 copies are needed: one copy loses data with any failed device",
+            "use 3 replicas (the default) or erasure coding",
         )
     if requested_ec is None and size > nodes:
-        raise UsageError(
+        raise refuse(
+            req,
             f"{size} replicas need {size} hosts (each copy on its own host) and the cluster has {nodes}",
-            suggestion=f"pass --nodes {size} or more, or a smaller --replication",
+            f"pass --nodes {size} or more, or fewer replicas",
         )
     if size == 2 and not {"osd_pool_default_size", "osd_pool_default_min_size"} <= req.allow_unsafe:
-        raise UsageError(
-            "--replication 2 keeps two copies: a second failure during recovery loses data (durability risk)",
-            suggestion="to accept that, add --allow-unsafe osd_pool_default_size "
+        raise refuse(
+            req,
+            f"{what} keeps two copies: a second failure during recovery loses data (durability risk)",
+            "to accept that, add --allow-unsafe osd_pool_default_size "
             "--allow-unsafe osd_pool_default_min_size",
         )
     reason = f"{size} replicas{f' ({by})' if replication else ' (the default for data safety)'}"
