@@ -415,6 +415,10 @@ def test_pools_follow_the_protection() -> None:
         ("{replicated: 1}", "replicated: 1: at least 2 copies are needed"),  # was '--replication must be'
         ("{replicated: 2}", "replicated: 2 keeps two copies"),
         ("{replicated: 7}", "7 replicas need 7 hosts"),
+        (
+            "{erasure: [4, 2]}",
+            "erasure: [4, 2] needs at least 6 hosts as failure domains and the cluster has 5",
+        ),
     ],
 )
 def test_a_hardware_files_protection_ceph_cannot_use_is_refused_at_its_line(

@@ -265,6 +265,14 @@ def _protection(
     reason = f"{size} replicas{f' ({by})' if replication else ' (the default for data safety)'}"
     ec: Derived | None = None
     if requested_ec is not None:
+        if prot is not None and sum(requested_ec) > nodes:  # not '--nodes is 3': the file's erasure: line
+            k, m = requested_ec
+            raise _file_protection_error(
+                req,
+                f"erasure: [{k}, {m}] needs at least {k + m} hosts as failure domains and the cluster has "
+                f"{nodes}",
+                "add nodes (--nodes or cluster.nodes), choose a smaller k+m, or use replicated: N",
+            )
         ec = ec_profile(nodes, req.ceph_release, rules, requested=requested_ec, optimized=optimized)
     elif wanted == "erasure" and replication is None:
         try:
