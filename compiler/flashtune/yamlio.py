@@ -360,6 +360,13 @@ def to_tree(node: Node | None, filename: str) -> Any:
                     "a mapping key must be a plain value, not a list or mapping", filename, knode.start_mark
                 )
             key = _core_scalar(knode, filename)
+            if key == "<<" and getattr(knode, "plain", False):  # was 'unknown field' or a key named '<<'
+                raise _error(
+                    "a YAML merge key ('<<: *anchor') is YAML 1.1 and not read here",
+                    filename,
+                    knode.start_mark,
+                    "write the fields out (an alias of a whole value, 'key: *anchor', is fine)",
+                )
             if key in keys:
                 raise _error(
                     f"duplicate key {key!r} (first on line {keys[key][0] + 1})",

@@ -44,3 +44,14 @@ def test_the_yaml_reader_names_the_line_of_an_integer_too_long_to_convert(tmp_pa
     with pytest.raises(DataError) as e:
         load_yaml(f)
     assert (e.value.line, e.value.column) == (2, 4) and "5000 digits" in str(e.value)
+
+
+def test_a_yaml_merge_key_is_named_as_such(tmp_path: Path) -> None:
+    """'<<: *base' (YAML 1.1 merge) was read as a key named '<<': 'unknown field' in a hardware file."""
+    f = tmp_path / "x.yaml"
+    f.write_text("base: &b {cores: 8}\nnode:\n  <<: *b\n  ram_gib: 64\n")
+    with pytest.raises(DataError) as e:
+        load_yaml(f)
+    assert (e.value.line, e.value.column) == (3, 3) and "YAML merge key" in str(e.value)
+    f.write_text('node:\n  "<<": 1\n')  # a quoted '<<' is a plain key
+    assert load_yaml(f) == {"node": {"<<": 1}}
