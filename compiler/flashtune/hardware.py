@@ -189,6 +189,13 @@ FIELDS: dict[str, frozenset[str]] = {
 }
 
 
+def _shown(value: Any, width: int = 80) -> str:
+    """`value` as an error message shows it: its repr, cut short past `width` characters (a pasted megabyte
+    was echoed whole, a one-line error a megabyte long)."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 20]}... ({len(text):,} characters)"
+
+
 def _known_fields(mapping: Any, where: str, path: str | Path) -> None:
     """A DataError at the first key of `mapping` that FIELDS[where] does not list (with the closest known
     field as the hint); anything not a mapping is left to the field's own check."""
@@ -199,7 +206,7 @@ def _known_fields(mapping: Any, where: str, path: str | Path) -> None:
         if key not in known:
             close = difflib.get_close_matches(str(key), sorted(known), n=1)
             raise DataError(
-                f"unknown field {key!r} in {where}",
+                f"unknown field {_shown(key)} in {where}",
                 file=str(path),
                 line=line_of(mapping, key) or line_of(mapping),
                 suggestion=f"did you mean {close[0]!r}?"
@@ -246,7 +253,7 @@ def number(
     key = name or key
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DataError(
-            f"'{key}' must be a number, got {value!r}",
+            f"'{key}' must be a number, got {_shown(value)}",
             file=where,
             line=line,
             suggestion=f"set {key}: <number>",
@@ -324,7 +331,7 @@ def _model(group: dict[str, Any], path: str | Path) -> str:
         return ""
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise DataError(
-            f"'model' must be the drive's model name, got {v!r}",
+            f"'model' must be the drive's model name, got {_shown(v)}",
             file=str(path),
             line=line_of(group, "model") or line_of(group),
             suggestion="set model: <vendor and model as the data sheet names it>, e.g. model: Samsung PM983 3.84TB",
@@ -348,7 +355,7 @@ def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
     for i, g in enumerate(groups):
         if not isinstance(g, dict):  # `- nvme` read as a device of type None
             raise DataError(
-                f"a {key} entry must be a mapping {{count, type, size_gb}}, got {g!r}",
+                f"a {key} entry must be a mapping {{count, type, size_gb}}, got {_shown(g)}",
                 file=str(path),
                 line=line_of(groups, i) or line_of(node, key) or line_of(node),
                 suggestion="e.g. - {count: 4, type: nvme, size_gb: 3840}",
@@ -356,7 +363,7 @@ def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
         t = g.get("type")
         if t not in DEVICE_TYPES:
             raise DataError(
-                f"device type {t!r} is not one of {', '.join(DEVICE_TYPES)}",
+                f"device type {_shown(t)} is not one of {', '.join(DEVICE_TYPES)}",
                 file=str(path),
                 line=line_of(g) or line_of(node, key),
                 suggestion="use hdd, sata-ssd or nvme",
@@ -387,7 +394,7 @@ def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
     for i, n in enumerate(nics):
         if not isinstance(n, dict):
             raise DataError(
-                f"a NIC must be a mapping {{count, speed_gbps, role}}, got {n!r}",
+                f"a NIC must be a mapping {{count, speed_gbps, role}}, got {_shown(n)}",
                 file=str(path),
                 line=line_of(nics, i) or line_of(node, "nics") or line_of(node),
                 suggestion=f"e.g. {{count: 1, speed_gbps: {n if isinstance(n, (int, float)) else 25}}}",
@@ -395,7 +402,7 @@ def _nics(node: dict[str, Any], path: str | Path) -> tuple[Nic, ...]:
         role = n.get("role", "both")
         if role not in NIC_ROLES:
             raise DataError(
-                f"NIC role {role!r} is not one of {', '.join(NIC_ROLES)}",
+                f"NIC role {_shown(role)} is not one of {', '.join(NIC_ROLES)}",
                 file=str(path),
                 line=line_of(n, "role") or line_of(n),
                 suggestion="use public, cluster or both",
@@ -467,7 +474,7 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
         if "none" in node:
             if node["none"] is not True:  # 'false', 'no' or 1 read as truthy made a pool without copies
                 raise DataError(
-                    f"'none' must be true (a pool without copies), got {node['none']!r}",
+                    f"'none' must be true (a pool without copies), got {_shown(node['none'])}",
                     file=str(path),
                     line=line_of(node, "none") or line_of(cluster, "protection") or 1,
                     suggestion="protection: {none: true}, or {replicated: N} / {erasure: [k, m]}",
@@ -487,7 +494,7 @@ def _layout_mapping(node: dict[str, Any], key: str, where: str, shape: str) -> d
         return {}
     if not isinstance(v, dict):
         raise DataError(
-            f"'layout.{key}' must be a mapping {shape}, got {v!r}",
+            f"'layout.{key}' must be a mapping {shape}, got {_shown(v)}",
             file=where,
             line=line_of(node, key) or line_of(node),
             suggestion="e.g. layout: {placement: {all: [mon, mgr, crash]}, memory_gib: {rgw: 8}}",
@@ -501,7 +508,7 @@ def layout_override(node: Any, where: str, line: int | None = None) -> dict[str,
         return {}
     if not isinstance(node, dict):  # a scalar has no line of its own: `layout: x` named the file only
         raise DataError(
-            f"'layout' must be a mapping {{placement, memory_gib, os_reserve_gib}}, got {node!r}",
+            f"'layout' must be a mapping {{placement, memory_gib, os_reserve_gib}}, got {_shown(node)}",
             file=where,
             line=line_of(node) or line,
             suggestion="e.g. layout: {placement: {all: [mon, mgr, crash]}, memory_gib: {rgw: 8}}",
@@ -510,7 +517,7 @@ def layout_override(node: Any, where: str, line: int | None = None) -> dict[str,
     for key in node:
         if key not in known:
             raise DataError(
-                f"unknown layout field {key!r}",
+                f"unknown layout field {_shown(key)}",
                 file=where,
                 line=line_of(node, key),
                 suggestion=f"known: {', '.join(sorted(known))}",
@@ -522,7 +529,7 @@ def layout_override(node: Any, where: str, line: int | None = None) -> dict[str,
         if wl not in layout["placement"]:  # a misspelt workload would place nothing, without a word
             close = difflib.get_close_matches(str(wl), sorted(layout["placement"]), n=1)
             raise DataError(
-                f"layout.placement.{wl}: {wl!r} is not 'all' or a workload",
+                f"layout.placement.{wl}: {_shown(wl)} is not 'all' or a workload",
                 file=where,
                 line=line_of(placement, wl),
                 suggestion=f"did you mean {close[0]!r}?"
@@ -573,7 +580,7 @@ def _one_of(
     value = doc.get(key, default)
     if value is not None and value not in allowed:
         raise DataError(
-            f"{key} {value!r} {says}", file=str(path), line=line_of(doc, key), suggestion=suggestion
+            f"{key} {_shown(value)} {says}", file=str(path), line=line_of(doc, key), suggestion=suggestion
         )
     return None if value is None else str(value)
 
@@ -585,7 +592,7 @@ def _flag(
     value = mapping.get(key, False)
     if not isinstance(value, bool):
         raise DataError(
-            f"'{name}' must be true or false, got {value!r}",
+            f"'{name}' must be true or false, got {_shown(value)}",
             file=str(path),
             line=line_of(mapping, key) or fallback_line,
         )
@@ -615,7 +622,7 @@ def _check_text(doc: dict[str, Any], node: dict[str, Any], path: str | Path) -> 
             v = mapping.get(key, "")
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):
                 raise DataError(
-                    f"'{key}' must be text, got {v!r}",
+                    f"'{key}' must be text, got {_shown(v)}",
                     file=str(path),
                     line=line_of(mapping, key) or line_of(mapping),
                     suggestion=f"set {key}: <text>, or remove the line",

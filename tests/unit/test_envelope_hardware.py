@@ -606,3 +606,23 @@ def test_a_drive_model_that_is_not_one_line_of_plain_text_is_refused(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:6: error: 'model' holds the character U+000A"), err
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("cores: 8", "cores: " + "x" * 1_000_000),
+        ("cores: 8", "cores: [" + ", ".join(["1"] * 100_000) + "]"),
+        ("speed_gbps: 25}", "speed_gbps: 25, role: " + "p" * 1_000_000 + "}"),
+        ("cores: 8", "cores: 8\n  " + "k" * 1000 + ": 1"),  # YAML keys stop at 1024 characters
+    ],
+)
+def test_a_huge_value_is_shown_cut_short_in_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
+) -> None:
+    """A pasted megabyte was echoed whole: a one-line error a megabyte long."""
+    f = tmp_path / "my.yaml"
+    f.write_text(BASE.replace(old, new, 1))
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:") and len(err) < 600 and " characters)" in err, err[:300]
