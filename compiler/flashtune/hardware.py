@@ -111,7 +111,7 @@ FLOORS = {
 # Ceph refuses an erasure-code profile with fewer than 2 data chunks (ErasureCode::sanity_check_k_m: "k=1 must
 # be >= 2"), as compile-config's --ec does
 EC_MIN_K = 2
-EC_MIN_K_WHY = "Ceph's erasure-code profiles need at least 2 data chunks (k=1 is refused: use replicated: N)"
+EC_MIN_K_WHY = "Ceph's erasure-code profiles need at least 2 data chunks (k=1 is refused: use replication)"
 WHOLE = frozenset(
     {
         "cores",

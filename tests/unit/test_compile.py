@@ -488,3 +488,13 @@ def test_a_compile_reports_names_as_before(tmp_path: Path) -> None:
     )
     assert again.returncode != 0
     assert again.stderr.startswith(f"{Path(out) / 'ceph.conf'}: error: exists already"), again.stderr
+
+
+def test_ec_with_one_data_chunk_says_why_ceph_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """--ec 1+1 read "--ec '1+1' is not K+M", as if the form were wrong (Ceph's sanity_check_k_m: k >= 2)."""
+    from flashtune.cli.compile import main
+
+    assert main(["--tier", "iops", "--workload", "block", "--ec", "1+1", "--out", "unused"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: --ec 1+1: k is 1: Ceph's erasure-code profiles need at least 2 data chunks"
+    )

@@ -21,7 +21,7 @@ from flashtune.fileio import (
     refuse_replacing_inputs,
     write_folder,  # a module attribute: bench probes time it by name
 )
-from flashtune.hardware import LIMITS, tier_names
+from flashtune.hardware import EC_MIN_K, EC_MIN_K_WHY, LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
 from flashtune.progress import Progress
 from flashtune.releases import (
@@ -36,6 +36,8 @@ EC_PATTERN = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
 
 def _ec(text: str) -> tuple[int, int]:
     m = EC_PATTERN.fullmatch(text)
+    if m and 0 < int(m.group(1)) < EC_MIN_K:  # '--ec 1+1 is not K+M' said the form was wrong
+        raise UsageError(f"--ec {text}: k is 1: {EC_MIN_K_WHY}", suggestion="e.g. --ec 2+1 or --ec 8+2")
     if not m or int(m.group(1)) < 2 or int(m.group(2)) < 1:
         raise UsageError(
             f"--ec {text!r} is not K+M", suggestion="e.g. --ec 8+2 (k data chunks + m coding chunks)"
