@@ -113,9 +113,19 @@ def compose_all(
         return _Composer(loader, filename, max_depth, max_nodes, single).run()
     except yaml.MarkedYAMLError as e:
         problem = str(e.problem or e.context)
-        raise _error(
-            f"YAML syntax error: {problem}", filename, e.problem_mark or e.context_mark, _syntax_hint(problem)
-        ) from None
+        mark = e.problem_mark or e.context_mark
+        odd = _lookalike(text, mark)
+        if odd is not None:  # libyaml names the line after a no-break space, with a hint about ':'
+            at_line, at_col, odd_ch = odd
+            raise DataError(
+                f"YAML syntax error: {problem}: U+{ord(odd_ch):04X} ({LOOKALIKES[odd_ch]}) here is not what YAML "
+                "reads as a space or ':'",
+                file=filename,
+                line=at_line,
+                column=at_col,
+                suggestion="retype it as a plain space or ':'",
+            ) from None
+        raise _error(f"YAML syntax error: {problem}", filename, mark, _syntax_hint(problem)) from None
     except yaml.reader.ReaderError as e:  # a character YAML does not allow (control characters, ...)
         line, col = position(text, e.position)
         ch = e.character if isinstance(e.character, int) else ord(str(e.character)[:1] or "?")
@@ -268,6 +278,37 @@ class _Composer:
         if done.anchor is not None and self.anchors.get(done.anchor) is done.node:
             self.size[id(done.node)] = self.total - done.start
         self.attach(done.node)
+
+
+# Characters that look like a space or a colon and are neither to YAML (pasted from a document or typed on a
+# keyboard in another layout): a syntax error near one is named at it
+LOOKALIKES = {
+    "\u00a0": "no-break space",
+    "\u2002": "en space",
+    "\u2003": "em space",
+    "\u2007": "figure space",
+    "\u2009": "thin space",
+    "\u202f": "narrow no-break space",
+    "\u3000": "ideographic space",
+    "\uff1a": "fullwidth colon",
+}
+
+
+def _lookalike(text: str, mark: Any) -> tuple[int, int, str] | None:
+    """(1-based line, column, character) of the first LOOKALIKES character where YAML needs a space or a
+    colon (a colon look-alike, one right after ':', or one in a line's indentation) on the error's line or the
+    two before it, if any: one inside a value's text is that text's own."""
+    if mark is None:
+        return None
+    lines = text.split("\n")
+    for i in range(max(0, mark.line - 2), min(len(lines), mark.line + 1)):
+        for j, ch in enumerate(lines[i]):
+            before = lines[i][:j]
+            if ch in LOOKALIKES and (
+                ch == "\uff1a" or before.endswith(":") or not before.strip(" " + "".join(LOOKALIKES))
+            ):
+                return i + 1, j + 1, ch
+    return None
 
 
 def _syntax_hint(problem: str) -> str:

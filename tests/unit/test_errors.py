@@ -55,3 +55,25 @@ def test_a_yaml_merge_key_is_named_as_such(tmp_path: Path) -> None:
     assert (e.value.line, e.value.column) == (3, 3) and "YAML merge key" in str(e.value)
     f.write_text('node:\n  "<<": 1\n')  # a quoted '<<' is a plain key
     assert load_yaml(f) == {"node": {"<<": 1}}
+
+
+@pytest.mark.parametrize(
+    ("sep", "code", "col"), [(":\u00a0", "U+00A0", 9), ("\uff1a ", "U+FF1A", 8), (":\u3000", "U+3000", 9)]
+)
+def test_a_space_or_colon_yaml_does_not_read_as_one_is_named_where_it_is(
+    tmp_path: Path, sep: str, code: str, col: int
+) -> None:
+    """'cores:<no-break space>8' was 'could not find expected ':'' on the line after it."""
+    f = tmp_path / "x.yaml"
+    f.write_text(f"node:\n  cores{sep}8\n  ram_gib: 64\n")
+    with pytest.raises(DataError) as e:
+        load_yaml(f)
+    assert (e.value.line, e.value.column) == (2, col) and code in str(e.value), str(e.value)
+
+
+def test_a_no_break_space_inside_a_value_is_not_blamed_for_another_error(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text('name: "a\u00a0b"\nnode:\n  cores: [8\n')
+    with pytest.raises(DataError) as e:
+        load_yaml(f)
+    assert "U+00A0" not in str(e.value)
