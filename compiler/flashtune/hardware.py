@@ -282,6 +282,7 @@ def number(
             else f"'{key}' must be {what}, got {value:g}",
             file=where,
             line=line,
+            suggestion=f"give {key} a value {what}",
         )
     if limit is not None and value > limit:
         raise DataError(
@@ -298,7 +299,12 @@ def number(
             suggestion=f"check {key} ({floor[1]})",
         )
     if whole and value != int(value):
-        raise DataError(f"'{key}' must be a whole number, got {value}", file=where, line=line)
+        raise DataError(
+            f"'{key}' must be a whole number, got {value}",
+            file=where,
+            line=line,
+            suggestion=f"set {key}: {math.floor(value):g} or {math.ceil(value):g} (it counts things)",
+        )
     return float(value)
 
 
@@ -318,7 +324,10 @@ def _mapping(node: Any, key: str, path: str | Path, shape: str) -> dict[str, Any
         return {}
     if not isinstance(v, dict):
         raise DataError(
-            f"'{key}' must be a mapping {shape}", file=str(path), line=line_of(node, key) or line_of(node)
+            f"'{key}' must be a mapping {shape}",
+            file=str(path),
+            line=line_of(node, key) or line_of(node),
+            suggestion=f"e.g. {key}: {shape}",
         )
     return v
 
@@ -350,7 +359,12 @@ def _model(group: dict[str, Any], path: str | Path) -> str:
 def _devices(node: Any, key: str, path: str | Path) -> tuple[DeviceGroup, ...]:
     groups = node.get(key) or []
     if not isinstance(groups, list):
-        raise DataError(f"'{key}' must be a list", file=str(path), line=line_of(node, key))
+        raise DataError(
+            f"'{key}' must be a list",
+            file=str(path),
+            line=line_of(node, key),
+            suggestion=f"e.g. {key}: [{{count: 4, type: nvme, size_gb: 3840}}]",
+        )
     out = []
     for i, g in enumerate(groups):
         if not isinstance(g, dict):  # `- nvme` read as a device of type None
@@ -484,6 +498,7 @@ def _protection(cluster: dict[str, Any], path: str | Path) -> Protection | None:
         "'protection' must be {replicated: N}, {erasure: [k, m]} or {none: true}",
         file=str(path),
         line=line_of(node) or line_of(cluster, "protection") or 1,
+        suggestion="e.g. protection: {replicated: 3}",
     )
 
 
@@ -541,6 +556,7 @@ def layout_override(node: Any, where: str, line: int | None = None) -> dict[str,
                 f"layout.placement.{wl} must list daemons among {', '.join(sorted(daemons))}",
                 file=where,
                 line=line_of(placement, wl),
+                suggestion=f"e.g. {wl}: [mon, mgr, crash]",
             )
     ram = LIMITS["ram_gib"]  # a daemon or the OS cannot hold more than a node can have
     for name, gib in _layout_mapping(node, "memory_gib", where, "{daemon: GiB}").items():
@@ -580,7 +596,10 @@ def _one_of(
     value = doc.get(key, default)
     if value is not None and value not in allowed:
         raise DataError(
-            f"{key} {_shown(value)} {says}", file=str(path), line=line_of(doc, key), suggestion=suggestion
+            f"{key} {_shown(value)} {says}",
+            file=str(path),
+            line=line_of(doc, key),
+            suggestion=suggestion or f"one of {', '.join(allowed)}",
         )
     return None if value is None else str(value)
 
@@ -595,6 +614,7 @@ def _flag(
             f"'{name}' must be true or false, got {_shown(value)}",
             file=str(path),
             line=line_of(mapping, key) or fallback_line,
+            suggestion=f"set {key}: true or {key}: false (unquoted)",
         )
     return value
 
@@ -657,6 +677,7 @@ def read_hardware(doc: Any, path: str | Path, *, tier: bool = False) -> Hardware
             "'cluster' must be a mapping {nodes, clients, client_ram_gib}",
             file=str(path),
             line=line_of(doc, "cluster"),
+            suggestion="e.g. cluster: {nodes: 5, clients: 6}",
         )
     data = _devices(node, "data_devices", path)
     if not data:

@@ -626,3 +626,31 @@ def test_a_huge_value_is_shown_cut_short_in_the_error(
     assert main(["envelope", "--hardware", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{f}:") and len(err) < 600 and " characters)" in err, err[:300]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        ("cores: 8", "cores: -8", "give cores a value greater than 0"),
+        ("cores: 8", "cores: 8.5", "set cores: 8 or 9"),
+        ("cluster:\n  nodes: 3", "cluster: 3", "e.g. cluster: {nodes: 5, clients: 6}"),
+        (
+            "  data_devices:\n    - {count: 4, type: nvme, size_gb: 1000}",
+            "  data_devices: nvme",
+            "e.g. data_devices:",
+        ),
+        ("nodes: 3", "nodes: 3\n  colocated: yes", "e.g. colocated: {clients: true|false, gateways: N}"),
+        ("nodes: 3", "nodes: 3\n  ec_optimizations: 'yes'", "set ec_optimizations: true or"),
+        ("nodes: 3", "nodes: 3\n  protection: [3]", "e.g. protection: {replicated: 3}"),
+        ("node:", "software: rook\nnode:", "one of ceph, lustre"),
+    ],
+)
+def test_every_hardware_file_error_has_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, hint: str
+) -> None:
+    """These were a file:line and a message with no suggestion."""
+    f = tmp_path / "my.yaml"
+    f.write_text(BASE.replace(old, new, 1))
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{f}:") and f"\n  hint: {hint}" in err, err
