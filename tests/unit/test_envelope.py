@@ -1811,3 +1811,13 @@ def test_results_with_an_impossible_block_size_fail_with_the_line(
     )
     assert main(["envelope", "--tier", "iops", "--results", str(csv)]) == 2
     assert capsys.readouterr().err.startswith(f"{csv}{says}")
+
+
+@pytest.mark.parametrize(
+    ("size", "label"), [(512, "randread 512B"), (1536, "randread 1536B"), (4096, "randread 4k")]
+)
+def test_a_measured_case_names_a_block_size_that_is_not_whole_kib_in_bytes(size: int, label: str) -> None:
+    """A 512-byte fio run was the case 'randread 0k', 1536 bytes 'randread 1k'."""
+    from flashtune.envelope.results import Measured
+
+    assert Measured("run", "randread", size, 1000.0, 0.0).case.name == label

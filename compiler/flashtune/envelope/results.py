@@ -30,7 +30,9 @@ class Measured:
     @property
     def case(self) -> Case:
         share = self.read_iops / self.iops if self.iops else 1.0
-        return Case(f"{self.workload} {self.block_size // 1024}k", self.block_size, round(share, 3))
+        # a size that is not a whole KiB in bytes: 512 read '0k' and 1536 '1k'
+        size = f"{self.block_size // 1024}k" if self.block_size % 1024 == 0 else f"{self.block_size}B"
+        return Case(f"{self.workload} {size}", self.block_size, round(share, 3))
 
 
 def _pct(share: float) -> str:
