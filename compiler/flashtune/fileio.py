@@ -9,6 +9,7 @@ Every function takes a str or a Path and names files in messages as str(Path(nam
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import ctypes
 import errno
@@ -150,7 +151,34 @@ def read_stdin(*, max_bytes: int = MAX_INPUT_BYTES) -> str:
     return _decoded(raw, STDIN)
 
 
+def _utf16_or_32(raw: bytes) -> str | None:
+    """'UTF-16' or 'UTF-32' where `raw` starts like text in one of them (a byte-order mark, or ASCII with a NUL
+    after each character as Windows Notepad's 'Unicode' saves it), else None."""
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "UTF-32"),
+        (codecs.BOM_UTF32_BE, "UTF-32"),
+        (codecs.BOM_UTF16_LE, "UTF-16"),
+        (codecs.BOM_UTF16_BE, "UTF-16"),
+    ):
+        if raw.startswith(bom):
+            return name
+    head = raw[:4]
+    if len(head) == 4 and head[1] == head[3] == 0 and head[0] and head[2]:
+        return "UTF-16"
+    if len(head) == 4 and head[0] == head[2] == 0 and head[1] and head[3]:
+        return "UTF-16"
+    return None
+
+
 def _decoded(raw: bytes, p: str) -> str:
+    wide = _utf16_or_32(raw)
+    if wide is not None:  # its NUL bytes read 'it looks binary', for a text file saved in another encoding
+        raise FlashtuneError(
+            f"the file is {wide} text, not UTF-8",
+            file=p,
+            line=1,
+            suggestion="save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8, or 'UTF-8' in the editor's Save As)",
+        )
     if b"\x00" in raw:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         raise FlashtuneError(

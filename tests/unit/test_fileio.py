@@ -33,3 +33,22 @@ def test_sync_puts_the_data_and_the_new_name_on_disk(tmp_path: Path, monkeypatch
     assert synced == []
     write_atomic(plain, "two\n", force=True)  # the old file is replaced only once the new data is on disk
     assert synced == [(False, plain.stat().st_ino)]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "says"),
+    [("utf-16", "UTF-16"), ("utf-16-le", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32")],
+)
+def test_a_file_saved_as_utf16_or_utf32_is_named_as_such(tmp_path: Path, encoding: str, says: str) -> None:
+    """Notepad's 'Unicode' (UTF-16) hardware file read 'file contains NUL bytes: it looks binary'."""
+    from flashtune.errors import FlashtuneError
+    from flashtune.fileio import read_text
+
+    f = tmp_path / "hw.yaml"
+    f.write_bytes("name: iops\nnode:\n  cores: 8\n".encode(encoding))
+    with pytest.raises(FlashtuneError) as e:
+        read_text(f)
+    assert str(e.value).startswith(f"{f}:1: error: the file is {says} text, not UTF-8"), str(e.value)
+    f.write_bytes(b"node:\x00\x01\x02")  # binary stays binary
+    with pytest.raises(FlashtuneError, match="NUL bytes"):
+        read_text(f)
