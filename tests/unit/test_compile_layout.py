@@ -441,6 +441,25 @@ def test_a_hardware_files_protection_ceph_cannot_use_is_refused_at_its_line(
         compile_bundle(CompileRequest(workload="block", tier="iops", replication=1))
 
 
+@pytest.mark.parametrize(
+    ("release", "target", "says"),
+    [
+        ("pacific", "tentacle", "pass --ceph-release pacific to compile for the cluster it describes"),
+        ("nautilus", "tentacle", "compile-config has no nautilus settings"),
+        ("pacific", "pacific", None),
+    ],
+)
+def test_a_hardware_files_release_other_than_the_target_is_a_warning(
+    tmp_path: Path, release: str, target: str, says: str | None
+) -> None:
+    """A file's release: pacific was compiled for tentacle (the --ceph-release default) without a word."""
+    hw = tmp_path / "hw.yaml"
+    hw.write_text(f"release: {release}\n" + (REPO / "data" / "tiers" / "iops.yaml").read_text())
+    b = compile_bundle(CompileRequest(workload="block", tier=None, hardware_file=hw, ceph_release=target))
+    found = [w for w in b.warnings if "the hardware file says release:" in w]
+    assert (found == []) if says is None else (len(found) == 1 and says in found[0]), b.warnings
+
+
 def test_hardware_file_layout_overrides_and_errors(tmp_path: Path) -> None:
     hw = tmp_path / "hw.yaml"
     base = hardware_yaml(drives=12, kind="hdd", cores=16, ram=64, nodes=5, db=False)

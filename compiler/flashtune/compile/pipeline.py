@@ -31,7 +31,7 @@ from flashtune.hardware import load_hardware, load_tier
 from flashtune.model import Bundle, CompileRequest, Derived, GiB, Hardware, Setting, Shape
 from flashtune.paths import has_data
 from flashtune.placement import placement
-from flashtune.releases import ceph_index
+from flashtune.releases import SUPPORTED_CEPH_RELEASES, ceph_index
 from flashtune.yamlio import line_of, load_yaml
 
 WORKLOADS = ("block", "rgw", "mysql", "scratch")
@@ -389,6 +389,15 @@ def cluster_shape(req: CompileRequest, hw: Hardware, chain: list[Profile], catal
     shape["warnings"] += _capacity_warnings(
         nodes, size, ec is None, int(rules["spare_hosts"]), mem.value, catalog, req
     )
+    if hw.release and hw.release != req.ceph_release:  # the file's release: gave way to the target unsaid
+        shape["warnings"].append(
+            f"WARNING: the hardware file says release: {hw.release}, and these files are for {req.ceph_release} "
+            + (
+                f"(--ceph-release): pass --ceph-release {hw.release} to compile for the cluster it describes"
+                if hw.release in SUPPORTED_CEPH_RELEASES
+                else f"(--ceph-release; compile-config has no {hw.release} settings)"
+            )
+        )
     if req.workload == "scratch":
         shape.update(_mds_ranks(hw, nodes, shape["warnings"]))
     shape["pools"] = pool_list(req, shape, target, max_pg)
