@@ -142,6 +142,18 @@ cluster:
 """
 
 
+def _refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> tuple[Path, int, str]:
+    """`text` as a hardware file that `flashtune envelope` refuses (exit 2): the file, the line of the first
+    edit to BASE (else the last line) and what was printed on stderr."""
+    f = tmp_path / "my.yaml"
+    f.write_text(text)
+    edited = [i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines()]
+    assert main(["envelope", "--hardware", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return f, (edited[0] if edited else len(text.splitlines())), err
+
+
 @pytest.mark.parametrize(
     ("old", "new", "says"),
     [
@@ -167,13 +179,8 @@ def test_a_misspelt_or_misshapen_field_is_a_file_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, says: str
 ) -> None:
     assert old in BASE
-    text = BASE.replace(old, new, 1)
-    f = tmp_path / "my.yaml"
-    f.write_text(text)
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())  # the edit
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:{line}: error: ") and says in err and "Traceback" not in err
+    f, line, err = _refused(tmp_path, capsys, BASE.replace(old, new, 1))
+    assert err.startswith(f"{f}:{line}: error: ") and says in err
 
 
 @pytest.mark.parametrize(
@@ -202,10 +209,8 @@ def test_a_pool_wider_than_the_cluster_has_osds_has_no_envelope(
 def test_a_hardware_files_own_pool_too_wide_names_its_protection_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    f = tmp_path / "my.yaml"
-    f.write_text(BASE + "  protection: {replicated: 40}\n")
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    assert capsys.readouterr().err.startswith(
+    f, line, err = _refused(tmp_path, capsys, BASE + "  protection: {replicated: 40}\n")
+    assert line == 9 and err.startswith(
         f"{f}:9: error: a pool of 40 replicas needs 40 OSDs, one for each copy"
     )
     # as wide as the OSDs (3 nodes x 4 drives) is fine: failure domain OSD, the relay crosses (n-1)/n
@@ -342,12 +347,7 @@ def test_a_figure_too_small_for_any_machine_is_a_unit_slip(
 ) -> None:
     """1e9 drives was refused as more than any machine has; a clock of 0.0022 GHz (2.2 MHz) or a port of
     1 Mb/s gave a ceiling a thousand times too low without a word."""
-    f = tmp_path / "my.yaml"
-    text = BASE.replace(old, new, 1)
-    f.write_text(text)
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, line, err = _refused(tmp_path, capsys, BASE.replace(old, new, 1))
     assert err.startswith(f"{f}:{line}: error: ") and says in err and "hint: check" in err
 
 
@@ -356,14 +356,10 @@ def test_a_whole_number_too_large_for_a_float_is_a_file_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
     """A 400-digit count (or a long hex one) was an OverflowError traceback from math.isfinite."""
-    f = tmp_path / "my.yaml"
-    text = BASE.replace("cores: 8", f"cores: {value}", 1)
-    assert text != BASE
-    f.write_text(text)
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:{line}: error: 'cores' is a number of about ") and "digits" in err
+    f, line, err = _refused(tmp_path, capsys, BASE.replace("cores: 8", f"cores: {value}", 1))
+    assert (
+        line == 2 and err.startswith(f"{f}:{line}: error: 'cores' is a number of about ") and "digits" in err
+    )
 
 
 @pytest.mark.parametrize(
@@ -381,12 +377,8 @@ def test_a_layout_override_of_the_wrong_shape_is_a_file_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str, says: str
 ) -> None:
     """placement: or memory_gib: that is not a mapping was an AttributeError traceback."""
-    f = tmp_path / "my.yaml"
-    text = BASE + f"layout: {layout}\n"
-    f.write_text(text)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:{len(text.splitlines())}: error: {says}"), err
+    f, line, err = _refused(tmp_path, capsys, BASE + f"layout: {layout}\n")
+    assert err.startswith(f"{f}:{line}: error: {says}"), err
 
 
 @pytest.mark.parametrize("value", ["'false'", "'no'", "1", "false", "null"])
@@ -394,12 +386,8 @@ def test_protection_none_is_a_pool_without_copies_only_when_true(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
     """{none: 'false'} (any non-empty string, any non-zero number) was read as no protection at all."""
-    f = tmp_path / "my.yaml"
-    text = BASE + f"  protection: {{none: {value}}}\n"
-    f.write_text(text)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'none' must be true"), err
+    f, line, err = _refused(tmp_path, capsys, BASE + f"  protection: {{none: {value}}}\n")
+    assert err.startswith(f"{f}:{line}: error: 'none' must be true"), err
     f.write_text(BASE + "  protection: {none: true}\n")
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
 
@@ -456,12 +444,9 @@ def test_a_drive_entry_that_is_not_a_mapping_says_so_at_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
 ) -> None:
     """`- nvme` under data_devices said "device type None is not one of hdd, sata-ssd, nvme"."""
-    f = tmp_path / "my.yaml"
     text = BASE.replace(old, new, 1)
-    f.write_text(text)
-    line = max(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, _, err = _refused(tmp_path, capsys, text)
+    line = max(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())  # the entry
     assert (
         err.startswith(f"{f}:{line}: error: a ") and "entry must be a mapping {count, type, size_gb}" in err
     )
@@ -473,10 +458,8 @@ def test_a_choice_left_empty_is_a_file_line_error(
 ) -> None:
     """`software:` with no value became the software 'None': the CPU ceiling was dropped ('calibrated on
     Ceph OSDs, not None'), exit 0."""
-    f = tmp_path / "my.yaml"
-    f.write_text(f"{key}:\n" + BASE)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    assert capsys.readouterr().err.startswith(f"{f}:1: error: {key} has no value")
+    f, _, err = _refused(tmp_path, capsys, f"{key}:\n" + BASE)
+    assert err.startswith(f"{f}:1: error: {key} has no value")
 
 
 @pytest.mark.parametrize(
@@ -494,11 +477,8 @@ def test_a_descriptive_field_that_is_not_text_is_a_file_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, says: str
 ) -> None:
     """An empty name: was the cluster 'None' (and the cephadm service id); a list its Python repr."""
-    f = tmp_path / "my.yaml"
-    f.write_text(text)
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    assert capsys.readouterr().err.startswith(f"{f}:{line}: error: {says}")
+    f, line, err = _refused(tmp_path, capsys, text)
+    assert err.startswith(f"{f}:{line}: error: {says}")
     f.write_text("name: 42\n" + BASE)  # a number is its text
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
 
@@ -538,12 +518,7 @@ def test_memory_below_a_gibibyte_is_a_unit_slip(
 ) -> None:
     """client_ram_gib: 0.001 sized the database host's buffer pool from a megabyte, exit 0, where
     compile-config's --db-ram-gib refuses less than 1."""
-    f = tmp_path / "my.yaml"
-    text = BASE.replace(old, new, 1)
-    f.write_text(text)
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln not in BASE.splitlines())
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, line, err = _refused(tmp_path, capsys, BASE.replace(old, new, 1))
     assert err.startswith(f"{f}:{line}: error: {says}") and "hint: check" in err
 
 
@@ -552,23 +527,17 @@ def test_a_layout_that_is_a_plain_value_names_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
     """`layout: x` named the file without a line (a plain value has no line of its own)."""
-    f = tmp_path / "my.yaml"
-    text = BASE + f"layout: {value}\n"
-    f.write_text(text)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:{len(text.splitlines())}: error: 'layout' must be a mapping"), err
+    f, line, err = _refused(tmp_path, capsys, BASE + f"layout: {value}\n")
+    assert err.startswith(f"{f}:{line}: error: 'layout' must be a mapping"), err
 
 
 @pytest.mark.parametrize("nics", ["nics: []", "nics:"])
 def test_no_nics_names_the_nics_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], nics: str) -> None:
     """An empty nics: was reported at the node: line above it."""
-    f = tmp_path / "my.yaml"
-    text = BASE.replace("nics: [{count: 2, speed_gbps: 25}]", nics, 1)
-    f.write_text(text)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:4: error: 'nics' must list at least one") and "hint: e.g." in err
+    f, line, err = _refused(tmp_path, capsys, BASE.replace("nics: [{count: 2, speed_gbps: 25}]", nics, 1))
+    assert (
+        line == 4 and err.startswith(f"{f}:4: error: 'nics' must list at least one") and "hint: e.g." in err
+    )
 
 
 @pytest.mark.parametrize(
@@ -586,10 +555,7 @@ def test_a_name_that_is_not_one_line_of_plain_text_is_refused(
 ) -> None:
     """name: "evil\\n[global]\\n..." printed '[global]' as a line of its own in explain.md's title and the
     envelope's header; a terminal escape or a bidirectional override went out as it was."""
-    f = tmp_path / "my.yaml"
-    f.write_text(f"name: {value}\n" + BASE)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, _, err = _refused(tmp_path, capsys, f"name: {value}\n" + BASE)
     assert err.startswith(f"{f}:1: error: 'name' holds the character {code}: it must be one line"), err
     f.write_text('name: "Ceph-Cluster Süd 🚀"\ndescription: "two\\nlines"\n' + BASE)  # other text is fine
     assert main(["envelope", "--hardware", str(f), "--format", "json"]) == 0
@@ -600,12 +566,9 @@ def test_a_drive_model_that_is_not_one_line_of_plain_text_is_refused(
 ) -> None:
     """The model is printed in the cluster's shape ('4 x <model>', explain.md and the envelope's header): a
     line break in it printed what followed as a line of its own."""
-    f = tmp_path / "my.yaml"
     text = BASE.replace("size_gb: 1000}", 'size_gb: 1000, model: "PM983\\n# injected"}', 1)
-    f.write_text(text)
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"{f}:6: error: 'model' holds the character U+000A"), err
+    f, line, err = _refused(tmp_path, capsys, text)
+    assert line == 6 and err.startswith(f"{f}:6: error: 'model' holds the character U+000A"), err
 
 
 @pytest.mark.parametrize(
@@ -621,10 +584,7 @@ def test_a_huge_value_is_shown_cut_short_in_the_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str
 ) -> None:
     """A pasted megabyte was echoed whole: a one-line error a megabyte long."""
-    f = tmp_path / "my.yaml"
-    f.write_text(BASE.replace(old, new, 1))
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, _, err = _refused(tmp_path, capsys, BASE.replace(old, new, 1))
     assert err.startswith(f"{f}:") and len(err) < 600 and " characters)" in err, err[:300]
 
 
@@ -649,8 +609,5 @@ def test_every_hardware_file_error_has_a_hint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, hint: str
 ) -> None:
     """These were a file:line and a message with no suggestion."""
-    f = tmp_path / "my.yaml"
-    f.write_text(BASE.replace(old, new, 1))
-    assert main(["envelope", "--hardware", str(f)]) == 2
-    err = capsys.readouterr().err
+    f, _, err = _refused(tmp_path, capsys, BASE.replace(old, new, 1))
     assert err.startswith(f"{f}:") and f"\n  hint: {hint}" in err, err
