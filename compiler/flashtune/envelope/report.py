@@ -26,6 +26,7 @@ from flashtune.envelope.ceilings import (
 from flashtune.envelope.fitted import constants
 from flashtune.envelope.observations import headlines
 from flashtune.envelope.validate import summary, table, validation
+from flashtune.errors import FlashtuneError
 
 NOTE = (
     "media and network ceilings are hard bounds (data-sheet drive figures, line rates); CPU and the per-node "
@@ -277,19 +278,16 @@ def _refuse_impossible(df: Any, csv: str) -> None:
     out; a CSV from elsewhere or an older version may still hold them)."""
     import numpy as np
 
-    from flashtune.errors import FlashtuneError
-
     if "block_size_bytes" in df.columns:  # a case of 0-byte or negative I/Os divided by zero in the model
         sizes = df["block_size_bytes"]
         small = (sizes.notna() & (sizes.fillna(1) < 1)).to_numpy(dtype=bool)
         if small.any():
             i = int(np.flatnonzero(small)[0])
-            raise FlashtuneError(
-                f"{int(small.sum())} row(s) have a block size below 1 byte, the first "
-                f"block_size_bytes = {sizes.iloc[i]}",
-                file=csv,
-                line=i + 2,  # the header is line 1
-                suggestion="re-run `flashtune ingest ... --out`; a block size is the I/O's size in bytes",
+            raise _rows_error(
+                small,
+                f"have a block size below 1 byte, the first block_size_bytes = {sizes.iloc[i]}",
+                csv,
+                "re-run `flashtune ingest ... --out`; a block size is the I/O's size in bytes",
             )
     if "value" not in df.columns:
         return  # measured_cases names the missing columns
@@ -297,22 +295,27 @@ def _refuse_impossible(df: Any, csv: str) -> None:
     finite = np.isfinite(values.fillna(0).to_numpy(dtype=float))
     bad = values.notna().to_numpy() & ~(finite & (values.fillna(0).to_numpy(dtype=float) >= 0))
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        row = df.iloc[i]
-        raise FlashtuneError(
-            f"{int(bad.sum())} row(s) hold impossible values, the first {row.get('metric')} "
-            f"{row.get('stat')} = {row['value']}",
-            file=csv,
-            line=i + 2,  # the header is line 1
-            suggestion="re-run `flashtune ingest ... --out`, which leaves such rows out and names them",
+        row = df.iloc[int(np.flatnonzero(bad)[0])]
+        raise _rows_error(
+            bad,
+            f"hold impossible values, the first {row.get('metric')} {row.get('stat')} = {row['value']}",
+            csv,
+            "re-run `flashtune ingest ... --out`, which leaves such rows out and names them",
         )
+
+
+def _rows_error(rows: Any, what: str, csv: str, suggestion: str) -> Exception:
+    """The error for the rows a boolean mask `rows` marks, at the first one's line (the header is line 1)."""
+    import numpy as np
+
+    first = int(np.flatnonzero(rows)[0])
+    return FlashtuneError(f"{int(rows.sum())} row(s) {what}", file=csv, line=first + 2, suggestion=suggestion)
 
 
 def results_records(c: Cluster, csv: str | Path) -> list[dict[str, Any]]:
     import pandas as pd
 
     from flashtune.envelope.results import compare, measured_cases
-    from flashtune.errors import FlashtuneError
     from flashtune.fileio import read_text
     from flashtune.ingest.schema import DTYPES
 
