@@ -702,20 +702,28 @@ def _ec_setup(tmp_path: Path, release: str, optimizations: bool) -> Cluster:
     return load_cluster(f)
 
 
-def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _edited_constants(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> int:
+    """A copy of data/ whose constants.yaml has its one `old` replaced by `new`, made the data flashtune reads;
+    the line the edit begins on."""
     copy = tmp_path / "data"
     shutil.copytree(data_dir(), copy)
     consts = copy / "envelope" / "constants.yaml"
     text = consts.read_text()
-    consts.write_text(
-        text.replace("tentacle: {partial_reads: true, fast_ec: true}", "tentacle: {partial_reads: yes}")
-    )
-    line = next(
-        i for i, t in enumerate(consts.read_text().splitlines(), 1) if "tentacle: {partial_reads: yes}" in t
-    )
+    assert text.count(old) == 1
+    consts.write_text(text.replace(old, new))
     monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    return text[: text.index(old)].count("\n") + 1
+
+
+def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = _edited_constants(
+        tmp_path,
+        monkeypatch,
+        "tentacle: {partial_reads: true, fast_ec: true}",
+        "tentacle: {partial_reads: yes}",
+    )
     ec_paths.cache_clear()
     try:
         with pytest.raises(
@@ -753,14 +761,7 @@ def test_a_bad_ec_paths_entry_is_a_clear_error_with_its_line(
 def test_a_misspelt_release_in_a_by_release_table_is_an_error_not_a_fact_never_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str, table: str, meant: str
 ) -> None:
-    copy = tmp_path / "data"
-    shutil.copytree(data_dir(), copy)
-    consts = copy / "envelope" / "constants.yaml"
-    text = consts.read_text()
-    assert text.count(old) == 1
-    consts.write_text(text.replace(old, new))
-    line = next(i for i, t in enumerate(consts.read_text().splitlines(), 1) if new in t)
-    monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    line = _edited_constants(tmp_path, monkeypatch, old, new)
     for reader in (ec_paths, bluestore_deferred_writes):
         reader.cache_clear()
     try:
@@ -1595,14 +1596,7 @@ def test_a_case_with_a_fixed_number_in_flight_says_the_latency_its_ceiling_needs
 def test_a_bad_qd1_latency_entry_is_a_clear_error_with_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str, message: str
 ) -> None:
-    copy = tmp_path / "data"
-    shutil.copytree(data_dir(), copy)
-    consts = copy / "envelope" / "constants.yaml"
-    text = consts.read_text()
-    assert text.count(old) == 1
-    consts.write_text(text.replace(old, new))
-    line = next(i for i, t in enumerate(consts.read_text().splitlines(), 1) if t.strip() == new.strip())
-    monkeypatch.setenv("FLASHTUNE_DATA", str(copy))
+    line = _edited_constants(tmp_path, monkeypatch, old, new)
     qd1_floor.cache_clear()
     try:
         with pytest.raises(DataError, match=re.escape(message)) as err:
