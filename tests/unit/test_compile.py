@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from flashtune.cli.compile import main as compile_main
+from flashtune.cli.main import main as flashtune_main
 from flashtune.compile import CompileRequest, compile_bundle, formats, matrix
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.compile.profiles import compose, merge, read_profile
@@ -490,11 +492,24 @@ def test_a_compile_reports_names_as_before(tmp_path: Path) -> None:
     assert again.stderr.startswith(f"{Path(out) / 'ceph.conf'}: error: exists already"), again.stderr
 
 
+@pytest.mark.parametrize("ec", ["", " ", "4+", "x+2", "4+0", "0+2"])
+def test_both_commands_refuse_the_same_ec_flags(ec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """compile-config and flashtune envelope read --ec with one parser: compile-config took --ec '' (an unset
+    shell variable) as no flag at all and compiled replicated pools, exit 0, where envelope refused it."""
+    assert compile_main(["--tier", "iops", "--workload", "block", "--ec", ec, "--out", "unused"]) == 2
+    said = capsys.readouterr().err
+    assert flashtune_main(["envelope", "--tier", "iops", "--ec", ec]) == 2
+    assert (
+        capsys.readouterr().err
+        == said
+        == f"error: --ec {ec!r} is not K+M\n  hint: e.g. --ec 4+2 (k data chunks + m coding chunks)\n"
+    )
+    assert not Path("unused").exists()
+
+
 def test_ec_with_one_data_chunk_says_why_ceph_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
     """--ec 1+1 read "--ec '1+1' is not K+M", as if the form were wrong (Ceph's sanity_check_k_m: k >= 2)."""
-    from flashtune.cli.compile import main
-
-    assert main(["--tier", "iops", "--workload", "block", "--ec", "1+1", "--out", "unused"]) == 2
+    assert compile_main(["--tier", "iops", "--workload", "block", "--ec", "1+1", "--out", "unused"]) == 2
     assert capsys.readouterr().err.startswith(
         "error: --ec 1+1: k is 1: Ceph's erasure-code profiles need at least 2 data chunks"
     )

@@ -7,12 +7,31 @@ import errno
 import io
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from flashtune.errors import FlashtuneError
+from flashtune.errors import FlashtuneError, UsageError
+from flashtune.hardware import EC_MIN_K, EC_MIN_K_WHY
+
+EC_PATTERN = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
+
+
+def ec_pair(text: str) -> tuple[int, int]:
+    """--ec K+M as (k, m), for compile-config and flashtune envelope alike: '' (an unset shell variable) is
+    refused like any other text that is not K+M, and k=1 as Ceph refuses it."""
+    m = EC_PATTERN.fullmatch(text)
+    if m and 0 < int(m.group(1)) < EC_MIN_K:  # '--ec 1+1 is not K+M' said the form was wrong
+        raise UsageError(
+            f"--ec {text}: k is {m.group(1)}: {EC_MIN_K_WHY}", suggestion="e.g. --ec 2+1 or --ec 4+2"
+        )
+    if not m or int(m.group(1)) < EC_MIN_K or int(m.group(2)) < 1:
+        raise UsageError(
+            f"--ec {text!r} is not K+M", suggestion="e.g. --ec 4+2 (k data chunks + m coding chunks)"
+        )
+    return int(m.group(1)), int(m.group(2))
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from flashtune import __version__
-from flashtune.cli.common import Parser, bounded_float, bounded_int, guarded, path_arg
+from flashtune.cli.common import Parser, bounded_float, bounded_int, ec_pair, guarded, path_arg
 from flashtune.compile import CompileRequest, central, compile_bundle, fleet, plan
 from flashtune.compile.pipeline import WORKLOADS
 from flashtune.emit import cephcentral
@@ -21,7 +20,7 @@ from flashtune.fileio import (
     refuse_replacing_inputs,
     write_folder,  # a module attribute: bench probes time it by name
 )
-from flashtune.hardware import EC_MIN_K, EC_MIN_K_WHY, LIMITS, tier_names
+from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Bundle, CentralConfig
 from flashtune.progress import Progress
 from flashtune.releases import (
@@ -30,19 +29,6 @@ from flashtune.releases import (
     MYSQL_FLAVOURS,
     SUPPORTED_CEPH_RELEASES,
 )
-
-EC_PATTERN = re.compile(r"\s*(\d+)\s*\+\s*(\d+)\s*")
-
-
-def _ec(text: str) -> tuple[int, int]:
-    m = EC_PATTERN.fullmatch(text)
-    if m and 0 < int(m.group(1)) < EC_MIN_K:  # '--ec 1+1 is not K+M' said the form was wrong
-        raise UsageError(f"--ec {text}: k is 1: {EC_MIN_K_WHY}", suggestion="e.g. --ec 2+1 or --ec 8+2")
-    if not m or int(m.group(1)) < 2 or int(m.group(2)) < 1:
-        raise UsageError(
-            f"--ec {text!r} is not K+M", suggestion="e.g. --ec 8+2 (k data chunks + m coding chunks)"
-        )
-    return int(m.group(1)), int(m.group(2))
 
 
 def build_parser() -> Parser:
@@ -184,7 +170,7 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
         "nodes": args.nodes,
         "clients": args.clients,
         "replication": args.replication,
-        "ec": _ec(args.ec) if args.ec else None,
+        "ec": ec_pair(args.ec) if args.ec is not None else None,
         "db_ram_gib": args.db_ram_gib,
         "db_vcpus": args.db_vcpus,
         "osds_per_device": args.osds_per_device,

@@ -18,12 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flashtune.cli.common import bounded_int, path_arg
+from flashtune.cli.common import bounded_int, ec_pair, path_arg
 from flashtune.envelope import drives, report
 from flashtune.envelope.ceilings import Cluster
 from flashtune.envelope.cluster import load_cluster, tier_cluster
 from flashtune.errors import DataError, UsageError
-from flashtune.hardware import EC_MIN_K, EC_MIN_K_WHY, LIMITS, tier_names
+from flashtune.hardware import LIMITS, tier_names
 from flashtune.model import Protection
 from flashtune.yamlio import line_of, load_yaml
 
@@ -114,16 +114,7 @@ def _cluster(args: argparse.Namespace) -> Any:
             raise UsageError("--replication must be at least 1", suggestion="e.g. --replication 3")
         c = replace(c, protection=Protection("replicated", args.replication))
     if args.ec is not None:  # --ec '' is a K+M to refuse, not an absent flag
-        try:
-            k, m = (int(x) for x in args.ec.split("+"))
-            if k < 1 or m < 1:
-                raise ValueError
-        except ValueError:
-            raise UsageError(f"--ec {args.ec!r} is not K+M", suggestion="e.g. --ec 4+2") from None
-        if k < EC_MIN_K:
-            raise UsageError(
-                f"--ec {args.ec}: k is {k}: {EC_MIN_K_WHY}", suggestion="e.g. --ec 2+1 or --ec 4+2"
-            )
+        k, m = ec_pair(args.ec)
         c = replace(c, protection=Protection("erasure", 1, k, m))
     _refuse_pool_wider_than_the_osds(c, args)
     return c
